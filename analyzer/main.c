@@ -1,0 +1,261 @@
+/* main.c -- mtanalyze: command line, dispatch, and the only place that
+ * prints errors.
+ *
+ * `mtanalyze [OPTIONS] [BINARY] TRACE...` runs the default command (the
+ * report of glibc's mtrace script).  Subcommands are looked up by the first
+ * argument in `commands` below; each takes its arguments and returns the
+ * exit status, or -1 with a GError that main prints once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "mtrace-compat.h"
+#include "symbolize.h"
+#include "trace-reader.h"
+
+#define EXIT_USAGE 1
+#define EXIT_INPUT 2
+#define SHOWN_BAD_LINES 5
+
+typedef int (*CommandFunc) (int argc, char **argv, GError **error);
+
+typedef struct {
+	const char *name;     /* NULL: the default command */
+	CommandFunc func;
+	const char *summary;
+} Command;
+
+static int cmd_report (int argc, char **argv, GError **error);
+
+static const Command commands[] = {
+	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace" },
+};
+
+/* ------------------------------------------------------------ report */
+
+static char *opt_sysroot;
+static gboolean opt_exact;
+static gboolean opt_version;
+static gboolean opt_quiet;
+
+static const GOptionEntry report_entries[] = {
+	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
+	  "Find the trace's objects and debug files under DIR", "DIR" },
+	{ "mtrace-exact", 0, 0, G_OPTION_ARG_NONE, &opt_exact,
+	  "Print locations exactly as mtrace does, even unresolved ones", NULL },
+	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
+	  "Do not report unreadable lines", NULL },
+	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version,
+	  "Print the version and exit", NULL },
+	{ NULL }
+};
+
+typedef struct {
+	MtaCompat *compat;
+	uint64_t bad_shown;
+} ReportState;
+
+/* Printable excerpt of a damaged line. */
+static char *
+excerpt (const char *p, size_t len)
+{
+	GString *s = g_string_new (NULL);
+	for (size_t i = 0; i < len && s->len < 60; i++) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			g_string_append_c (s, (char) c);
+		else
+			g_string_append_printf (s, "\\x%02x", c);
+	}
+	if (s->len >= 60)
+		g_string_append (s, "...");
+	return g_string_free (s, FALSE);
+}
+
+static gboolean
+report_line (const MtaLine *line, gpointer data, GError **error)
+{
+	ReportState *st = data;
+	if (line->kind == MTA_LINE_BAD && !opt_quiet && st->bad_shown < SHOWN_BAD_LINES) {
+		g_autofree char *ex = excerpt (line->text.p, line->text.len);
+		/* stdout and stderr may share a terminal: keep their order */
+		fflush (stdout);
+		fprintf (stderr, "mtanalyze: %s:%" G_GUINT64_FORMAT ": unreadable line '%s'\n",
+			 line->source, line->source_lineno, ex);
+		st->bad_shown++;
+	}
+	return mta_compat_line (line, st->compat, error);
+}
+
+static void
+warn_cb (const char *message, gpointer data)
+{
+	(void) data;
+	fflush (stdout);
+	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+}
+
+/* TRUE when PATH is a regular file starting with the ELF magic. */
+static gboolean
+is_elf_file (const char *path)
+{
+	char magic[4];
+	struct stat st;
+	int fd = open (path, O_RDONLY | O_CLOEXEC);
+	gboolean r = FALSE;
+
+	if (fd < 0)
+		return FALSE;
+	if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
+	    read (fd, magic, 4) == 4 && memcmp (magic, "\177ELF", 4) == 0)
+		r = TRUE;
+	close (fd);
+	return r;
+}
+
+/* Fail before any output when a trace cannot be read at all. */
+static gboolean
+check_readable (const char *path, GError **error)
+{
+	struct stat st;
+	int fd;
+
+	if (strcmp (path, "-") == 0)
+		return TRUE;
+	fd = open (path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat (fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close (fd);
+		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+			     "cannot read '%s': %s", path, g_strerror (e));
+		return FALSE;
+	}
+	close (fd);
+	if (S_ISDIR (st.st_mode)) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+			     "cannot read '%s': %s", path, g_strerror (EISDIR));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static int
+cmd_report (int argc, char **argv, GError **error)
+{
+	const char *binary = NULL;
+	int first = 0;
+	ReportState st = { 0 };
+	int status;
+
+	if (argc >= 2 && is_elf_file (argv[0])) {
+		binary = argv[0];
+		first = 1;
+	}
+	for (int i = first; i < argc; i++)
+		if (!check_readable (argv[i], error))
+			return -1;
+
+	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
+	mta_symbolizer_set_binary (sym, binary);
+	st.compat = mta_compat_new (sym, binary, stdout);
+	mta_compat_set_improve (st.compat, !opt_exact);
+	MtaReader *reader = mta_reader_new (report_line, &st);
+	mta_reader_set_progress (reader, isatty (2));
+
+	status = 0;
+	for (int i = first; i < argc; i++) {
+		if (!mta_reader_read_file (reader, argv[i], error)) {
+			status = -1;
+			break;
+		}
+	}
+	if (status == 0) {
+		status = mta_compat_finish (st.compat);
+		uint64_t bad = mta_reader_bad_lines (reader);
+		if (bad > st.bad_shown && !opt_quiet) {
+			fflush (stdout);
+			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "
+				 "%" G_GUINT64_FORMAT " shown\n", bad, st.bad_shown);
+		}
+	}
+	mta_reader_free (reader);
+	mta_compat_free (st.compat);
+	mta_symbolizer_free (sym);
+	return status;
+}
+
+/* ------------------------------------------------------------ main */
+
+int
+main (int argc, char **argv)
+{
+	g_autoptr (GError) error = NULL;
+	g_autoptr (GOptionContext) ctx = NULL;
+	const Command *cmd = &commands[0];
+	int status;
+
+	setlocale (LC_ALL, "");
+	static char outbuf[1 << 16];
+	setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
+
+	for (size_t i = 0; argc > 1 && i < G_N_ELEMENTS (commands); i++)
+		if (commands[i].name && strcmp (argv[1], commands[i].name) == 0) {
+			cmd = &commands[i];
+			argv[1] = argv[0];
+			argv++;
+			argc--;
+			break;
+		}
+
+	ctx = g_option_context_new ("[BINARY] TRACE... - report the leaks of a malloc trace");
+	g_option_context_add_main_entries (ctx, report_entries, NULL);
+	g_option_context_set_description (ctx,
+		"With no options, prints exactly what glibc's mtrace(1) script prints for\n"
+		"BINARY and TRACE (frees of memory never allocated, memory not freed),\n"
+		"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
+		"files are read as one run, in order; '-' is standard input.  With two or\n"
+		"more arguments the first is the BINARY when it is an ELF file.\n"
+		"\n"
+		"Exit status: 0 no leaks, 1 leaks (or usage error), 2 unusable input.\n"
+		"See mtanalyze(1).");
+	if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+		fprintf (stderr, "mtanalyze: %s\n", error->message);
+		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+		fputs (help, stderr);
+		return EXIT_USAGE;
+	}
+	if (opt_version) {
+		printf ("mtanalyze %s\n", MTA_VERSION);
+		return 0;
+	}
+	/* GOption keeps "--" when a lone "-" follows; drop it. */
+	if (argc > 1 && strcmp (argv[1], "--") == 0) {
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	if (argc < 2) {
+		fprintf (stderr, "mtanalyze: no trace given\n");
+		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+		fputs (help, stderr);
+		return EXIT_USAGE;
+	}
+	status = cmd->func (argc - 1, argv + 1, &error);
+	if (fflush (stdout) != 0 && status >= 0) {
+		fprintf (stderr, "mtanalyze: cannot write the report: %s\n", g_strerror (errno));
+		return EXIT_INPUT;
+	}
+	if (status < 0) {
+		fprintf (stderr, "mtanalyze: %s\n", error ? error->message : "failed");
+		return EXIT_INPUT;
+	}
+	return status;
+}

@@ -1,0 +1,454 @@
+/* mtrace-compat.c -- glibc 2.36's mtrace perl script, line by line.
+ *
+ * The script keys its %allocated hash by the address *string* of the
+ * trace; glibc writes each address in one spelling (%p), so canonical
+ * strings ("0x" + lowercase hex, no leading zero) live in the fast
+ * address-keyed MtaLiveTable and anything else ("(nil)", "0X1F", a field
+ * cut by a crash, a missing field) in a small table keyed by the bytes
+ * themselves.  Both behave as one perl hash.
+ */
+#include "mtrace-compat.h"
+#include "live-table.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+typedef struct {
+	uint64_t size;
+	uint32_t caller;
+} OddEntry;
+
+typedef struct {
+	char *text;
+	size_t len;
+	gboolean unresolved;  /* the script's fallback: an address */
+} CacheEntry;
+
+struct MtaCompat {
+	MtaSymbolizer *sym;
+	char *binary;
+	FILE *out;
+	gboolean improve;
+	MtaLiveTable live;
+	GHashTable *odd;        /* GBytes key -> OddEntry */
+	MtaStrtab callers;
+	GHashTable *cache;      /* GBytes (bracket address) -> CacheEntry */
+};
+
+static void
+cache_entry_free (gpointer p)
+{
+	CacheEntry *e = p;
+	g_free (e->text);
+	g_free (e);
+}
+
+MtaCompat *
+mta_compat_new (MtaSymbolizer *sym, const char *binary, FILE *out)
+{
+	MtaCompat *c = g_new0 (MtaCompat, 1);
+	c->sym = sym;
+	c->binary = binary ? g_strdup (binary) : NULL;
+	c->out = out;
+	c->improve = TRUE;
+	mta_live_init (&c->live);
+	mta_strtab_init (&c->callers);
+	c->odd = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+					(GDestroyNotify) g_bytes_unref, g_free);
+	c->cache = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+					  (GDestroyNotify) g_bytes_unref, cache_entry_free);
+	return c;
+}
+
+void
+mta_compat_free (MtaCompat *c)
+{
+	if (c == NULL)
+		return;
+	mta_live_release (&c->live);
+	mta_strtab_release (&c->callers);
+	g_hash_table_destroy (c->odd);
+	g_hash_table_destroy (c->cache);
+	g_free (c->binary);
+	g_free (c);
+}
+
+void
+mta_compat_set_improve (MtaCompat *c, gboolean improve)
+{
+	c->improve = improve;
+}
+
+/* ------------------------------------------------------------ location */
+
+/* What the shell and addr2line would make of a word: be conservative,
+ * anything unusual gives no answer. */
+static gboolean
+shell_safe (const char *p, size_t len)
+{
+	if (len == 0)
+		return FALSE;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = p[i];
+		if (!(g_ascii_isalnum (ch) || strchr ("_./+,:@%=-", ch) != NULL) || ch == 0)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* binutils bfd_scan_vma (s, NULL, 16). */
+static uint64_t
+bfd_scan_vma16 (const char *p, size_t len)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	if (len >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		i = 2;
+	for (; i < len; i++) {
+		int d = g_ascii_xdigit_value (p[i]);
+		if (d < 0)
+			break;
+		v = v * 16 + (uint64_t) d;
+	}
+	return v;
+}
+
+/* &addr2line($prog, $addr) and its "%#x" variant; NULL when it fails. */
+static const char *
+script_addr2line (MtaCompat *c, const char *prog, size_t prog_len,
+		  const char *addr, size_t addr_len, gboolean try_hex_first)
+{
+	if (c->sym == NULL || !shell_safe (prog, prog_len) || !shell_safe (addr, addr_len))
+		return NULL;
+	g_autofree char *path = g_strndup (prog, prog_len);
+	MtaSpan a = { addr, addr_len };
+	uint64_t v1 = mta_perl_hex (a), v2 = bfd_scan_vma16 (addr, addr_len);
+	const char *r = NULL;
+	if (try_hex_first)
+		r = mta_symbolizer_addr2line (c->sym, path, v1);
+	if (r == NULL && (!try_hex_first || v2 != v1))
+		r = mta_symbolizer_addr2line (c->sym, path, v2);
+	return r;
+}
+
+static const CacheEntry *
+cache_put (MtaCompat *c, const char *addr, size_t addr_len, char *text, size_t len, gboolean unresolved)
+{
+	CacheEntry *e = g_new0 (CacheEntry, 1);
+	e->text = text;
+	e->len = len;
+	e->unresolved = unresolved;
+	g_hash_table_insert (c->cache, g_bytes_new (addr, addr_len), e);
+	return e;
+}
+
+static const CacheEntry *
+cache_get (MtaCompat *c, const char *addr, size_t addr_len)
+{
+	g_autoptr (GBytes) k = g_bytes_new_static (addr, addr_len);
+	return g_hash_table_lookup (c->cache, k);
+}
+
+static char *
+dup_bytes (const char *p, size_t len)
+{
+	char *r = g_malloc (len + 1);
+	memcpy (r, p, len);
+	r[len] = '\0';
+	return r;
+}
+
+/* The script's &location($str), then our correction of its failures. */
+static void
+print_location (MtaCompat *c, const char *s, size_t len)
+{
+	const CacheEntry *e = NULL;
+	ssize_t p;
+
+	if (len == 0)
+		return;
+	/* (1) /.*[[](0x[^]]*)]:(.)* /: rightmost "[0x...]:" */
+	for (p = (ssize_t) len - 1; p >= 0; p--) {
+		if (s[p] != '[' || (size_t) p + 2 >= len || s[p + 1] != '0' || s[p + 2] != 'x')
+			continue;
+		const char *q = memchr (s + p + 3, ']', len - (size_t) p - 3);
+		if (q == NULL || (size_t) (q - s) + 1 >= len || q[1] != ':')
+			continue;
+		const char *addr = s + p + 1;
+		size_t alen = (size_t) (q - addr);
+		if ((e = cache_get (c, addr, alen)) != NULL)
+			goto out;
+		if (c->binary != NULL) {
+			const char *line = script_addr2line (c, c->binary, strlen (c->binary),
+							     addr, alen, FALSE);
+			if (line) {
+				e = cache_put (c, addr, alen, g_strdup (line), strlen (line), FALSE);
+				goto out;
+			}
+		}
+		/* "$fct @ $addr", $fct being the last character matched by (.)* */
+		GString *t = g_string_new (NULL);
+		if ((size_t) (q - s) + 2 < len)
+			g_string_append_c (t, s[len - 1]);
+		g_string_append (t, " @ ");
+		g_string_append_len (t, addr, (gssize) alen);
+		size_t tl = t->len;
+		e = cache_put (c, addr, alen, g_string_free (t, FALSE), tl, TRUE);
+		goto out;
+	}
+	/* (2) /^(.*):.*[[](0x[^]]*)]$/ and (3) /^.*[[](0x[^]]*)]$/ */
+	if (s[len - 1] == ']') {
+		ssize_t pmax = -1;
+		for (p = (ssize_t) len - 2; p >= 0; p--) {
+			if (s[p] == ']')
+				break;
+			if (s[p] == '[' && (size_t) p + 2 < len - 1 && s[p + 1] == '0' && s[p + 2] == 'x') {
+				pmax = p;
+				break;
+			}
+		}
+		if (pmax >= 0) {
+			const char *addr = s + pmax + 1;
+			size_t alen = len - 1 - (size_t) pmax - 1;
+			ssize_t colon = -1;
+			for (p = pmax - 1; p >= 0; p--)
+				if (s[p] == ':') {
+					colon = p;
+					break;
+				}
+			if ((e = cache_get (c, addr, alen)) != NULL)
+				goto out;
+			if (c->binary != NULL) {
+				const char *line;
+				if (colon >= 0)
+					line = script_addr2line (c, s, (size_t) colon, addr, alen, TRUE);
+				else
+					line = script_addr2line (c, c->binary, strlen (c->binary),
+								 addr, alen, FALSE);
+				if (line) {
+					e = cache_put (c, addr, alen, g_strdup (line), strlen (line), FALSE);
+					goto out;
+				}
+			}
+			e = cache_put (c, addr, alen, dup_bytes (addr, alen), alen, TRUE);
+			goto out;
+		}
+	}
+	/* No form matched: the string itself. */
+	fwrite (s, 1, len, c->out);
+	return;
+out:
+	if (e->unresolved && c->improve && c->sym != NULL && memchr (s, '\0', len) == NULL) {
+		g_autofree char *field = dup_bytes (s, len);
+		const MtaLocation *l = mta_symbolizer_resolve (c->sym, field);
+		if (l->file_line != NULL) {
+			fputs (l->file_line, c->out);
+			return;
+		}
+	}
+	fwrite (e->text, 1, e->len, c->out);
+}
+
+static void
+print_caller_location (MtaCompat *c, uint32_t caller)
+{
+	print_location (c, mta_strtab_get (&c->callers, caller),
+			mta_strtab_len (&c->callers, caller));
+}
+
+/* ------------------------------------------------------------ lines */
+
+/* The value stored for KEY, as a pointer to its fields, or NULL. */
+typedef struct {
+	MtaLiveEntry *live;
+	OddEntry *odd;
+} Slot;
+
+static gboolean
+slot_lookup (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v, Slot *s)
+{
+	s->live = NULL;
+	s->odd = NULL;
+	if (canonical)
+		s->live = mta_live_lookup (&c->live, v);
+	else if (g_hash_table_size (c->odd) > 0) {
+		g_autoptr (GBytes) k = g_bytes_new_static (key.p, key.len);
+		s->odd = g_hash_table_lookup (c->odd, k);
+	}
+	return s->live != NULL || s->odd != NULL;
+}
+
+static void
+slot_store (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v,
+	    uint64_t size, uint32_t caller, uint64_t lineno)
+{
+	if (canonical) {
+		MtaLiveEntry *e = mta_live_insert (&c->live, v);
+		e->size = size;
+		e->caller = caller;
+		e->seq = lineno;
+	} else {
+		OddEntry *o = g_new (OddEntry, 1);
+		o->size = size;
+		o->caller = caller;
+		g_hash_table_insert (c->odd, g_bytes_new (key.p, key.len), o);
+	}
+}
+
+static void
+slot_remove (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v)
+{
+	if (canonical)
+		mta_live_remove (&c->live, v);
+	else {
+		g_autoptr (GBytes) k = g_bytes_new_static (key.p, key.len);
+		g_hash_table_remove (c->odd, k);
+	}
+}
+
+static void
+print_addr (MtaCompat *c, char sign, MtaSpan key)
+{
+	fprintf (c->out, "%c %#018" PRIx64, sign, mta_perl_hex (key));
+}
+
+gboolean
+mta_compat_line (const MtaLine *l, gpointer data, GError **error)
+{
+	MtaCompat *c = data;
+	static const MtaSpan none = { "", 0 };
+	int n = 0;
+	MtaSpan where = none, key, op;
+	uint64_t v = 0;
+	gboolean canonical;
+	Slot slot;
+
+	if (l->kind == MTA_LINE_EXT && c->sym != NULL)
+		mta_symbolizer_ext_line (c->sym, l->text.p, l->text.len);
+	if (l->ncols == 0)
+		return TRUE;
+	if (mta_span_eq (l->cols[0], "@")) {
+		if (l->ncols > 1)
+			where = l->cols[1];
+		n = 2;
+	}
+	if (n >= l->ncols)
+		return TRUE;
+	op = l->cols[n];
+	if (op.len != 1)
+		return TRUE;
+	key = n + 1 < l->ncols ? l->cols[n + 1] : none;
+	canonical = mta_canonical_hex (key, &v);
+
+	switch (op.p[0]) {
+	case '+':
+		if (slot_lookup (c, key, canonical, v, &slot)) {
+			print_addr (c, '+', key);
+			fprintf (c->out, " Alloc %" PRIu64 " duplicate: ", l->lineno);
+			print_caller_location (c, slot.live ? slot.live->caller : slot.odd->caller);
+			fputc (' ', c->out);
+			fwrite (where.p, 1, where.len, c->out);
+			fputc ('\n', c->out);
+		} else if (key.len >= 2 && key.p[0] == '0' && key.p[1] == 'x') {
+			MtaSpan sz = n + 2 < l->ncols ? l->cols[n + 2] : none;
+			slot_store (c, key, canonical, v, mta_perl_hex (sz),
+				    mta_strtab_intern (&c->callers, where.p, where.len), l->lineno);
+		}
+		break;
+	case '-':
+	case '<':
+		if (slot_lookup (c, key, canonical, v, &slot))
+			slot_remove (c, key, canonical, v);
+		else {
+			print_addr (c, '-', key);
+			fprintf (c->out, " %s %" PRIu64 " was never alloc'd ",
+				 op.p[0] == '-' ? "Free" : "Realloc", l->lineno);
+			print_location (c, where.p, where.len);
+			fputc ('\n', c->out);
+		}
+		break;
+	case '>':
+		if (slot_lookup (c, key, canonical, v, &slot)) {
+			print_addr (c, '+', key);
+			fprintf (c->out, " Realloc %" PRIu64 " duplicate: %#010" PRIx64 " ", l->lineno,
+				 slot.live ? slot.live->size : slot.odd->size);
+			print_caller_location (c, slot.live ? slot.live->caller : slot.odd->caller);
+			fputc (' ', c->out);
+			print_location (c, where.p, where.len);
+			fputc ('\n', c->out);
+		} else {
+			MtaSpan sz = n + 2 < l->ncols ? l->cols[n + 2] : none;
+			slot_store (c, key, canonical, v, mta_perl_hex (sz),
+				    mta_strtab_intern (&c->callers, where.p, where.len), l->lineno);
+		}
+		break;
+	default:
+		break;
+	}
+	(void) error;
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ report */
+
+typedef struct {
+	char *key;      /* address string as the script sorts it */
+	size_t len;
+	uint64_t size;
+	uint32_t caller;
+} Leak;
+
+static int
+leak_cmp (const void *a, const void *b)
+{
+	const Leak *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int r = memcmp (x->key, y->key, n);
+	if (r != 0)
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+int
+mta_compat_finish (MtaCompat *c)
+{
+	size_t n = c->live.count + g_hash_table_size (c->odd), k = 0;
+	Leak *leaks = g_new (Leak, n ? n : 1);
+	const MtaLiveEntry *e;
+	GHashTableIter it;
+	gpointer hk, hv;
+
+	for (size_t i = 0; mta_live_next (&c->live, &i, &e);) {
+		leaks[k].key = g_strdup_printf ("0x%" PRIx64, e->addr);
+		leaks[k].len = strlen (leaks[k].key);
+		leaks[k].size = e->size;
+		leaks[k].caller = e->caller;
+		k++;
+	}
+	g_hash_table_iter_init (&it, c->odd);
+	while (g_hash_table_iter_next (&it, &hk, &hv)) {
+		gsize len;
+		const char *p = g_bytes_get_data (hk, &len);
+		leaks[k].key = dup_bytes (p, len);
+		leaks[k].len = len;
+		leaks[k].size = ((OddEntry *) hv)->size;
+		leaks[k].caller = ((OddEntry *) hv)->caller;
+		k++;
+	}
+	qsort (leaks, n, sizeof *leaks, leak_cmp);
+	if (n > 0) {
+		fputs ("\nMemory not freed:\n-----------------\n", c->out);
+		fputs ("           Address     Size     Caller\n", c->out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		MtaSpan key = { leaks[i].key, leaks[i].len };
+		fprintf (c->out, "%#018" PRIx64 " %#8" PRIx64 "  at ", mta_perl_hex (key), leaks[i].size);
+		print_caller_location (c, leaks[i].caller);
+		fputc ('\n', c->out);
+		g_free (leaks[i].key);
+	}
+	g_free (leaks);
+	if (n == 0)
+		fputs ("No memory leaks.\n", c->out);
+	return n != 0;
+}

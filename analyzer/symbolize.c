@@ -1,0 +1,722 @@
+/* symbolize.c -- objects, DWARF lines and symbols, without addr2line.
+ *
+ * Every object file is opened once (libelf for sections and symbols,
+ * libdwfl for DWARF, which also finds separate debug files by build-id and
+ * .gnu_debuglink), every address asked of addr2line and every caller
+ * string is answered once.
+ *
+ * The addr2line emulation follows binutils 2.40: an address outside every
+ * SHF_ALLOC section is "??:0"; else the DWARF line table row (file name
+ * built like bfd/dwarf2.c concat_filename: a relative name is prefixed
+ * with DW_AT_comp_dir, and " (discriminator N)" follows the line); else the
+ * nearest function symbol of that section (bfd/elf.c _bfd_elf_find_function,
+ * symbols from .symtab, or .dynsym when there is none) printed as "FILE:?"
+ * with the STT_FILE symbol before it, or "??:?".
+ */
+#include "symbolize.h"
+
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+	uint64_t addr, size;
+	size_t index;
+} Section;
+
+typedef struct {
+	char *path;
+	gboolean ok;              /* an ELF file we could read */
+	int fd;
+	Elf *elf;
+	uint16_t type;            /* ET_EXEC, ET_DYN */
+	uint64_t load_base;       /* first PT_LOAD vaddr rounded down to the page */
+	GArray *sections;         /* Section, SHF_ALLOC only, file order */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	gboolean dwfl_tried;
+	char *build_id;           /* hex, or NULL */
+} Module;
+
+typedef struct {
+	uint64_t bias, lo, hi;
+	char *build_id;           /* NULL when '-' */
+	char *path;               /* NULL for the executable ('-') */
+} TraceObject;
+
+struct MtaSymbolizer {
+	char *sysroot;
+	char *debuginfo_path;
+	Dwfl_Callbacks callbacks;
+	MtaWarnFunc warn;
+	gpointer warn_data;
+	char *binary;
+	char *exe;                /* from "# exe" */
+	GHashTable *modules;      /* path -> Module */
+	GHashTable *a2l;          /* "path\naddr" -> char* or NULL */
+	GHashTable *locations;    /* caller field -> MtaLocation */
+	GHashTable *warned;       /* paths already warned about */
+	GPtrArray *objects;       /* TraceObject, in trace order */
+};
+
+/* ------------------------------------------------------------ callers */
+
+void
+mta_caller_clear (MtaCaller *c)
+{
+	g_clear_pointer (&c->object, g_free);
+	g_clear_pointer (&c->symbol, g_free);
+	c->form = MTA_CALLER_NONE;
+}
+
+static gboolean
+parse_hex0x (const char *p, size_t len, uint64_t *v)
+{
+	if (len < 3 || len > 18 || p[0] != '0' || p[1] != 'x')
+		return FALSE;
+	*v = 0;
+	for (size_t i = 2; i < len; i++) {
+		int d = g_ascii_xdigit_value (p[i]);
+		if (d < 0)
+			return FALSE;
+		*v = (*v << 4) | (uint64_t) d;
+	}
+	return TRUE;
+}
+
+gboolean
+mta_caller_parse (const char *field, MtaCaller *out)
+{
+	size_t len = strlen (field);
+	const char *lb, *pre_end;
+
+	memset (out, 0, sizeof *out);
+	if (len < 4 || field[len - 1] != ']')
+		return FALSE;
+	lb = memrchr (field, '[', len);
+	if (lb == NULL || !parse_hex0x (lb + 1, (size_t) (field + len - 1 - (lb + 1)), &out->addr))
+		return FALSE;
+	pre_end = lb;
+	if (pre_end == field) {
+		out->form = MTA_CALLER_ABS;
+		return TRUE;
+	}
+	if (pre_end[-1] == ')') {
+		const char *lp = memrchr (field, '(', (size_t) (pre_end - field));
+		if (lp == NULL)
+			return FALSE;
+		const char *s = lp + 1, *e = pre_end - 1;
+		const char *sign = NULL;
+		for (const char *q = e - 1; q > s; q--)
+			if (*q == '+' || *q == '-') {
+				sign = q;
+				break;
+			}
+		if (sign == NULL)
+			return FALSE;
+		uint64_t off = 0;
+		for (const char *q = sign + 1; q < e; q++) {
+			int d = g_ascii_xdigit_value (*q);
+			if (d < 0)
+				return FALSE;
+			off = (off << 4) | (uint64_t) d;
+		}
+		out->symbol = g_strndup (s, (size_t) (sign - s));
+		out->sym_offset = *sign == '-' ? -(int64_t) off : (int64_t) off;
+		if (lp == field) {
+			out->form = MTA_CALLER_SYM;
+			return TRUE;
+		}
+		if (lp[-1] != ':') {
+			mta_caller_clear (out);
+			return FALSE;
+		}
+		out->object = g_strndup (field, (size_t) (lp - 1 - field));
+		out->form = MTA_CALLER_OBJ_SYM;
+		return TRUE;
+	}
+	if (pre_end[-1] != ':')
+		return FALSE;
+	out->object = g_strndup (field, (size_t) (pre_end - 1 - field));
+	out->form = MTA_CALLER_OBJ;
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ modules */
+
+static void
+module_free (gpointer p)
+{
+	Module *m = p;
+	if (m->dwfl)
+		dwfl_end (m->dwfl);
+	if (m->elf)
+		elf_end (m->elf);
+	if (m->fd >= 0)
+		close (m->fd);
+	if (m->sections)
+		g_array_free (m->sections, TRUE);
+	g_free (m->build_id);
+	g_free (m->path);
+	g_free (m);
+}
+
+static char *
+elf_build_id (Elf *elf)
+{
+	size_t n;
+	if (elf_getshdrnum (elf, &n) < 0)
+		return NULL;
+	for (size_t i = 1; i < n; i++) {
+		Elf_Scn *scn = elf_getscn (elf, i);
+		GElf_Shdr sh;
+		if (scn == NULL || gelf_getshdr (scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata (scn, NULL);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (d != NULL && (off = gelf_getnote (d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp ((char *) d->d_buf + noff, "GNU", 4) == 0) {
+				GString *s = g_string_new (NULL);
+				for (size_t k = 0; k < nh.n_descsz; k++)
+					g_string_append_printf (s, "%02x",
+								((unsigned char *) d->d_buf)[doff + k]);
+				return g_string_free (s, FALSE);
+			}
+		}
+	}
+	return NULL;
+}
+
+static Module *
+get_module (MtaSymbolizer *s, const char *path)
+{
+	Module *m = g_hash_table_lookup (s->modules, path);
+	struct stat st;
+
+	if (m != NULL)
+		return m;
+	m = g_new0 (Module, 1);
+	m->path = g_strdup (path);
+	m->fd = -1;
+	g_hash_table_insert (s->modules, m->path, m);
+	if (path[0] == '\0' || stat (path, &st) < 0 || !S_ISREG (st.st_mode))
+		return m;
+	m->fd = open (path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0)
+		return m;
+	m->elf = elf_begin (m->fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (m->elf == NULL || elf_kind (m->elf) != ELF_K_ELF || gelf_getehdr (m->elf, &eh) == NULL)
+		return m;
+	m->type = eh.e_type;
+	size_t nph = 0;
+	gboolean have_load = FALSE;
+	elf_getphdrnum (m->elf, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr (m->elf, (int) i, &ph) && ph.p_type == PT_LOAD) {
+			/* ld.so: l_map_start = ALIGN_DOWN (p_vaddr, pagesize) */
+			m->load_base = ph.p_vaddr & ~(uint64_t) 4095;
+			have_load = TRUE;
+			break;
+		}
+	}
+	(void) have_load;
+	m->sections = g_array_new (FALSE, FALSE, sizeof (Section));
+	size_t nsec = 0;
+	elf_getshdrnum (m->elf, &nsec);
+	for (size_t i = 1; i < nsec; i++) {
+		Elf_Scn *scn = elf_getscn (m->elf, i);
+		GElf_Shdr sh;
+		if (scn == NULL || gelf_getshdr (scn, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		Section sec = { sh.sh_addr, sh.sh_size, i };
+		g_array_append_val (m->sections, sec);
+	}
+	m->build_id = elf_build_id (m->elf);
+	m->ok = TRUE;
+	return m;
+}
+
+static gboolean
+module_dwfl (MtaSymbolizer *s, Module *m)
+{
+	if (m->dwfl_tried)
+		return m->mod != NULL;
+	m->dwfl_tried = TRUE;
+	m->dwfl = dwfl_begin (&s->callbacks);
+	if (m->dwfl == NULL)
+		return FALSE;
+	dwfl_report_begin (m->dwfl);
+	m->mod = dwfl_report_elf (m->dwfl, m->path, m->path, -1, 0, false);
+	dwfl_report_end (m->dwfl, NULL, NULL);
+	if (m->mod == NULL)
+		return FALSE;
+	if (dwfl_module_getelf (m->mod, &m->bias) == NULL) {
+		m->mod = NULL;
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static const Section *
+find_section (const Module *m, uint64_t addr)
+{
+	for (guint i = 0; i < m->sections->len; i++) {
+		const Section *sec = &g_array_index (m->sections, Section, i);
+		if (addr >= sec->addr && addr - sec->addr < sec->size)
+			return sec;
+	}
+	return NULL;
+}
+
+/* "file:line" of the DWARF line row for ADDR (a file address), in
+ * addr2line's spelling, or NULL.  *LINE0 tells a row with line 0. */
+static char *
+dwarf_file_line (MtaSymbolizer *s, Module *m, uint64_t addr)
+{
+	Dwarf_Addr a, cubias;
+	int lineno = 0, col = 0;
+	unsigned int disc = 0;
+	const char *file, *comp_dir = NULL;
+	char *name, *res;
+
+	if (!module_dwfl (s, m))
+		return NULL;
+	Dwfl_Line *line = dwfl_module_getsrc (m->mod, addr + m->bias);
+	if (line == NULL)
+		return NULL;
+	file = dwfl_lineinfo (line, &a, &lineno, &col, NULL, NULL);
+	if (file == NULL)
+		return NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie (m->mod, addr + m->bias, &cubias);
+	if (cu != NULL) {
+		Dwarf_Attribute attr;
+		if (dwarf_attr (cu, DW_AT_comp_dir, &attr) != NULL)
+			comp_dir = dwarf_formstring (&attr);
+	}
+	/* libdw joins a relative name to its directory entry only; bfd also
+	 * puts the compilation directory in front of what is still relative. */
+	if (file[0] != '/' && comp_dir != NULL && comp_dir[0] != '\0')
+		name = g_strdup_printf ("%s/%s", comp_dir, file);
+	else
+		name = g_strdup (file);
+	Dwarf_Addr lbias;
+	Dwarf_Line *dl = dwfl_dwarf_line (line, &lbias);
+	if (dl == NULL || dwarf_linediscriminator (dl, &disc) != 0)
+		disc = 0;
+	if (lineno == 0)
+		res = g_strdup_printf ("%s:?", name);
+	else if (disc != 0)
+		res = g_strdup_printf ("%s:%d (discriminator %u)", name, lineno, disc);
+	else
+		res = g_strdup_printf ("%s:%d", name, lineno);
+	g_free (name);
+	return res;
+}
+
+/* bfd/elf.c _bfd_elf_find_function over .symtab (or .dynsym). */
+typedef struct {
+	gboolean found;
+	uint64_t code_off, code_size;
+	unsigned char type;
+	const char *filename;
+} FuncFit;
+
+static gboolean
+better_fit (const FuncFit *c, unsigned char type, uint64_t code_off, uint64_t size, uint64_t offset)
+{
+	if (code_off > offset)
+		return FALSE;
+	if (code_off < c->code_off)
+		return FALSE;
+	if (code_off > c->code_off)
+		return TRUE;
+	if (c->code_off + c->code_size <= offset)
+		return size > c->code_size;
+	if (code_off + size > offset) {
+		gboolean new_func = type == STT_FUNC, old_func = c->type == STT_FUNC;
+		if (new_func && !old_func)
+			return TRUE;
+		if (!new_func && old_func)
+			return FALSE;
+		return size < c->code_size;
+	}
+	return FALSE;
+}
+
+static gboolean
+symtab_function (Module *m, const Section *sec, uint64_t addr, const char **filename)
+{
+	Elf_Scn *symscn = NULL, *dynscn = NULL;
+	GElf_Shdr symsh = { 0 }, dynsh = { 0 };
+	size_t nsec = 0;
+
+	elf_getshdrnum (m->elf, &nsec);
+	for (size_t i = 1; i < nsec; i++) {
+		Elf_Scn *scn = elf_getscn (m->elf, i);
+		GElf_Shdr sh;
+		if (scn == NULL || gelf_getshdr (scn, &sh) == NULL || sh.sh_entsize == 0)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && symscn == NULL)
+			symscn = scn, symsh = sh;
+		else if (sh.sh_type == SHT_DYNSYM && dynscn == NULL)
+			dynscn = scn, dynsh = sh;
+	}
+	/* addr2line's slurp_symtab: the dynamic symbols when no others. */
+	if (symscn == NULL || symsh.sh_size / symsh.sh_entsize <= 1)
+		symscn = dynscn, symsh = dynsh;
+	if (symscn == NULL)
+		return FALSE;
+	Elf_Data *data = elf_getdata (symscn, NULL);
+	if (data == NULL)
+		return FALSE;
+	size_t nsym = symsh.sh_size / symsh.sh_entsize;
+	enum { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL_SEEN } state = NOTHING_SEEN;
+	const char *file = NULL;
+	FuncFit fit = { 0 };
+	uint64_t offset = addr - sec->addr;
+
+	for (size_t i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		if (gelf_getsym (data, (int) i, &sym) == NULL)
+			continue;
+		unsigned char type = GELF_ST_TYPE (sym.st_info);
+		unsigned char bind = GELF_ST_BIND (sym.st_info);
+		const char *name = elf_strptr (m->elf, symsh.sh_link, sym.st_name);
+		if (name == NULL)
+			name = "";
+		if (type == STT_FILE) {
+			file = name;
+			if (state == SYMBOL_SEEN)
+				state = FILE_AFTER_SYMBOL_SEEN;
+			continue;
+		}
+		if (state == NOTHING_SEEN)
+			state = SYMBOL_SEEN;
+		if (type == STT_SECTION || type == STT_OBJECT || type == STT_COMMON ||
+		    type == STT_TLS || sym.st_shndx != sec->index)
+			continue;
+		uint64_t size = sym.st_size;
+		if (size == 0 && bind == STB_LOCAL && type == STT_NOTYPE &&
+		    GELF_ST_VISIBILITY (sym.st_other) == STV_HIDDEN)
+			continue;
+		if (size == 0)
+			size = 1;
+		uint64_t code_off = sym.st_value - sec->addr;
+		if (better_fit (&fit, type, code_off, size, offset)) {
+			fit.found = TRUE;
+			fit.code_off = code_off;
+			fit.code_size = size;
+			fit.type = type;
+			fit.filename = NULL;
+			if (file != NULL && (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL_SEEN))
+				fit.filename = file;
+		}
+	}
+	*filename = fit.filename;
+	return fit.found;
+}
+
+static char *
+addr2line_uncached (MtaSymbolizer *s, Module *m, uint64_t addr)
+{
+	const Section *sec;
+	const char *filename = NULL;
+	char *r;
+
+	if (!m->ok || (sec = find_section (m, addr)) == NULL)
+		return NULL;
+	if ((r = dwarf_file_line (s, m, addr)) != NULL)
+		return r;
+	if (symtab_function (m, sec, addr, &filename))
+		return g_strdup_printf ("%s:?", filename ? filename : "??");
+	return NULL;
+}
+
+const char *
+mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64_t addr)
+{
+	char *key = g_strdup_printf ("%s\n%" PRIx64, path, addr);
+	gpointer v;
+
+	if (g_hash_table_lookup_extended (s->a2l, key, NULL, &v)) {
+		g_free (key);
+		return v;
+	}
+	char *r = addr2line_uncached (s, get_module (s, path), addr);
+	g_hash_table_insert (s->a2l, key, r);
+	return r;
+}
+
+/* ------------------------------------------------------------ resolve */
+
+static char *
+under_sysroot (MtaSymbolizer *s, const char *path)
+{
+	if (s->sysroot == NULL || path[0] != '/')
+		return g_strdup (path);
+	return g_strconcat (s->sysroot, path, NULL);
+}
+
+/* The module for PATH unless its build-id contradicts EXPECTED. */
+static Module *
+checked_module (MtaSymbolizer *s, const char *path, const char *expected)
+{
+	Module *m = get_module (s, path);
+	if (!m->ok)
+		return NULL;
+	if (expected != NULL && m->build_id != NULL && g_ascii_strcasecmp (expected, m->build_id) != 0) {
+		if (s->warn && !g_hash_table_contains (s->warned, path)) {
+			g_hash_table_add (s->warned, g_strdup (path));
+			g_autofree char *msg = g_strdup_printf (
+				"'%s' does not match the traced object (build-id %s, trace has %s); "
+				"its addresses are left unresolved", path, m->build_id, expected);
+			s->warn (msg, s->warn_data);
+		}
+		return NULL;
+	}
+	return m;
+}
+
+static const TraceObject *
+object_by_path (MtaSymbolizer *s, const char *path)
+{
+	for (guint i = s->objects->len; i-- > 0;) {
+		const TraceObject *o = s->objects->pdata[i];
+		const char *p = o->path ? o->path : s->exe;
+		if (p != NULL && strcmp (p, path) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static gboolean
+same_basename (const char *a, const char *b)
+{
+	const char *x = strrchr (a, '/'), *y = strrchr (b, '/');
+	return strcmp (x ? x + 1 : a, y ? y + 1 : b) == 0;
+}
+
+/* Find the file of the object a caller field names. */
+static Module *
+module_for_object (MtaSymbolizer *s, const char *object)
+{
+	const TraceObject *o = object_by_path (s, object);
+	const char *expected = o ? o->build_id : NULL;
+	Module *m;
+
+	/* The executable: the trace names it by argv[0]. */
+	gboolean is_exe = (s->exe != NULL && same_basename (object, s->exe));
+	if (s->binary != NULL && (is_exe || same_basename (object, s->binary))) {
+		const TraceObject *eo = NULL;
+		for (guint i = s->objects->len; i-- > 0 && eo == NULL;)
+			if (((TraceObject *) s->objects->pdata[i])->path == NULL)
+				eo = s->objects->pdata[i];
+		if ((m = checked_module (s, s->binary, eo ? eo->build_id : expected)) != NULL)
+			return m;
+	}
+	if (is_exe) {
+		g_autofree char *p = under_sysroot (s, s->exe);
+		if ((m = checked_module (s, p, expected)) != NULL)
+			return m;
+	}
+	if (s->sysroot != NULL) {
+		g_autofree char *p = object[0] == '/' ? under_sysroot (s, object)
+			: g_build_filename (s->sysroot, object, NULL);
+		if ((m = checked_module (s, p, expected)) != NULL)
+			return m;
+	}
+	return checked_module (s, object, expected);
+}
+
+static void
+location_free (gpointer p)
+{
+	MtaLocation *l = p;
+	g_free (l->file_line);
+	g_free (l->function);
+	g_free (l->object);
+	g_free (l->best);
+	g_free (l);
+}
+
+static char *
+function_at (MtaSymbolizer *s, Module *m, uint64_t addr)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!module_dwfl (s, m))
+		return NULL;
+	const char *name = dwfl_module_addrinfo (m->mod, addr + m->bias, &off, &sym,
+						 NULL, NULL, NULL);
+	if (name == NULL)
+		return NULL;
+	return g_strdup_printf ("%s+0x%" PRIx64, name, (uint64_t) off);
+}
+
+const MtaLocation *
+mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
+{
+	MtaLocation *l = g_hash_table_lookup (s->locations, field);
+	MtaCaller c;
+	Module *m = NULL;
+	uint64_t vaddr = 0;
+
+	if (l != NULL)
+		return l;
+	l = g_new0 (MtaLocation, 1);
+	if (mta_caller_parse (field, &c)) {
+		if (c.object != NULL) {
+			m = module_for_object (s, c.object);
+			if (m != NULL)
+				vaddr = c.addr + m->load_base;
+			l->object = g_strdup_printf ("%s+0x%" PRIx64, c.object, c.addr);
+		} else if (c.form == MTA_CALLER_ABS) {
+			for (guint i = s->objects->len; i-- > 0 && m == NULL;) {
+				const TraceObject *o = s->objects->pdata[i];
+				if (c.addr < o->lo || c.addr >= o->hi)
+					continue;
+				const char *p = o->path ? o->path : s->exe;
+				if (p == NULL && s->binary != NULL)
+					p = s->binary;
+				if (p == NULL)
+					break;
+				g_autofree char *sp = o->path || !s->binary ? under_sysroot (s, p)
+					: g_strdup (s->binary);
+				m = checked_module (s, sp, o->build_id);
+				if (m != NULL) {
+					vaddr = c.addr - o->bias;
+					l->object = g_strdup_printf ("%s+0x%" PRIx64, p,
+								     c.addr - o->bias - m->load_base);
+				}
+			}
+			if (m == NULL && s->binary != NULL) {
+				Module *b = get_module (s, s->binary);
+				if (b->ok && b->type == ET_EXEC && find_section (b, c.addr) != NULL) {
+					m = b;
+					vaddr = c.addr;
+				}
+			}
+		}
+		if (m != NULL) {
+			char *fl = dwarf_file_line (s, m, vaddr);
+			if (fl != NULL && g_str_has_suffix (fl, ":?"))
+				g_clear_pointer (&fl, g_free);
+			l->file_line = fl;
+			l->function = function_at (s, m, vaddr);
+		}
+		if (l->function == NULL && c.symbol != NULL)
+			l->function = g_strdup_printf ("%s%s0x%" PRIx64, c.symbol,
+						       c.sym_offset < 0 ? "-" : "+",
+						       (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
+		mta_caller_clear (&c);
+	}
+	l->best = g_strdup (l->file_line ? l->file_line : l->function ? l->function
+			    : l->object ? l->object : field);
+	g_hash_table_insert (s->locations, g_strdup (field), l);
+	return l;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static void
+trace_object_free (gpointer p)
+{
+	TraceObject *o = p;
+	g_free (o->build_id);
+	g_free (o->path);
+	g_free (o);
+}
+
+MtaSymbolizer *
+mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
+{
+	MtaSymbolizer *s = g_new0 (MtaSymbolizer, 1);
+
+	elf_version (EV_CURRENT);
+	s->sysroot = sysroot && sysroot[0] ? g_strdup (sysroot) : NULL;
+	if (s->sysroot != NULL)
+		s->debuginfo_path = g_strdup_printf (":.debug:%s/usr/lib/debug:/usr/lib/debug", s->sysroot);
+	s->callbacks.find_elf = dwfl_build_id_find_elf;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = s->debuginfo_path ? &s->debuginfo_path : NULL;
+	s->warn = warn;
+	s->warn_data = user_data;
+	s->modules = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
+	s->a2l = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+	s->locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, location_free);
+	s->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	s->objects = g_ptr_array_new_with_free_func (trace_object_free);
+	return s;
+}
+
+void
+mta_symbolizer_free (MtaSymbolizer *s)
+{
+	if (s == NULL)
+		return;
+	g_hash_table_destroy (s->locations);
+	g_hash_table_destroy (s->a2l);
+	g_hash_table_destroy (s->modules);
+	g_hash_table_destroy (s->warned);
+	g_ptr_array_free (s->objects, TRUE);
+	g_free (s->binary);
+	g_free (s->exe);
+	g_free (s->sysroot);
+	g_free (s->debuginfo_path);
+	g_free (s);
+}
+
+void
+mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path)
+{
+	g_free (s->binary);
+	s->binary = path ? g_strdup (path) : NULL;
+}
+
+void
+mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len)
+{
+	g_autofree char *line = g_strndup (text, len);
+	g_strchomp (line);
+	if (g_str_has_prefix (line, "# exe ")) {
+		g_free (s->exe);
+		s->exe = g_strdup (line + 6);
+	} else if (g_str_has_prefix (line, "# object ")) {
+		/* # object BIAS LOW-HIGH BUILDID REST */
+		char *p = line + 9, *end;
+		TraceObject o = { 0 };
+		o.bias = g_ascii_strtoull (p, &end, 16);
+		if (end == p || *end != ' ')
+			return;
+		p = end + 1;
+		o.lo = g_ascii_strtoull (p, &end, 16);
+		if (end == p || *end != '-')
+			return;
+		p = end + 1;
+		o.hi = g_ascii_strtoull (p, &end, 16);
+		if (end == p || *end != ' ')
+			return;
+		p = end + 1;
+		char *sp = strchr (p, ' ');
+		if (sp == NULL)
+			return;
+		TraceObject *n = g_new0 (TraceObject, 1);
+		*n = o;
+		n->build_id = (sp - p == 1 && *p == '-') ? NULL : g_strndup (p, (size_t) (sp - p));
+		n->path = strcmp (sp + 1, "-") == 0 ? NULL : g_strdup (sp + 1);
+		g_ptr_array_add (s->objects, n);
+	}
+}

@@ -1,0 +1,68 @@
+/* symbolize.h -- from caller fields and addresses to source locations.
+ *
+ * Two services on one cache of opened objects (libelf + libdwfl, no
+ * subprocess):
+ *
+ *  - mta_symbolizer_addr2line() answers what `addr2line -e PATH ADDR`
+ *    (GNU binutils 2.40) prints on its first line, so that the output of
+ *    /usr/bin/mtrace, which runs it, can be reproduced byte for byte;
+ *  - mta_symbolizer_resolve() gives the best location of a caller field
+ *    ("obj:(sym+off)[0xrel]", "obj:[0xrel]", "[0xaddr]"): it corrects what
+ *    the script gets wrong (non-PIE offsets, objects that are not where the
+ *    trace says, absolute addresses), follows `# object` lines, --sysroot,
+ *    separate debug files (build-id, .gnu_debuglink), and falls back to
+ *    function+offset, then object+offset.  Each caller string is resolved
+ *    once.
+ */
+#ifndef MTA_SYMBOLIZE_H
+#define MTA_SYMBOLIZE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef enum {
+	MTA_CALLER_NONE,     /* empty or unparsable */
+	MTA_CALLER_OBJ_SYM,  /* obj:(sym+off)[0xrel] */
+	MTA_CALLER_OBJ,      /* obj:[0xrel] */
+	MTA_CALLER_SYM,      /* (sym+off)[0xrel], dladdr gave no file name */
+	MTA_CALLER_ABS,      /* [0xaddr]: dladdr failed, absolute address */
+} MtaCallerForm;
+
+typedef struct {
+	MtaCallerForm form;
+	char *object;        /* NULL unless OBJ_SYM / OBJ */
+	char *symbol;        /* NULL unless OBJ_SYM / SYM */
+	int64_t sym_offset;  /* signed offset from symbol */
+	uint64_t addr;       /* rel (from the object base) or absolute */
+} MtaCaller;
+
+gboolean mta_caller_parse (const char *field, MtaCaller *out);
+void mta_caller_clear (MtaCaller *c);
+
+typedef struct {
+	char *file_line;     /* "/src/a.c:12" as addr2line prints it, or NULL */
+	char *function;      /* "leaky+0x12", or NULL */
+	char *object;        /* "/path/obj+0x11f1", or NULL */
+	char *best;          /* file_line, else function, else object, else the field */
+} MtaLocation;
+
+typedef struct MtaSymbolizer MtaSymbolizer;
+
+typedef void (*MtaWarnFunc) (const char *message, gpointer user_data);
+
+MtaSymbolizer *mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data);
+void mta_symbolizer_free (MtaSymbolizer *s);
+
+/* The program the trace was recorded from (BINARY argument). */
+void mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path);
+/* Feed the text of a '#' extension line (exe, object, unload). */
+void mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len);
+
+/* What `addr2line -e PATH ADDR` prints, or NULL when it prints "??:0" or
+ * nothing (file missing or not an object).  Owned by the symbolizer. */
+const char *mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64_t addr);
+
+/* Best location of a caller field; owned by the symbolizer. */
+const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
+
+#endif

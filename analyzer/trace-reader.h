@@ -1,0 +1,92 @@
+/* trace-reader.h -- streaming reader of malloc traces (glibc MALLOC_TRACE
+ * logs and mtrec's extended ones).
+ *
+ * The reader splits its input into lines and each line into columns the
+ * way perl's split(' ') does (so /usr/bin/mtrace's view of a line can be
+ * reproduced exactly), classifies the line, and hands it to a callback.
+ * It never allocates per line: spans point into the reader's buffer and
+ * are valid only during the callback.  Several inputs fed to one reader
+ * form one run: line numbers continue from one part to the next.
+ */
+#ifndef MTA_TRACE_READER_H
+#define MTA_TRACE_READER_H
+
+#include <glib.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+	const char *p;
+	size_t len;
+} MtaSpan;
+
+/* Enough columns for "@ CALLER OP ADDR SIZE" and a few trailing ones. */
+#define MTA_MAX_COLS 8
+
+typedef enum {
+	MTA_LINE_BLANK,   /* empty, only whitespace or NUL bytes */
+	MTA_LINE_EXT,     /* '#' extension line */
+	MTA_LINE_MARKER,  /* "= Start", "= End" */
+	MTA_LINE_EVENT,   /* a well-formed + - < > ! line */
+	MTA_LINE_BAD,     /* anything else: counted and reported */
+} MtaLineKind;
+
+typedef struct {
+	uint64_t lineno;          /* 1-based, across all parts of the run */
+	const char *source;       /* name of the part, for messages */
+	uint64_t source_lineno;   /* 1-based, within the part */
+	MtaSpan text;             /* the line without its '\n' */
+	int ncols;                /* columns stored in cols (at most MTA_MAX_COLS) */
+	gboolean more_cols;       /* the line has more than MTA_MAX_COLS columns */
+	MtaSpan cols[MTA_MAX_COLS];
+	MtaLineKind kind;
+	/* For MTA_LINE_EVENT only: */
+	char op;                  /* '+', '-', '<', '>' or '!' */
+	MtaSpan caller;           /* empty when the line has no "@ CALLER" */
+	uint64_t addr;            /* 0 for "(nil)" */
+	uint64_t size;            /* 0 when the operator takes none */
+	int64_t stack_id;         /* trailing "s=ID", or -1 */
+} MtaLine;
+
+/* Return FALSE (with ERROR set) to stop reading. */
+typedef gboolean (*MtaLineFunc) (const MtaLine *line, gpointer user_data, GError **error);
+
+typedef struct MtaReader MtaReader;
+
+MtaReader *mta_reader_new (MtaLineFunc func, gpointer user_data);
+void mta_reader_free (MtaReader *reader);
+
+/* Show a progress indicator on stderr for inputs larger than a few MB. */
+void mta_reader_set_progress (MtaReader *reader, gboolean progress);
+
+/* Read one part of the run; PATH "-" is standard input.  Fails only when
+ * the file cannot be read at all (or the callback fails). */
+gboolean mta_reader_read_file (MtaReader *reader, const char *path, GError **error);
+
+/* Read one part held in memory (the fuzzer's entry point). */
+gboolean mta_reader_read_buffer (MtaReader *reader, const char *name,
+				 const char *data, size_t len, GError **error);
+
+/* Lines of kind MTA_LINE_BAD seen so far. */
+uint64_t mta_reader_bad_lines (const MtaReader *reader);
+uint64_t mta_reader_lines (const MtaReader *reader);
+
+/* Helpers shared with the report modules. */
+
+/* perl's hex(): optional "0x"/"x" prefix, '_' between digits, stops at
+ * the first other byte, saturates at UINT64_MAX like perl's %x of an NV. */
+uint64_t mta_perl_hex (MtaSpan s);
+
+/* TRUE when S is "0x" followed by 1-16 lowercase hex digits without a
+ * leading zero (or exactly "0x0"): the form glibc's %p writes.  Such a
+ * string and its value are in one-to-one correspondence. */
+gboolean mta_canonical_hex (MtaSpan s, uint64_t *value);
+
+static inline gboolean
+mta_span_eq (MtaSpan s, const char *lit)
+{
+	size_t n = strlen (lit);
+	return s.len == n && memcmp (s.p, lit, n) == 0;
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* unwind.h -- call stacks for MTREC_DEPTH > 1: a DWARF-CFI stack walker that
+ * runs inside malloc (no allocation, no lock on the fast path, no libgcc_s or
+ * libunwind), with a lock-free cache of per-address frame rules.  x86-64 only;
+ * elsewhere mtrec_unwind returns 0.  Implemented in rec-unwind.c.
+ */
+#ifndef MTREC_UNWIND_H
+#define MTREC_UNWIND_H
+
+/* Optional: set up the rule cache and this library's own address range now
+   rather than on the first mtrec_unwind call; idempotent and thread-safe. */
+void mtrec_unwind_init(void);
+
+/* Fill ips[0..max) with the return addresses of the calling thread's stack,
+   innermost first, starting with the first frame whose return address lies
+   outside libmtrec.so itself; returns how many (0 when max <= 0).  Never
+   allocates, never crashes on bad frames: the walk just stops there. */
+int mtrec_unwind(void **ips, int max);
+
+/* Forget every cached frame rule (call after code was unmapped, e.g. after
+   dlclose, so that new code at the same address is not walked with old
+   rules).  Safe while other threads walk. */
+void mtrec_unwind_flush(void);
+
+#ifdef MTREC_UNWIND_TEST
+/* Test hook: 0 turns the rule cache off (every frame is a cache miss). */
+void mtrec_unwind_test_cache(int on);
+#endif
+
+#endif

@@ -1,7 +1,9 @@
 /* unwind.h -- call stacks for MTREC_DEPTH > 1: a DWARF-CFI stack walker that
  * runs inside malloc (no allocation, no lock on the fast path, no libgcc_s or
  * libunwind), with a lock-free cache of per-address frame rules.  x86-64 only;
- * elsewhere mtrec_unwind returns 0.  Implemented in rec-unwind.c.
+ * elsewhere mtrec_unwind returns 0.  The recorder's own frames are skipped
+ * through their CFI too, so rec-*.c must keep unwind tables (the x86-64
+ * default).  Implemented in rec-unwind.c.
  */
 #ifndef MTREC_UNWIND_H
 #define MTREC_UNWIND_H

@@ -24,4 +24,20 @@ test_expect_success 'cached walks are faster than backtrace()' '
 	test "$ratio" -ge 3
 '
 
+# Inside real programs' malloc and free, walks equal backtrace() too.
+preload_check() {
+	LD_PRELOAD="$OUT/build/libuwpreload.so" "$@" >/dev/null 2>err || { cat err; return 1; }
+	cat err
+	grep -q "^unwind-preload: [1-9][0-9]* walks, 0 differ$" err &&
+	! grep "^unwind-preload: " err | grep -qv " 0 differ$"
+}
+
+test_expect_success 'walks equal backtrace() in malloc of ls, sh and perl' '
+	preload_check ls -l / &&
+	preload_check sh -c "for i in 1 2 3; do echo \$i; done | sort" &&
+	if command -v perl >/dev/null; then
+		preload_check perl -e "my %h; \$h{\$_} = [\$_] for 1..2000"
+	fi
+'
+
 test_done

@@ -39,3 +39,6 @@ if [ -n "${CLANG:-}" ] && command -v "$CLANG" >/dev/null 2>&1; then
 fi
 $CC -O2 -g $W -D_GNU_SOURCE $extra -I"$U" -o unwind-test "$U/unwind-test.c" $objs \
 	-L. -luwchain -luwshim -Wl,-rpath,"$OUT" -pthread -ldl
+$CC -O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
+	-D_GNU_SOURCE -I"$TOP/recorder" -shared \
+	-o libuwpreload.so "$U/unwind-preload.c" "$TOP/recorder/rec-unwind.c"

@@ -1,0 +1,234 @@
+/* rec-caller.c -- the "@ CALLER " prefix of event lines, made once per
+ * distinct caller address.
+ *
+ * glibc calls dladdr() and formats the caller on every event, which is most
+ * of its cost.  Here each caller is described once, exactly as glibc's
+ * tr_where() would, and kept in a table that is read without locks: a slot
+ * is published by storing its key last, and a full table is replaced by a
+ * larger copy (the old one stays valid for readers still in it). */
+#include "rec.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#define ARENA_BLOCK (256u << 10)
+
+struct cslot {
+	const void *key;
+	const struct mtrec_caller *val;
+};
+
+struct ctable {
+	size_t mask;
+	size_t used;
+	struct cslot slots[];
+};
+
+static struct ctable *table;
+pthread_mutex_t mtrec_caller_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *arena;
+static size_t arena_left;
+
+static inline size_t hash(const void *addr)
+{
+	return (size_t)(((uintptr_t)addr * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static struct ctable *table_new(size_t nslots)
+{
+	struct ctable *t = prim_map_anon(sizeof(*t) + nslots * sizeof(struct cslot));
+
+	if (t)
+		t->mask = nslots - 1;
+	return t;
+}
+
+static const struct mtrec_caller *lookup(const struct ctable *t, const void *addr)
+{
+	for (size_t i = hash(addr) & t->mask;; i = (i + 1) & t->mask) {
+		const void *key = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
+		if (key == addr)
+			return t->slots[i].val;
+		if (!key)
+			return NULL;
+	}
+}
+
+static void insert(struct ctable *t, const struct mtrec_caller *c)
+{
+	size_t i = hash(c->addr) & t->mask;
+
+	while (t->slots[i].key)
+		i = (i + 1) & t->mask;
+	t->slots[i].val = c;
+	__atomic_store_n(&t->slots[i].key, c->addr, __ATOMIC_RELEASE);
+	t->used++;
+}
+
+/* Room for one more entry, growing the table at half full. */
+static struct ctable *table_with_room(struct ctable *t)
+{
+	struct ctable *bigger;
+
+	if (t && 2 * (t->used + 1) <= t->mask + 1)
+		return t;
+	bigger = table_new(t ? 4 * (t->mask + 1) : 4096);
+	if (!bigger)
+		return t && t->used < t->mask ? t : NULL;
+	for (size_t i = 0; t && i <= t->mask; i++)
+		if (t->slots[i].key)
+			insert(bigger, t->slots[i].val);
+	__atomic_store_n(&table, bigger, __ATOMIC_RELEASE);
+	return bigger;
+}
+
+static void *arena_alloc(size_t len)
+{
+	void *p;
+
+	len = (len + 15) & ~(size_t)15;
+	if (len > arena_left) {
+		size_t block = len > ARENA_BLOCK ? len : ARENA_BLOCK;
+		if ((arena = prim_map_anon(block)) == NULL)
+			return NULL;
+		arena_left = block;
+	}
+	p = arena;
+	arena += len;
+	arena_left -= len;
+	return p;
+}
+
+/* What glibc 2.36's tr_where() prints for this caller. */
+struct where {
+	const char *fname;	/* NULL when dladdr failed */
+	const char *sname;
+	uintptr_t off, rel;
+	char sign;
+};
+
+static size_t where_len(const struct where *w)
+{
+	size_t len = 2 + 3 + 16 + 2;	/* "@ " "[0x" hex "] " */
+
+	if (w->fname) {
+		len += strlen(w->fname) + 1;
+		if (w->sname)
+			len += strlen(w->sname) + 3 + 16;
+	}
+	return len;
+}
+
+static char *put_where(char *o, char *lim, const struct where *w)
+{
+	o = prim_puts(o, lim, "@ ");
+	if (w->fname) {
+		o = prim_puts(o, lim, w->fname);
+		o = prim_puts(o, lim, ":");
+		if (w->sname) {
+			o = prim_puts(o, lim, "(");
+			o = prim_puts(o, lim, w->sname);
+			o = prim_puts(o, lim, w->sign == '+' ? "+" : "-");
+			o = prim_putx(o, lim, w->off);
+			o = prim_puts(o, lim, ")");
+		}
+	}
+	o = prim_puts(o, lim, "[0x");
+	o = prim_putx(o, lim, w->rel);
+	return prim_puts(o, lim, "] ");
+}
+
+static void describe(const void *addr, struct where *w)
+{
+	Dl_info info;
+
+	memset(w, 0, sizeof(*w));
+	w->rel = (uintptr_t)addr;
+	if (!dladdr(addr, &info))
+		return;
+	w->fname = info.dli_fname ? info.dli_fname : "";
+	w->rel = (uintptr_t)addr - (uintptr_t)info.dli_fbase;
+	if (info.dli_sname) {
+		w->sname = info.dli_sname;
+		if ((uintptr_t)addr >= (uintptr_t)info.dli_saddr) {
+			w->sign = '+';
+			w->off = (uintptr_t)addr - (uintptr_t)info.dli_saddr;
+		} else {
+			w->sign = '-';
+			w->off = (uintptr_t)info.dli_saddr - (uintptr_t)addr;
+		}
+	}
+}
+
+/* The fallback when memory for the table runs out: glibc's "@ [0x...] "
+ * form needs no lookup, kept in one static entry per thread. */
+static const struct mtrec_caller *unlisted(const void *addr)
+{
+	static __thread struct {
+		struct mtrec_caller c;
+		char text[40];
+	} one;
+	char *o = prim_puts(one.text, one.text + sizeof(one.text), "@ [0x");
+
+	o = prim_putx(o, one.text + sizeof(one.text), (uintptr_t)addr);
+	o = prim_puts(o, one.text + sizeof(one.text), "] ");
+	one.c.addr = addr;
+	one.c.len = (unsigned short)(o - one.text);
+	return &one.c;
+}
+
+static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
+{
+	struct mtrec_caller *c;
+	struct ctable *t;
+	struct where w;
+	size_t cap;
+
+	/* A new caller may sit in an object loaded since we last looked. */
+	mtrec_objects_sync();
+	/* dladdr takes the loader's lock: never call it holding ours. */
+	describe(addr, &w);
+	cap = where_len(&w);
+	if (cap > 65000)
+		w.sname = NULL;
+	pthread_mutex_lock(&mtrec_caller_lock);
+	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t && (c = (struct mtrec_caller *)lookup(t, addr)) != NULL)
+		goto out;
+	t = table_with_room(t);
+	c = arena_alloc(sizeof(*c) + cap);
+	if (!t || !c) {
+		c = NULL;
+		goto out;
+	}
+	c->addr = addr;
+	c->len = (unsigned short)(put_where(c->text, c->text + cap, &w) - c->text);
+	insert(t, c);
+out:
+	pthread_mutex_unlock(&mtrec_caller_lock);
+	return c ? c : unlisted(addr);
+}
+
+const struct mtrec_caller *mtrec_caller_get(const void *addr)
+{
+	const struct ctable *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	const struct mtrec_caller *c;
+
+	if (likely(t != NULL) && likely((c = lookup(t, addr)) != NULL))
+		return c;
+	return miss(addr);
+}
+
+/* After dlclose: start an empty table (entries stay readable where they
+ * are, for threads still holding them). */
+void mtrec_caller_reset(void)
+{
+	struct ctable *fresh;
+
+	pthread_mutex_lock(&mtrec_caller_lock);
+	fresh = table_new(4096);
+	if (fresh)
+		__atomic_store_n(&table, fresh, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mtrec_caller_lock);
+}

@@ -1,0 +1,766 @@
+/* rec-core.c -- recording: where each event line goes in the trace file,
+ * and in what order.
+ *
+ * The file is mapped shared (rec-file.c), so a line is in the page cache,
+ * and survives SIGKILL, as soon as it is written.  Each thread writes into
+ * its own chunk of the file (CHUNK bytes, reserved with one atomic add), so
+ * threads share no cache line per event.  Within a chunk, lines follow the
+ * thread's own order.
+ *
+ * Across threads, what matters is the order of events on one address: the
+ * allocation of p before the free of p in another thread, that free before
+ * a later allocation returning p again.  Every event on p publishes, in
+ * last_addr_event[] (keyed by p's page), the end of the chunk holding its
+ * line: a free before the block is released, an allocation after it
+ * returned.  Before writing an event on p, a thread reads that bucket; when
+ * it holds a chunk end beyond the thread's position (a line written in a
+ * chunk reserved after this thread's), the thread moves to a fresh chunk,
+ * which lies after every chunk reserved so far, and so after that line.
+ * Whatever made the program's second event happen after the first (the
+ * allocator's locks, the hand-over of the pointer) also makes the second
+ * thread see the bucket.  Buckets only grow (compare-and-swap to the
+ * maximum), so a collision can cause a needless move, never a missed one;
+ * they are keyed by page so that threads working in their own arenas touch
+ * their own cache lines.
+ *
+ * A chunk's last byte is a newline written when it is reserved: a chunk cut
+ * short by a crash ends as a line of NULs and never merges with the next
+ * chunk's first line.  A chunk left early is filled with a '#' line. */
+#include "rec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define CHUNK 2048		/* bytes a thread reserves at a time */
+#define MAX_LINE 65536		/* longer extension lines are cut */
+#define NBUCKETS (1u << 16)	/* last_addr_event[] entries, one per page (hashed) */
+#define NSLOTS 16384		/* thread slots before dead ones are reused */
+#define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
+
+extern void __libc_freeres(void);
+/* From rec-unwind.c when it is linked in; without it, stacks hold the
+ * caller only. */
+extern int mtrec_unwind(void **ips, int max) __attribute__((weak));
+
+int mtrec_recording;
+__thread int mtrec_busy;
+struct mtrec_settings mtrec_settings = { .depth = 1, .freeres = 1 };
+
+/* What a thread writes into.  Slots live in memory of our own, never in
+ * TLS, so that the exit path can finish the chunks of other threads. */
+struct thread_slot {
+	char *pos;		/* next byte to write */
+	char *end;		/* end of the chunk */
+	unsigned long gen;	/* the chunk is stale once g.gen moves on */
+	pid_t tid;
+} __attribute__((aligned(64)));
+
+static __thread struct thread_slot *self;
+
+static struct {
+	unsigned long gen;	/* bumped to send every thread to a new chunk */
+	int enabled;		/* MALLOC_TRACE is set */
+	int first;		/* first process of the session: owns the name */
+	int opened, ended, failed;
+	uintptr_t *last_addr_event;
+	struct thread_slot *slots;
+	unsigned next_slot;
+	uint64_t start_ns, last_time_ns;
+	const void *hidden;	/* our putenv()'s environ array: not the program's */
+	pthread_mutex_t lock;	/* start, stop, mark, open */
+} g = { .gen = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- chunks ----------------------------------------------------------- */
+
+static char *put_dec(char *o, unsigned long v)
+{
+	return prim_putu(o, o + 24, v);
+}
+
+/* Fill what is left of the slot's chunk with a comment line. */
+static void chunk_close(struct thread_slot *s)
+{
+	size_t left = (size_t)(s->end - s->pos);
+
+	if (s->pos && left >= 2) {
+		s->pos[0] = '#';
+		memset(s->pos + 1, ' ', left - 2);
+	}
+	s->pos = s->end = NULL;
+}
+
+/* The "# time" line, when one is due; returns the end of what it wrote. */
+static char *maybe_time(char *o)
+{
+	uint64_t now = prim_monotonic_ns();
+	uint64_t last = __atomic_load_n(&g.last_time_ns, __ATOMIC_RELAXED);
+
+	if (now - last < TIME_EVERY_NS ||
+	    !__atomic_compare_exchange_n(&g.last_time_ns, &last, now, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return o;
+	memcpy(o, "# time ", 7);
+	o = put_dec(o + 7, (unsigned long)(now - g.start_ns));
+	*o++ = '\n';
+	return o;
+}
+
+/* Move the slot to a new chunk with room for need bytes; NULL when
+ * recording has stopped or the file cannot grow. */
+static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
+{
+	unsigned long gen = __atomic_load_n(&g.gen, __ATOMIC_ACQUIRE);
+	size_t len = CHUNK, off;
+	char *c, *o;
+
+	chunk_close(s);
+	if (g.ended || g.failed || !g.opened)
+		return NULL;
+	if (need + 96 > len)
+		len = (need + 96 + 63) & ~(size_t)63;
+	off = __atomic_fetch_add(&mtrec_file.tail, len, __ATOMIC_RELAXED);
+	if (off + len > __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) &&
+	    mtrec_file_grow(off + len) < 0)
+		return NULL;
+	c = mtrec_file.base + off;
+	c[len - 1] = '\n';
+	memcpy(c, "# T ", 4);
+	o = put_dec(c + 4, (unsigned long)s->tid);
+	*o++ = '\n';
+	o = maybe_time(o);
+	s->pos = o;
+	s->end = c + len;
+	s->gen = gen;
+	return o;
+}
+
+static inline char *room(struct thread_slot *s, size_t need)
+{
+	if (likely(s->gen == __atomic_load_n(&g.gen, __ATOMIC_RELAXED) &&
+		   (size_t)(s->end - s->pos) >= need))
+		return s->pos;
+	return chunk_new(s, need);
+}
+
+/* A thread's first event gives it a slot; when none is left, the slot of a
+ * thread that has exited is taken over. */
+static MTREC_COLD struct thread_slot *slot_attach(void)
+{
+	pid_t tid = prim_gettid();
+	unsigned i = __atomic_fetch_add(&g.next_slot, 1, __ATOMIC_RELAXED);
+
+	if (!g.slots)
+		return NULL;
+	if (i >= NSLOTS) {
+		pid_t pid = getpid();
+		for (i = 0; i < NSLOTS; i++) {
+			pid_t old = __atomic_load_n(&g.slots[i].tid, __ATOMIC_RELAXED);
+			if (old && syscall(SYS_tgkill, pid, old, 0) < 0 && errno == ESRCH &&
+			    __atomic_compare_exchange_n(&g.slots[i].tid, &old, tid, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				break;
+		}
+		if (i >= NSLOTS)
+			return NULL;
+		chunk_close(&g.slots[i]);
+	}
+	g.slots[i].tid = tid;
+	self = &g.slots[i];
+	return self;
+}
+
+static inline struct thread_slot *me(void)
+{
+	return likely(self != NULL) ? self : slot_attach();
+}
+
+/* ---- the ordering table ---------------------------------------------- */
+
+static inline uintptr_t *bucket(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	/* Pages of one region stay adjacent; regions are spread apart. */
+	uintptr_t salt = ((a >> 30) * 0x9e3779b97f4a7c15ull) >> 48;
+
+	return &g.last_addr_event[((a >> 12) + salt) & (NBUCKETS - 1)];
+}
+
+/* The latest line about p lies before chunk_end. */
+static inline void publish(const void *p, char *chunk_end)
+{
+	uintptr_t *b = bucket(p), want = (uintptr_t)chunk_end;
+	uintptr_t cur = __atomic_load_n(b, __ATOMIC_RELAXED);
+
+	while (cur < want && !__atomic_compare_exchange_n(b, &cur, want, 1,
+							  __ATOMIC_SEQ_CST,
+							  __ATOMIC_RELAXED))
+		;
+}
+
+/* Is there a line about p in a chunk beyond our position? */
+static inline int touched_ahead(const void *p, const struct thread_slot *s)
+{
+	uintptr_t v = __atomic_load_n(bucket(p), __ATOMIC_ACQUIRE);
+
+	return v > (uintptr_t)s->pos && v != (uintptr_t)s->end;
+}
+
+/* ---- event lines ------------------------------------------------------ */
+
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* "0x" and v in lowercase hex without leading zeros (v != 0), as %p and
+ * %#lx print it. */
+static inline char *put_hex(char *o, uintptr_t v)
+{
+	int digits = (67 - __builtin_clzl(v)) / 4;
+	char *e = o + 2 + digits, *w = e;
+
+	o[0] = '0';
+	o[1] = 'x';
+	while (w - o > 3) {
+		w -= 2;
+		memcpy(w, hex_pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
+	}
+	if (w - o == 3)
+		w[-1] = hex_pairs[2 * v + 1];
+	return e;
+}
+
+static inline char *put_ptr(char *o, const void *p)
+{
+	if (p)
+		return put_hex(o, (uintptr_t)p);
+	memcpy(o, "(nil)", 5);
+	return o + 5;
+}
+
+static inline char *put_size(char *o, size_t size)
+{
+	if (size)
+		return put_hex(o, size);
+	*o = '0';
+	return o + 1;
+}
+
+/* The longest line an event with this caller can need. */
+static inline size_t event_room(const struct mtrec_caller *c)
+{
+	return c->len + sizeof("+ 0x0123456789abcdef 0x0123456789abcdef s=18446744073709551615\n");
+}
+
+static char *put_event(char *o, const struct mtrec_caller *c, char op,
+		       const void *p, int with_size, size_t size,
+		       unsigned long stack)
+{
+	memcpy(o, c->text, c->len);
+	o += c->len;
+	o[0] = op;
+	o[1] = ' ';
+	o = put_ptr(o + 2, p);
+	if (with_size) {
+		*o++ = ' ';
+		o = put_size(o, size);
+	}
+	if (stack) {
+		memcpy(o, " s=", 3);
+		o = put_dec(o + 3, stack);
+	}
+	*o++ = '\n';
+	return o;
+}
+
+/* The interned stack of the current call, or 0 when stacks are off. */
+static unsigned long current_stack(const void *caller)
+{
+	void *ips[64];
+	int n;
+
+	if (mtrec_settings.depth <= 1)
+		return 0;
+	n = mtrec_unwind ? mtrec_unwind(ips, mtrec_settings.depth) : 0;
+	if (n <= 0) {
+		ips[0] = (void *)caller;
+		n = 1;
+	}
+	return mtrec_stack_id(ips, n);
+}
+
+/* Where a line about p goes: after any line about p another thread wrote
+ * in a later chunk. */
+static inline char *place(struct thread_slot *s, const void *p, size_t need)
+{
+	char *o = room(s, need);
+
+	if (o && p && unlikely(touched_ahead(p, s)))
+		o = chunk_new(s, need);
+	return o;
+}
+
+/* Write "op p [size]" for an allocation-like event. */
+static void write_alloc(struct thread_slot *s, const struct mtrec_caller *c,
+			char op, const void *p, size_t size, unsigned long stack)
+{
+	char *o = place(s, p, event_room(c));
+
+	if (!o)
+		return;
+	s->pos = put_event(o, c, op, p, 1, size, stack);
+	if (p)
+		publish(p, s->end);
+}
+
+void mtrec_record_alloc(const void *caller, const void *p, size_t size)
+{
+	struct thread_slot *s;
+	const struct mtrec_caller *c;
+	unsigned long stack;
+
+	mtrec_busy = 1;
+	if ((s = me()) != NULL) {
+		c = mtrec_caller_get(caller);
+		stack = current_stack(caller);
+		write_alloc(s, c, '+', p, size, stack);
+	}
+	mtrec_busy = 0;
+}
+
+void mtrec_record_free(const void *caller, const void *p)
+{
+	struct thread_slot *s;
+	const struct mtrec_caller *c;
+	unsigned long stack;
+	char *o;
+
+	if (unlikely(p == g.hidden)) {
+		g.hidden = NULL;
+		return;
+	}
+	mtrec_busy = 1;
+	if ((s = me()) != NULL) {
+		c = mtrec_caller_get(caller);
+		stack = current_stack(caller);
+		o = place(s, p, event_room(c));
+		if (o) {
+			s->pos = put_event(o, c, '-', p, 0, 0, stack);
+			publish(p, s->end);
+		}
+	}
+	mtrec_busy = 0;
+}
+
+/* realloc(old, n) may release old before it returns: the line that says
+ * so gets its place, and old's bucket its mark, before the call.  Room for
+ * both lines of the outcome ("< old" and "> new n") is taken now. */
+void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
+			  const void *old)
+{
+	struct thread_slot *s;
+	const struct mtrec_caller *c;
+
+	r->at = NULL;
+	if (!old)
+		return;
+	if (unlikely(old == g.hidden)) {
+		/* Its growth is the program's first sight of the block. */
+		r->at = (char *)1;
+		return;
+	}
+	mtrec_busy = 1;
+	if ((s = me()) != NULL) {
+		c = mtrec_caller_get(caller);
+		r->at = place(s, old, 2 * event_room(c));
+		if (r->at)
+			publish(old, s->end);
+	}
+	mtrec_busy = 0;
+}
+
+/* The outcome, exactly as glibc's realloc_mtrace_after words it. */
+void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
+			 const void *old, const void *new, size_t size)
+{
+	struct thread_slot *s;
+	const struct mtrec_caller *c;
+	unsigned long stack;
+	char *o;
+
+	mtrec_busy = 1;
+	if ((s = me()) == NULL)
+		goto out;
+	c = mtrec_caller_get(caller);
+	stack = current_stack(caller);
+	if (unlikely(old && r->at == (char *)1)) {
+		if (new) {
+			g.hidden = NULL;
+			write_alloc(s, c, '+', new, size, stack);
+		}
+		goto out;
+	}
+	if (!old) {
+		if (new || size == 0)
+			write_alloc(s, c, '+', new, size, stack);
+		else
+			write_alloc(s, c, '!', NULL, size, stack);
+		goto out;
+	}
+	/* Our place, unless something was written meanwhile (an allocator
+	 * calling malloc inside realloc): then the next free spot. */
+	o = (r->at && r->at == s->pos) ? r->at : room(s, 2 * event_room(c));
+	if (!o)
+		goto out;
+	if (!new) {
+		s->pos = size ? put_event(o, c, '!', old, 1, size, stack)
+			      : put_event(o, c, '-', old, 0, 0, stack);
+		goto out;
+	}
+	s->pos = put_event(o, c, '<', old, 0, 0, stack);
+	write_alloc(s, c, '>', new, size, stack);
+out:
+	mtrec_busy = 0;
+}
+
+/* ---- extension lines -------------------------------------------------- */
+
+char *mtrec_line_begin(size_t len)
+{
+	struct thread_slot *s = me();
+
+	return s ? room(s, len + 1) : NULL;
+}
+
+void mtrec_line_end(char *end)
+{
+	*end++ = '\n';
+	self->pos = end;
+}
+
+void mtrec_write_line(const char *text, size_t len)
+{
+	char *o;
+
+	if (len > MAX_LINE)
+		len = MAX_LINE;
+	if ((o = mtrec_line_begin(len)) == NULL)
+		return;
+	memcpy(o, text, len);
+	mtrec_line_end(o + len);
+}
+
+/* Send every thread to a new chunk: what they write next comes after
+ * whatever the caller writes now. */
+static void new_epoch(void)
+{
+	unsigned long gen = __atomic_add_fetch(&g.gen, 1, __ATOMIC_ACQ_REL);
+	struct thread_slot *s = self;
+
+	/* The caller's own chunk can stay when no chunk was reserved after
+	 * it: what it writes there still comes after every other chunk. */
+	if (s && s->end && s->end == mtrec_file.base +
+	    __atomic_load_n(&mtrec_file.tail, __ATOMIC_ACQUIRE))
+		s->gen = gen;
+}
+
+/* "# KEY REST", with newlines in REST made spaces. */
+static void write_keyed(const char *key, const char *rest, size_t len)
+{
+	size_t klen = strlen(key);
+	char *o, *p;
+
+	if (len > MAX_LINE)
+		len = MAX_LINE;
+	if ((o = mtrec_line_begin(klen + 3 + len)) == NULL)
+		return;
+	p = o;
+	*p++ = '#';
+	*p++ = ' ';
+	memcpy(p, key, klen);
+	p += klen;
+	*p++ = ' ';
+	for (size_t i = 0; i < len; i++)
+		*p++ = (rest[i] == '\n' || rest[i] == '\r' || rest[i] == '\0') ? ' ' : rest[i];
+	mtrec_line_end(p);
+}
+
+/* Read a small /proc file into buf; its length. */
+static size_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, cap);
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void write_header(void)
+{
+	char buf[4096], *o = buf, *lim = buf + sizeof(buf);
+	struct timespec now;
+	ssize_t n;
+
+	o = prim_puts(o, lim, "# pid ");
+	o = prim_putu(o, lim, (unsigned long)getpid());
+	o = prim_puts(o, lim, " ");
+	o = prim_putu(o, lim, (unsigned long)getppid());
+	mtrec_write_line(buf, (size_t)(o - buf));
+	n = readlink("/proc/self/exe", buf, sizeof(buf));
+	write_keyed("exe", buf, n > 0 ? (size_t)n : 0);
+	n = (ssize_t)read_small("/proc/self/cmdline", buf, sizeof(buf));
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	write_keyed("cmdline", buf, (size_t)n);
+	clock_gettime(CLOCK_REALTIME, &now);
+	o = prim_puts(buf, lim, "# start ");
+	o = prim_putu(o, lim, (unsigned long)now.tv_sec);
+	o = prim_puts(o, lim, ".");
+	for (long d = 100000000; d >= 1; d /= 10)
+		*o++ = (char)('0' + now.tv_nsec / d % 10);
+	mtrec_write_line(buf, (size_t)(o - buf));
+	o = prim_puts(buf, lim, "# depth ");
+	o = prim_putu(o, lim, (unsigned long)mtrec_settings.depth);
+	mtrec_write_line(buf, (size_t)(o - buf));
+	mtrec_objects_sync();
+}
+
+/* ---- scoping ---------------------------------------------------------- */
+
+static int open_trace(void)
+{
+	if (g.opened)
+		return 0;
+	if (g.failed || mtrec_file_open(g.first) < 0) {
+		g.failed = 1;
+		return -1;
+	}
+	g.opened = 1;
+	g.start_ns = g.last_time_ns = prim_monotonic_ns();
+	write_header();
+	return 0;
+}
+
+static void start_locked(void)
+{
+	if (!g.enabled || g.ended || mtrec_recording || open_trace() < 0)
+		return;
+	new_epoch();
+	mtrec_write_line("= Start", 7);
+	__atomic_store_n(&mtrec_recording, 1, __ATOMIC_RELEASE);
+}
+
+static void stop_locked(void)
+{
+	if (!mtrec_recording)
+		return;
+	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+	new_epoch();
+	mtrec_write_line("= End", 5);
+}
+
+void mtrec_start(void)
+{
+	int busy = mtrec_busy;
+
+	mtrec_busy = 1;
+	pthread_mutex_lock(&g.lock);
+	start_locked();
+	pthread_mutex_unlock(&g.lock);
+	mtrec_busy = busy;
+}
+
+void mtrec_stop(void)
+{
+	int busy = mtrec_busy;
+
+	mtrec_busy = 1;
+	pthread_mutex_lock(&g.lock);
+	stop_locked();
+	pthread_mutex_unlock(&g.lock);
+	mtrec_busy = busy;
+}
+
+void mtrec_mark(const char *label)
+{
+	int busy = mtrec_busy;
+
+	mtrec_busy = 1;
+	pthread_mutex_lock(&g.lock);
+	if (mtrec_recording) {
+		new_epoch();
+		write_keyed("mark", label, strlen(label));
+	}
+	pthread_mutex_unlock(&g.lock);
+	mtrec_busy = busy;
+}
+
+void mtrec_forget_callers(void)
+{
+	mtrec_caller_reset();
+}
+
+void mtrec_give_up(const char *why, int err)
+{
+	if (__atomic_exchange_n(&g.failed, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+	if (err)
+		prim_say("stopped recording to '", mtrec_file.path, "': ", why, ": ",
+			 prim_strerror(err), NULL);
+	else
+		prim_say("stopped recording to '", mtrec_file.path, "': ", why, NULL);
+}
+
+/* ---- process life ----------------------------------------------------- */
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = prim_getenv(name);
+
+	return v && *v ? atoi(v) : dflt;
+}
+
+/* The session marker tells an exec'd program that it is not the first
+ * process and must not take the trace file's name (see rec-file.c). */
+static char session_env[40] = "MTREC_SESSION=";
+
+void mtrec_init(void)
+{
+	const char *trace = prim_getenv("MALLOC_TRACE");
+
+	mtrec_settings.depth = env_int("MTREC_DEPTH", 1);
+	if (mtrec_settings.depth < 1)
+		mtrec_settings.depth = 1;
+	if (mtrec_settings.depth > 64)
+		mtrec_settings.depth = 64;
+	mtrec_settings.scoped = env_int("MTREC_SCOPED", 0);
+	mtrec_settings.freeres = env_int("MTREC_FREERES", 1);
+	mtrec_settings.quiet = env_int("MTREC_QUIET", 0);
+	if (!trace || !*trace)
+		return;		/* like glibc: no MALLOC_TRACE, no trace */
+	g.first = getenv("MTREC_SESSION") == NULL;
+	g.last_addr_event = prim_map_anon(NBUCKETS * sizeof(uintptr_t));
+	g.slots = prim_map_anon(NSLOTS * sizeof(struct thread_slot));
+	if (!g.last_addr_event || !g.slots) {
+		prim_say("cannot map memory for the recorder; not recording", NULL);
+		return;
+	}
+	g.enabled = 1;
+	if (!mtrec_settings.scoped)
+		mtrec_start();
+}
+
+/* Called from the library constructor, outside any libc call. */
+void mtrec_mark_session(void)
+{
+	char *o;
+
+	if (!g.enabled || !g.first)
+		return;
+	o = prim_putu(session_env + 14, session_env + sizeof(session_env) - 1,
+		      (unsigned long)getpid());
+	*o = '\0';
+	/* putenv() grows libc's environ array with malloc: that block is ours,
+	 * not the program's, and is left out of the trace until the program
+	 * itself reallocates it. */
+	mtrec_busy = 1;
+	putenv(session_env);
+	mtrec_busy = 0;
+	g.hidden = environ;
+}
+
+void mtrec_fini(void)
+{
+	int busy = mtrec_busy;
+	char *pos = NULL, *end = NULL;
+
+	if (!g.opened || g.ended)
+		return;
+	/* libc's private buffers are freed while still recording, so that
+	 * they are not reported as leaks (as glibc's mtrace and valgrind). */
+	if (mtrec_settings.freeres && mtrec_recording)
+		__libc_freeres();
+	mtrec_busy = 1;
+	pthread_mutex_lock(&g.lock);
+	stop_locked();
+	g.ended = 1;
+	/* The file ends where our "= End" does when our chunk is the last. */
+	if (self && self->pos) {
+		pos = self->pos;
+		end = self->end;
+		self->pos = self->end = NULL;
+	}
+	for (unsigned i = 0; i < NSLOTS && i < g.next_slot; i++)
+		chunk_close(&g.slots[i]);
+	if (!mtrec_file_close(pos, end) && pos)
+		chunk_close(&(struct thread_slot){ .pos = pos, .end = end });
+	pthread_mutex_unlock(&g.lock);
+	mtrec_busy = busy;
+}
+
+static pthread_mutex_t *const module_locks[] = {
+	&mtrec_objects_lock, &mtrec_caller_lock, &mtrec_stack_lock, &mtrec_grow_lock,
+};
+#define NLOCKS (sizeof(module_locks) / sizeof(module_locks[0]))
+
+void mtrec_fork_prepare(void)
+{
+	pthread_mutex_lock(&g.lock);
+	for (unsigned i = 0; i < NLOCKS; i++)
+		pthread_mutex_lock(module_locks[i]);
+}
+
+void mtrec_fork_parent(void)
+{
+	for (unsigned i = NLOCKS; i-- > 0;)
+		pthread_mutex_unlock(module_locks[i]);
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* The child keeps nothing of the parent's file: it records into its own,
+ * named by the rule in rec-file.c, from a clean state. */
+void mtrec_fork_child(void)
+{
+	int was_recording = mtrec_recording;
+
+	pthread_mutex_init(&g.lock, NULL);
+	for (unsigned i = 0; i < NLOCKS; i++)
+		pthread_mutex_init(module_locks[i], NULL);
+	if (!g.enabled)
+		return;
+	mtrec_busy = 1;
+	mtrec_recording = 0;
+	self = NULL;
+	memset(g.slots, 0, sizeof(struct thread_slot) * (g.next_slot < NSLOTS ? g.next_slot : NSLOTS));
+	g.next_slot = 0;
+	madvise(g.last_addr_event, NBUCKETS * sizeof(uintptr_t), MADV_DONTNEED);
+	mtrec_file_forget();
+	g.opened = 0;
+	g.ended = 0;
+	g.failed = 0;
+	g.first = 0;
+	mtrec_objects_reset();
+	mtrec_stack_reset();
+	new_epoch();
+	if (was_recording)
+		start_locked();
+	mtrec_busy = 0;
+}

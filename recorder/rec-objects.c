@@ -1,0 +1,161 @@
+/* rec-objects.c -- "# object" and "# unload" lines: which file each
+ * address belongs to, with its build-id, so that the analyzer can
+ * symbolize modules that were dlclose'd before exit and check that it reads
+ * the very file that ran.
+ *
+ * dlopen() is not wrapped (the dynamic linker looks at its caller); the
+ * loader's own counters of loads and unloads, read through
+ * dl_iterate_phdr(), tell when to look again.  This runs on slow paths only
+ * (a caller or a stack seen for the first time). */
+#include "rec.h"
+
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+
+#define MAX_OBJECTS 4096
+
+struct known {
+	uintptr_t bias, lo, hi;
+	unsigned name_hash;
+	int present;
+};
+
+pthread_mutex_t mtrec_objects_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct known known[MAX_OBJECTS];
+static int nknown;
+static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
+
+static unsigned hash_name(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+struct counters {
+	unsigned long long adds, subs;
+};
+
+static int read_counters(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct counters *c = data;
+
+	c->adds = info->dlpi_adds;
+	c->subs = info->dlpi_subs;
+	return 1;		/* the first object is enough */
+}
+
+static char *put_build_id(char *o, char *lim, const struct dl_phdr_info *info)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const unsigned char *desc = (const unsigned char *)p + sizeof(*n) +
+						    ((n->n_namesz + 3) & ~3u);
+			if ((const char *)desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(p + sizeof(*n), "GNU", 4) == 0) {
+				for (unsigned j = 0; j < n->n_descsz && o + 2 < lim; j++) {
+					*o++ = digits[desc[j] >> 4];
+					*o++ = digits[desc[j] & 15];
+				}
+				return o;
+			}
+			p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return prim_puts(o, lim, "-");
+}
+
+static void write_object(const char *what, const struct known *k,
+			 const struct dl_phdr_info *info)
+{
+	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
+
+	o = prim_puts(o, lim, what);
+	o = prim_puts(o, lim, " 0x");
+	o = prim_putx(o, lim, k->bias);
+	o = prim_puts(o, lim, " 0x");
+	o = prim_putx(o, lim, k->lo);
+	o = prim_puts(o, lim, "-0x");
+	o = prim_putx(o, lim, k->hi);
+	o = prim_puts(o, lim, " ");
+	if (info) {
+		o = put_build_id(o, lim, info);
+		o = prim_puts(o, lim, " ");
+		o = prim_puts(o, lim, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "-");
+	}
+	mtrec_write_line(buf, (size_t)(o - buf));
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct known k = { .bias = info->dlpi_addr, .lo = UINTPTR_MAX, .hi = 0, .present = 1 };
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < k.lo)
+			k.lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > k.hi)
+			k.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (k.hi == 0)
+		return 0;
+	k.name_hash = hash_name(info->dlpi_name ? info->dlpi_name : "");
+	for (int i = 0; i < nknown; i++) {
+		if (known[i].bias == k.bias && known[i].lo == k.lo &&
+		    known[i].name_hash == k.name_hash) {
+			known[i].present = 1;
+			return 0;
+		}
+	}
+	write_object("# object", &k, info);
+	if (nknown < MAX_OBJECTS)
+		known[nknown++] = k;
+	return 0;
+}
+
+void mtrec_objects_sync(void)
+{
+	struct counters now = { 0, 0 };
+
+	dl_iterate_phdr(read_counters, &now);
+	if (now.adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) &&
+	    now.subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&mtrec_objects_lock);
+	for (int i = 0; i < nknown; i++)
+		known[i].present = 0;
+	dl_iterate_phdr(visit, NULL);
+	for (int i = 0; i < nknown; i++) {
+		if (known[i].present)
+			continue;
+		write_object("# unload", &known[i], NULL);
+		known[i--] = known[--nknown];
+	}
+	__atomic_store_n(&seen_adds, now.adds, __ATOMIC_RELAXED);
+	__atomic_store_n(&seen_subs, now.subs, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&mtrec_objects_lock);
+}
+
+/* A new file (fork child) must describe every object again. */
+void mtrec_objects_reset(void)
+{
+	nknown = 0;
+	seen_adds = seen_subs = ~0ull;
+}

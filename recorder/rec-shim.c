@@ -1,0 +1,317 @@
+/* rec-shim.c -- every symbol libmtrec.so exports: the interposed allocation
+ * functions, the scoping API (mtrec.h, glibc's mtrace/muntrace), dlclose,
+ * and the bootstrap of the real functions.
+ *
+ * Each wrapper takes its caller once, calls the real function, makes one
+ * record call, and returns.  A free is recorded before the real free and an
+ * allocation after the real allocation, so the file order follows the
+ * program's (glibc 2.34+ does it the other way round and its traces show
+ * impossible frees under threads). */
+#include "rec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mtrec.h"
+/* This file defines the functions the header wraps in macros. */
+#undef trace_on
+#undef trace_off
+#undef trace_mark
+
+#define EXPORT __attribute__((visibility("default")))
+#define CALLER() __builtin_return_address(0)
+
+struct mtrec_real mtrec_real;
+
+/* ---- bootstrap -------------------------------------------------------
+ * dlsym() itself may call calloc/malloc/free before the real functions are
+ * known: those calls are served from this static pool and never recorded;
+ * free() recognises the pool and ignores its blocks. */
+
+static char boot_pool[64 * 1024] __attribute__((aligned(64)));
+static size_t boot_used;
+
+static int in_boot_pool(const void *p)
+{
+	return (const char *)p >= boot_pool && (const char *)p < boot_pool + sizeof(boot_pool);
+}
+
+static void *boot_alloc(size_t size, size_t align)
+{
+	size_t *hdr;
+	size_t start;
+
+	if (align < 16)
+		align = 16;
+	start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
+	if (start + size > sizeof(boot_pool))
+		return NULL;
+	hdr = (size_t *)(boot_pool + start) - 1;
+	*hdr = size;
+	boot_used = start + size;
+	return boot_pool + start;	/* static memory: already zero */
+}
+
+static size_t boot_size(const void *p)
+{
+	return ((const size_t *)p)[-1];
+}
+
+static void *next_sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* Resolve the real functions; returns once they are all known.  Threads
+ * racing here all store the same values. */
+static void bootstrap(void)
+{
+	static int state;	/* 0 not started, 1 running, 2 done */
+
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
+		return;
+	if (__atomic_exchange_n(&state, 1, __ATOMIC_ACQ_REL) == 1)
+		return;		/* recursive call from inside dlsym */
+	mtrec_real.calloc = next_sym("calloc");
+	mtrec_real.malloc = next_sym("malloc");
+	mtrec_real.free = next_sym("free");
+	mtrec_real.realloc = next_sym("realloc");
+	mtrec_real.reallocarray = next_sym("reallocarray");
+	mtrec_real.memalign = next_sym("memalign");
+	mtrec_real.posix_memalign = next_sym("posix_memalign");
+	mtrec_real.aligned_alloc = next_sym("aligned_alloc");
+	mtrec_real.valloc = next_sym("valloc");
+	mtrec_real.pvalloc = next_sym("pvalloc");
+	mtrec_real.dlclose = next_sym("dlclose");
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	mtrec_init();
+}
+
+static inline int ready(void)
+{
+	if (unlikely(!mtrec_real.free))
+		bootstrap();
+	return mtrec_real.free != NULL;
+}
+
+/* ---- allocation functions ------------------------------------------- */
+
+EXPORT void *malloc(size_t size)
+{
+	const void *caller = CALLER();
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(size, 16);
+	p = mtrec_real.malloc(size);
+	if (mtrec_wants())
+		mtrec_record_alloc(caller, p, size);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	const void *caller = CALLER();
+
+	if (p == NULL || unlikely(in_boot_pool(p)))
+		return;
+	if (unlikely(!ready()))
+		return;
+	if (mtrec_wants())
+		mtrec_record_free(caller, p);
+	mtrec_real.free(p);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	const void *caller = CALLER();
+	size_t bytes;
+	void *p;
+
+	if (unlikely(!ready()))
+		return __builtin_mul_overflow(n, size, &bytes) ? NULL : boot_alloc(bytes, 16);
+	p = mtrec_real.calloc(n, size);
+	/* An overflowing request allocates nothing and, as in glibc, logs nothing. */
+	if (mtrec_wants() && !__builtin_mul_overflow(n, size, &bytes))
+		mtrec_record_alloc(caller, p, bytes);
+	return p;
+}
+
+static void *realloc_common(const void *caller, void *old, size_t size)
+{
+	struct mtrec_realloc r;
+	void *p;
+
+	if (unlikely(in_boot_pool(old))) {
+		p = mtrec_real.malloc(size);
+		if (p)
+			memcpy(p, old, boot_size(old) < size ? boot_size(old) : size);
+		if (mtrec_wants())
+			mtrec_record_alloc(caller, p, size);
+		return p;
+	}
+	if (!mtrec_wants())
+		return mtrec_real.realloc(old, size);
+	mtrec_realloc_before(&r, caller, old);
+	p = mtrec_real.realloc(old, size);
+	mtrec_realloc_after(&r, caller, old, p, size);
+	return p;
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	const void *caller = CALLER();
+
+	if (unlikely(!ready())) {
+		void *p = boot_alloc(size, 16);
+		if (p && old)
+			memcpy(p, old, boot_size(old) < size ? boot_size(old) : size);
+		return p;
+	}
+	return realloc_common(caller, old, size);
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	const void *caller = CALLER();
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;		/* nothing allocated, nothing logged */
+		return NULL;
+	}
+	if (unlikely(!ready()))
+		return NULL;
+	return realloc_common(caller, old, bytes);
+}
+
+/* The memalign family: one helper, handed the user's caller, so that
+ * valloc() is charged to the user's line and not to memalign(). */
+static void *aligned_common(const void *caller, void *p, size_t size)
+{
+	if (mtrec_wants())
+		mtrec_record_alloc(caller, p, size);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	const void *caller = CALLER();
+
+	if (unlikely(!ready()))
+		return boot_alloc(size, align);
+	return aligned_common(caller, mtrec_real.memalign(align, size), size);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	const void *caller = CALLER();
+
+	if (unlikely(!ready()))
+		return boot_alloc(size, align);
+	return aligned_common(caller, mtrec_real.aligned_alloc(align, size), size);
+}
+
+EXPORT void *valloc(size_t size)
+{
+	const void *caller = CALLER();
+
+	if (unlikely(!ready()))
+		return boot_alloc(size, (size_t)sysconf(_SC_PAGESIZE));
+	return aligned_common(caller, mtrec_real.valloc(size), size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	const void *caller = CALLER();
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (unlikely(!ready()))
+		return NULL;
+	/* Log the page-rounded size really allocated; glibc 2.36 logs
+	 * size + 1 rounded wrongly (0x1001 for pvalloc(100)). */
+	return aligned_common(caller, mtrec_real.pvalloc(size),
+			      size > SIZE_MAX - page ? size : (size + page - 1) & ~(page - 1));
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	const void *caller = CALLER();
+	int err;
+
+	if (unlikely(!ready())) {
+		*out = boot_alloc(size, align);
+		return *out ? 0 : ENOMEM;
+	}
+	err = mtrec_real.posix_memalign(out, align, size);
+	/* A bad alignment allocates nothing and logs nothing, as in glibc;
+	 * running out of memory logs "+ (nil) SIZE" as glibc does. */
+	if (err == 0 || err == ENOMEM)
+		aligned_common(caller, err == 0 ? *out : NULL, size);
+	return err;
+}
+
+/* ---- dynamic loading --------------------------------------------------
+ * dlopen is not wrapped (the dynamic linker looks at its caller to find
+ * RUNPATH and $ORIGIN); new objects are noticed lazily.  dlclose is: once
+ * a module is gone, its addresses may be reused by another. */
+
+EXPORT int dlclose(void *handle)
+{
+	int ret;
+
+	if (!ready() || !mtrec_real.dlclose)
+		return -1;
+	ret = mtrec_real.dlclose(handle);
+	mtrec_forget_callers();
+	return ret;
+}
+
+/* ---- scoping API (mtrec.h) and glibc's mtrace()/muntrace() ------------ */
+
+EXPORT void trace_on(void)
+{
+	if (ready())
+		mtrec_start();
+}
+
+EXPORT void trace_off(void)
+{
+	if (ready())
+		mtrec_stop();
+}
+
+EXPORT void trace_mark(const char *label)
+{
+	if (ready())
+		mtrec_mark(label ? label : "");
+}
+
+EXPORT void mtrace(void)
+{
+	trace_on();
+}
+
+EXPORT void muntrace(void)
+{
+	trace_off();
+}
+
+/* ---- process life ----------------------------------------------------- */
+
+__attribute__((constructor)) static void shim_constructor(void)
+{
+	ready();
+	mtrec_mark_session();
+	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
+}
+
+__attribute__((destructor)) static void shim_destructor(void)
+{
+	mtrec_fini();
+}

@@ -1,0 +1,151 @@
+/* rec.h -- the one internal interface between the interposition shim
+ * (rec-shim.c, which owns every exported symbol) and the recorder core:
+ * recording (rec-core.c), the trace file (rec-file.c), caller strings
+ * (rec-caller.c), loaded objects (rec-objects.c) and call stacks
+ * (rec-stack.c). */
+#ifndef MTREC_REC_H
+#define MTREC_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "prim.h"
+
+/* The functions the shim forwards to: the next definitions in the chain. */
+struct mtrec_real {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	int (*dlclose)(void *);
+};
+extern struct mtrec_real mtrec_real MTREC_HIDDEN;
+
+/* Non-zero while events are being recorded; the wrappers' only test. */
+extern int mtrec_recording MTREC_HIDDEN;
+/* Set while the calling thread is inside the recorder: its own calls into
+ * libc must not be recorded again. */
+extern __thread int mtrec_busy MTREC_HIDDEN;
+
+static inline int mtrec_wants(void)
+{
+	return unlikely(mtrec_recording) && likely(!mtrec_busy);
+}
+
+/* Library start-up, once, from the first wrapper call or the constructor. */
+void mtrec_init(void) MTREC_HIDDEN;
+/* Process end: let libc free its caches, close the span, trim the file. */
+void mtrec_fini(void) MTREC_HIDDEN;
+/* From the constructor: mark the environment as a running session. */
+void mtrec_mark_session(void) MTREC_HIDDEN;
+
+/* Events.  An allocation is recorded after it returned, a free before the
+ * block is released (see rec-core.c for why the order matters). */
+void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
+void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
+
+/* realloc both frees and allocates, and can fail: the free's place in the
+ * file is fixed before the call, the outcome written after it. */
+struct mtrec_realloc { char *at; };
+void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
+			  const void *old) MTREC_HIDDEN;
+void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
+			 const void *old, const void *new, size_t size) MTREC_HIDDEN;
+
+/* Scoping (trace_on/trace_off/trace_mark, mtrace/muntrace). */
+void mtrec_start(void) MTREC_HIDDEN;
+void mtrec_stop(void) MTREC_HIDDEN;
+void mtrec_mark(const char *label) MTREC_HIDDEN;
+/* A module was unloaded: cached caller strings may be stale. */
+void mtrec_forget_callers(void) MTREC_HIDDEN;
+
+/* fork: keep the child from inheriting a held lock or the parent's file. */
+void mtrec_fork_prepare(void) MTREC_HIDDEN;
+void mtrec_fork_parent(void) MTREC_HIDDEN;
+void mtrec_fork_child(void) MTREC_HIDDEN;
+
+/* ---- the trace file (rec-file.c) ---- */
+
+/* Open the trace named by MALLOC_TRACE for this process and map it.
+ * first: this is the session's first process (it may truncate the name).
+ * Returns 0, or -1 after saying why on stderr. */
+int mtrec_file_open(int first) MTREC_HIDDEN;
+/* Make sure bytes [0, end) of the file exist and are backed by disk
+ * blocks; 0, or -1 when recording must stop (already said why). */
+int mtrec_file_grow(size_t end) MTREC_HIDDEN;
+/* Cut the file to its used length.  When the last chunk is the one that
+ * ends at end, cut at pos instead and return 1. */
+int mtrec_file_close(char *pos, char *end) MTREC_HIDDEN;
+/* Drop the mapping inherited from the parent (fork child). */
+void mtrec_file_forget(void) MTREC_HIDDEN;
+
+struct mtrec_file {
+	int fd;
+	char *base;		/* the whole file is mapped here ... */
+	size_t maplen;		/* ... this far */
+	size_t tail;		/* bytes handed out to writers (atomic) */
+	size_t size;		/* bytes the file has, backed (atomic) */
+	char path[4096];
+};
+extern struct mtrec_file mtrec_file MTREC_HIDDEN;
+
+/* ---- caller strings (rec-caller.c) ---- */
+
+/* "@ OBJECT:(SYM+OFF)[0xREL] ", the prefix glibc writes for a caller. */
+struct mtrec_caller {
+	const void *addr;
+	unsigned short len;
+	char text[];
+};
+const struct mtrec_caller *mtrec_caller_get(const void *addr) MTREC_HIDDEN;
+void mtrec_caller_reset(void) MTREC_HIDDEN;
+
+/* ---- loaded objects (rec-objects.c) ---- */
+
+/* Write "# object" lines for objects loaded since the last call and
+ * "# unload" lines for those gone; cheap when nothing changed. */
+void mtrec_objects_sync(void) MTREC_HIDDEN;
+void mtrec_objects_reset(void) MTREC_HIDDEN;
+
+/* ---- call stacks (rec-stack.c) ---- */
+
+/* The id of the stack ips[0..n), writing its "# stack" line when new. */
+unsigned long mtrec_stack_id(void *const *ips, int n) MTREC_HIDDEN;
+void mtrec_stack_reset(void) MTREC_HIDDEN;
+
+/* ---- writing lines (rec-core.c) ---- */
+
+/* Room for len bytes in the calling thread's chunk; NULL when not recording.
+ * Finish with mtrec_line_end(end of what was written). */
+char *mtrec_line_begin(size_t len) MTREC_HIDDEN;
+void mtrec_line_end(char *end) MTREC_HIDDEN;
+/* Write one whole line (without its newline) in the calling thread's chunk. */
+void mtrec_write_line(const char *s, size_t len) MTREC_HIDDEN;
+/* Stop recording for good, saying why once. */
+void mtrec_give_up(const char *why, int err) MTREC_HIDDEN;
+
+/* The module locks; fork takes them all, in this order, so that the child
+ * never inherits one held by a thread that no longer exists. */
+#include <pthread.h>
+extern pthread_mutex_t mtrec_objects_lock MTREC_HIDDEN;
+extern pthread_mutex_t mtrec_caller_lock MTREC_HIDDEN;
+extern pthread_mutex_t mtrec_stack_lock MTREC_HIDDEN;
+extern pthread_mutex_t mtrec_grow_lock MTREC_HIDDEN;
+
+/* Settings read once at start. */
+struct mtrec_settings {
+	int depth;		/* MTREC_DEPTH: frames per stack, 1 = caller only */
+	int scoped;		/* MTREC_SCOPED: wait for trace_on() */
+	int freeres;		/* MTREC_FREERES: call __libc_freeres at exit */
+	int quiet;		/* MTREC_QUIET: no notes on stderr */
+};
+extern struct mtrec_settings mtrec_settings MTREC_HIDDEN;
+
+#endif

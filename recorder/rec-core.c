@@ -27,6 +27,7 @@
  * short by a crash ends as a line of NULs and never merges with the next
  * chunk's first line.  A chunk left early is filled with a '#' line. */
 #include "rec.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,9 +49,6 @@ extern char **environ;
 #define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
 
 extern void __libc_freeres(void);
-/* From rec-unwind.c when it is linked in; without it, stacks hold the
- * caller only. */
-extern int mtrec_unwind(void **ips, int max) __attribute__((weak));
 
 int mtrec_recording;
 __thread int mtrec_busy;
@@ -297,7 +295,7 @@ static unsigned long current_stack(const void *caller)
 
 	if (mtrec_settings.depth <= 1)
 		return 0;
-	n = mtrec_unwind ? mtrec_unwind(ips, mtrec_settings.depth) : 0;
+	n = mtrec_unwind(ips, mtrec_settings.depth);
 	if (n <= 0) {
 		ips[0] = (void *)caller;
 		n = 1;
@@ -615,6 +613,7 @@ void mtrec_mark(const char *label)
 void mtrec_forget_callers(void)
 {
 	mtrec_caller_reset();
+	mtrec_unwind_flush();
 }
 
 void mtrec_give_up(const char *why, int err)

@@ -91,14 +91,17 @@ mta_live_insert (MtaLiveTable *t, uint64_t addr)
 gboolean
 mta_live_remove (MtaLiveTable *t, uint64_t addr)
 {
-	size_t i = hash_addr (addr) & t->mask;
-	for (;;) {
-		if (!t->slots[i].used)
-			return FALSE;
-		if (t->slots[i].addr == addr)
-			break;
-		i = (i + 1) & t->mask;
-	}
+	MtaLiveEntry *e = mta_live_lookup (t, addr);
+	if (e == NULL)
+		return FALSE;
+	mta_live_remove_entry (t, e);
+	return TRUE;
+}
+
+void
+mta_live_remove_entry (MtaLiveTable *t, MtaLiveEntry *e)
+{
+	size_t i = (size_t) (e - t->slots);
 	/* Shift back every later entry of the cluster that may move. */
 	size_t j = i;
 	for (;;) {
@@ -108,7 +111,7 @@ mta_live_remove (MtaLiveTable *t, uint64_t addr)
 			j = (j + 1) & t->mask;
 			if (!t->slots[j].used) {
 				t->count--;
-				return TRUE;
+				return;
 			}
 			k = hash_addr (t->slots[j].addr) & t->mask;
 			/* Entry at j may move to i unless its home k lies cyclically in (i, j]. */

@@ -34,6 +34,8 @@ MtaLiveEntry *mta_live_lookup (MtaLiveTable *t, uint64_t addr);
 MtaLiveEntry *mta_live_insert (MtaLiveTable *t, uint64_t addr);
 /* Remove ADDR; TRUE when it was there. */
 gboolean mta_live_remove (MtaLiveTable *t, uint64_t addr);
+/* Remove E, a pointer returned by lookup or insert. */
+void mta_live_remove_entry (MtaLiveTable *t, MtaLiveEntry *e);
 
 /* Iterate: for (i = 0; mta_live_next (t, &i, &e); ) ... */
 gboolean mta_live_next (const MtaLiveTable *t, size_t *iter, const MtaLiveEntry **entry);

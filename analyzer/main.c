@@ -33,10 +33,34 @@ typedef struct {
 } Command;
 
 static int cmd_report (int argc, char **argv, GError **error);
+static int cmd_addr2line (int argc, char **argv, GError **error);
 
 static const Command commands[] = {
 	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace" },
+	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would" },
 };
+
+/* ------------------------------------------------------------ addr2line */
+
+/* The answers the report uses in place of binutils' addr2line, one per
+ * line, so that they can be checked against the real program. */
+static int
+cmd_addr2line (int argc, char **argv, GError **error)
+{
+	if (argc < 1) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+			     "usage: mtanalyze addr2line FILE ADDR...");
+		return -1;
+	}
+	MtaSymbolizer *sym = mta_symbolizer_new (NULL, NULL, NULL);
+	for (int i = 1; i < argc; i++) {
+		const char *r = mta_symbolizer_addr2line (sym, argv[0],
+							  g_ascii_strtoull (argv[i], NULL, 16));
+		puts (r ? r : "??:0");
+	}
+	mta_symbolizer_free (sym);
+	return 0;
+}
 
 /* ------------------------------------------------------------ report */
 

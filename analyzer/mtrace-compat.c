@@ -338,7 +338,11 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 	if (op.len != 1)
 		return TRUE;
 	key = n + 1 < l->ncols ? l->cols[n + 1] : none;
-	canonical = mta_canonical_hex (key, &v);
+	if (l->kind == MTA_LINE_EVENT) {
+		canonical = l->addr_canonical;
+		v = l->addr;
+	} else
+		canonical = mta_canonical_hex (key, &v);
 
 	switch (op.p[0]) {
 	case '+':
@@ -351,14 +355,20 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 			fputc ('\n', c->out);
 		} else if (key.len >= 2 && key.p[0] == '0' && key.p[1] == 'x') {
 			MtaSpan sz = n + 2 < l->ncols ? l->cols[n + 2] : none;
-			slot_store (c, key, canonical, v, mta_perl_hex (sz),
+			/* a well-formed size is plain hex: hex() is its value */
+			slot_store (c, key, canonical, v,
+				    l->kind == MTA_LINE_EVENT ? l->size : mta_perl_hex (sz),
 				    mta_strtab_intern (&c->callers, where.p, where.len), l->lineno);
 		}
 		break;
 	case '-':
 	case '<':
-		if (slot_lookup (c, key, canonical, v, &slot))
-			slot_remove (c, key, canonical, v);
+		if (slot_lookup (c, key, canonical, v, &slot)) {
+			if (slot.live)
+				mta_live_remove_entry (&c->live, slot.live);
+			else
+				slot_remove (c, key, canonical, v);
+		}
 		else {
 			print_addr (c, '-', key);
 			fprintf (c->out, " %s %" PRIu64 " was never alloc'd ",

@@ -41,6 +41,8 @@ static const signed char hexval[256] = {
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 #define HEXV(c) (hexval[(unsigned char) (c)] - 1)   /* -1: not a digit */
+#define ONES 0x0101010101010101ULL
+#define HIGH 0x8080808080808080ULL
 
 MtaReader *
 mta_reader_new (MtaLineFunc func, gpointer user_data)
@@ -131,21 +133,53 @@ mta_canonical_hex (MtaSpan s, uint64_t *value)
 	return TRUE;
 }
 
-/* "0x" and 1-16 hex digits (any case, leading zeros allowed). */
-static gboolean
-parse_hex_field (MtaSpan s, uint64_t *value)
+/* Eight ASCII hex digits (first one in the lowest byte) to their value;
+ * *OK and *LOWER get cleared when a byte is not a hex digit or is an
+ * upper-case one.  Branch-free, eight digits per step. */
+static inline uint32_t
+hex8 (uint64_t x, gboolean *ok, gboolean *lower)
 {
-	uint64_t v = 0;
+	const uint64_t low7 = x & ~HIGH;
+#define GE(v, lo) ((v) + (0x80 - (lo)) * ONES)               /* high bit: byte >= lo */
+#define LE(v, hi) (~((v) + (0x7f - (hi)) * ONES))            /* high bit: byte <= hi */
+	uint64_t digit = GE (low7, 0x30) & LE (low7, 0x39);
+	uint64_t lc = GE (low7, 0x61) & LE (low7, 0x66);
+	uint64_t uc = GE (low7, 0x41) & LE (low7, 0x46);
+#undef GE
+#undef LE
+	uint64_t valid = (digit | lc | uc) & ~x & HIGH;
+	*ok &= valid == HIGH;
+	*lower &= (uc & ~x & HIGH) == 0;
+	/* nibble = low 4 bits + 9 for letters (bit 6 set) */
+	uint64_t n = (x & 0x0f0f0f0f0f0f0f0fULL) + ((x >> 6) & ONES) * 9;
+	n = ((n & 0x0f000f000f000f00ULL) >> 8) | ((n & 0x000f000f000f000fULL) << 4);
+	n = ((n & 0x00ff000000ff0000ULL) >> 16) | ((n & 0x000000ff000000ffULL) << 8);
+	n = ((n & 0x0000ffff00000000ULL) >> 32) | ((n & 0x000000000000ffffULL) << 16);
+	return (uint32_t) n;
+}
+
+/* "0x" and 1-16 hex digits (any case, leading zeros allowed); *CANON
+ * tells the canonical %p spelling (see mta_canonical_hex). */
+static gboolean
+parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
+{
+	gboolean ok = TRUE, lower = TRUE;
+	char buf[16];
 
 	if (s.len < 3 || s.len > 18 || s.p[0] != '0' || s.p[1] != 'x')
 		return FALSE;
-	for (size_t i = 2; i < s.len; i++) {
-		int d = HEXV (s.p[i]);
-		if (d < 0)
-			return FALSE;
-		v = (v << 4) | (uint64_t) d;
-	}
+	size_t n = s.len - 2;
+	memset (buf, '0', sizeof buf);
+	memcpy (buf + 16 - n, s.p + 2, n);
+	uint64_t hi, lo;
+	memcpy (&hi, buf, 8);
+	memcpy (&lo, buf + 8, 8);
+	uint64_t v = ((uint64_t) hex8 (hi, &ok, &lower) << 32) | hex8 (lo, &ok, &lower);
+	if (!ok)
+		return FALSE;
 	*value = v;
+	if (canon)
+		*canon = lower && (s.p[2] != '0' || s.len == 3);
 	return TRUE;
 }
 
@@ -157,15 +191,26 @@ classify (MtaLine *l)
 	const MtaSpan *c = l->cols;
 
 	if (l->ncols == 0) {
+		l->addr_canonical = FALSE;
+		l->op = 0;
+		l->stack_id = -1;
+		l->caller.p = "";
+		l->caller.len = 0;
 		l->kind = MTA_LINE_BLANK;
 		return;
 	}
+	l->addr_canonical = FALSE;
+	l->op = 0;
+	l->addr = l->size = 0;
+	l->stack_id = -1;
+	l->caller.p = "";
+	l->caller.len = 0;
 	if (c[0].p[0] == '#') {
 		l->kind = MTA_LINE_EXT;
 		return;
 	}
 	/* A line made only of NUL bytes and blanks is padding. */
-	if (memchr (l->text.p, '\0', l->text.len) != NULL) {
+	if (l->has_nul) {
 		gboolean only = TRUE;
 		for (size_t i = 0; i < l->text.len && only; i++)
 			only = l->text.p[i] == '\0' || is_ws[(unsigned char) l->text.p[i]];
@@ -188,9 +233,10 @@ classify (MtaLine *l)
 	if (l->ncols < n + 2 || c[n].len != 1)
 		return;
 	l->op = c[n].p[0];
+	l->addr_canonical = FALSE;
 	if (mta_span_eq (c[n + 1], "(nil)"))
 		l->addr = 0;
-	else if (!parse_hex_field (c[n + 1], &l->addr))
+	else if (!parse_hex_field (c[n + 1], &l->addr, &l->addr_canonical))
 		return;
 	int next = n + 2;
 	l->size = 0;
@@ -200,7 +246,7 @@ classify (MtaLine *l)
 			return;
 		if (mta_span_eq (c[n + 2], "0"))
 			l->size = 0;
-		else if (!parse_hex_field (c[n + 2], &l->size))
+		else if (!parse_hex_field (c[n + 2], &l->size, NULL))
 			return;
 		next = n + 3;
 		break;
@@ -228,6 +274,93 @@ classify (MtaLine *l)
 	l->kind = MTA_LINE_EVENT;
 }
 
+/* Index of the first byte <= 0x20 in [P, END) (perl's blanks and NUL are
+ * all there), eight bytes at a time; END when there is none. */
+static inline const char *
+scan_token_end (const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t x;
+		memcpy (&x, p, 8);
+		/* bytes < 0x21: (x - 0x21..) & ~x & 0x80.. (exact for bytes < 0x80;
+		 * bytes >= 0x80 never set their high bit in the result) */
+		uint64_t m = (x - 0x2121212121212121ULL) & ~x & 0x8080808080808080ULL;
+		if (m)
+			return p + (__builtin_ctzll (m) >> 3);
+		p += 8;
+	}
+	while (p < end && (unsigned char) *p > 0x20)
+		p++;
+	return p;
+}
+
+
+/* The common case: a line whose only bytes below 0x21 are spaces.  Eight
+ * bytes at a time, find where runs of non-spaces start and end.  Returns
+ * FALSE (having done nothing useful) when the line holds a tab, CR, NUL or
+ * other control byte: the general loop handles those. */
+static inline gboolean
+fast_tokenize (MtaLine *l, const char *p, size_t len)
+{
+	uint64_t prev_space;   /* high bit: the byte before is blank */
+	size_t start = 0;
+	int n = 0;
+
+	prev_space = 0x80;
+	for (size_t off = 0; off < len; off += 8) {
+		uint64_t x = 0x4141414141414141ULL;   /* pad with non-blanks */
+		size_t k = len - off;
+		if (k >= 8)
+			memcpy (&x, p + off, 8);
+		else
+			memcpy (&x, p + off, k);
+		uint64_t lt = ~(((x & ~HIGH) + 0x5f * ONES) | x) & HIGH;
+		uint64_t y = x ^ (0x20 * ONES);
+		uint64_t sp = ~(((y & ~HIGH) + 0x7f * ONES) | y) & HIGH;
+		if (lt != sp)
+			return FALSE;
+		uint64_t nonsp = ~sp & HIGH;
+		uint64_t sp_before = (sp << 8) | prev_space;         /* byte i-1 is a space */
+		uint64_t starts = nonsp & sp_before;
+		uint64_t ends = sp & ~sp_before & HIGH;               /* space after non-space */
+		if (off == 0)
+			ends &= ~(uint64_t) 0x80;                       /* nothing ended before byte 0 */
+		prev_space = (sp >> 56) & 0x80;
+		uint64_t ev = starts | ends;
+		while (ev) {
+			int bit = __builtin_ctzll (ev);
+			size_t pos = off + (size_t) (bit >> 3);
+			if (pos >= len)
+				break;
+			if (starts & (1ULL << bit)) {
+				start = pos;
+			} else {
+				if (n == MTA_MAX_COLS) {
+					l->more_cols = TRUE;
+					goto done;
+				}
+				l->cols[n].p = p + start;
+				l->cols[n].len = pos - start;
+				n++;
+			}
+			ev &= ev - 1;
+		}
+	}
+	/* A token still open at the end of the line. */
+	if (len > 0 && p[len - 1] != ' ') {
+		if (n == MTA_MAX_COLS)
+			l->more_cols = TRUE;
+		else {
+			l->cols[n].p = p + start;
+			l->cols[n].len = len - start;
+			n++;
+		}
+	}
+done:
+	l->ncols = n;
+	return TRUE;
+}
+
 static gboolean
 emit_line (MtaReader *r, const char *source, uint64_t *source_lineno,
 	   const char *p, size_t len, GError **error)
@@ -242,11 +375,11 @@ emit_line (MtaReader *r, const char *source, uint64_t *source_lineno,
 	l.text.len = len;
 	l.ncols = 0;
 	l.more_cols = FALSE;
-	l.op = 0;
-	l.addr = l.size = 0;
-	l.stack_id = -1;
-	l.caller.p = "";
-	l.caller.len = 0;
+	l.has_nul = FALSE;
+	if (fast_tokenize (&l, p, len))
+		goto classify;
+	l.ncols = 0;
+	l.more_cols = FALSE;
 	for (;;) {
 		while (q < end && is_ws[(unsigned char) *q])
 			q++;
@@ -257,12 +390,20 @@ emit_line (MtaReader *r, const char *source, uint64_t *source_lineno,
 			break;
 		}
 		const char *t = q;
-		while (q < end && !is_ws[(unsigned char) *q])
+		for (;;) {
+			q = scan_token_end (q, end);
+			if (q == end || is_ws[(unsigned char) *q])
+				break;
+			/* a control byte or NUL inside the token */
+			if (*q == '\0')
+				l.has_nul = TRUE;
 			q++;
+		}
 		l.cols[l.ncols].p = t;
 		l.cols[l.ncols].len = (size_t) (q - t);
 		l.ncols++;
 	}
+classify:
 	classify (&l);
 	if (l.kind == MTA_LINE_EVENT && l.more_cols)
 		l.kind = MTA_LINE_BAD;

@@ -38,12 +38,14 @@ typedef struct {
 	MtaSpan text;             /* the line without its '\n' */
 	int ncols;                /* columns stored in cols (at most MTA_MAX_COLS) */
 	gboolean more_cols;       /* the line has more than MTA_MAX_COLS columns */
+	gboolean has_nul;         /* a NUL byte in one of the columns */
 	MtaSpan cols[MTA_MAX_COLS];
 	MtaLineKind kind;
 	/* For MTA_LINE_EVENT only: */
 	char op;                  /* '+', '-', '<', '>' or '!' */
 	MtaSpan caller;           /* empty when the line has no "@ CALLER" */
 	uint64_t addr;            /* 0 for "(nil)" */
+	gboolean addr_canonical;  /* ADDR column spelled as %p writes it */
 	uint64_t size;            /* 0 when the operator takes none */
 	int64_t stack_id;         /* trailing "s=ID", or -1 */
 } MtaLine;

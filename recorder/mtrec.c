@@ -27,6 +27,8 @@ static void usage(FILE *out)
 		"  -s, --scoped        record nothing until the program calls trace_on()\n"
 		"                      or mtrace()\n"
 		"  -d, --depth=N       record call stacks of up to N frames (1-64) [1]\n"
+		"      --signal[=SIG]  start and stop recording each time the program gets\n"
+		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
 		"  -h, --help          print this help and exit\n"
 		"  -V, --version       print the version and exit\n"
@@ -106,6 +108,7 @@ int main(int argc, char **argv)
 		{ "scoped", no_argument, NULL, 's' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "no-freeres", no_argument, NULL, 'F' },
+		{ "signal", optional_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -137,6 +140,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			setenv("MTREC_FREERES", "0", 1);
+			break;
+		case 'S':
+			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);
 			break;
 		case 'h':
 			usage(stdout);

@@ -80,6 +80,7 @@ static struct {
 	unsigned next_slot;
 	uint64_t start_ns, last_time_ns;
 	const void *hidden;	/* our putenv()'s environ array: not the program's */
+	int toggle_pending;	/* MTREC_SIGNAL arrived inside the recorder */
 	pthread_mutex_t lock;	/* start, stop, mark, open */
 } g = { .gen = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -210,6 +211,16 @@ static MTREC_COLD struct thread_slot *slot_attach(void)
 static inline struct thread_slot *me(void)
 {
 	return likely(self != NULL) ? self : slot_attach();
+}
+
+static void toggle_if_pending(void);
+
+/* Every record call ends here: a toggle signal that arrived while we were
+ * busy is acted on now. */
+static inline void leave(void)
+{
+	mtrec_busy = 0;
+	toggle_if_pending();
 }
 
 /* ---- the ordering table ---------------------------------------------- */
@@ -369,7 +380,7 @@ void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 		stack = current_stack(caller);
 		write_alloc(s, c, '+', p, size, stack);
 	}
-	mtrec_busy = 0;
+	leave();
 }
 
 void mtrec_record_free(const void *caller, const void *p)
@@ -393,7 +404,7 @@ void mtrec_record_free(const void *caller, const void *p)
 			publish(p, s->end);
 		}
 	}
-	mtrec_busy = 0;
+	leave();
 }
 
 /* realloc(old, n) may release old before it returns: the line that says
@@ -420,7 +431,7 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 		if (r->at)
 			publish(old, s->end);
 	}
-	mtrec_busy = 0;
+	leave();
 }
 
 /* The outcome, exactly as glibc's realloc_mtrace_after words it. */
@@ -464,7 +475,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	s->pos = put_event(o, c, '<', old, 0, 0, stack);
 	write_alloc(s, c, '>', new, size, stack);
 out:
-	mtrec_busy = 0;
+	leave();
 }
 
 /* ---- extension lines -------------------------------------------------- */
@@ -492,6 +503,79 @@ void mtrec_write_line(const char *text, size_t len)
 		return;
 	memcpy(o, text, len);
 	mtrec_line_end(o + len);
+}
+
+/* MTREC_SIGNAL: each delivery starts or stops recording.  A signal that
+ * interrupts the recorder itself (its locks or a half-written line) is
+ * acted on when the recorder is next left. */
+static void toggle(void)
+{
+	if (__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE))
+		mtrec_stop();
+	else
+		mtrec_start();
+}
+
+static void on_toggle_signal(int sig)
+{
+	int saved = errno;
+
+	if (mtrec_busy)
+		__atomic_store_n(&g.toggle_pending, 1, __ATOMIC_RELEASE);
+	else
+		toggle();
+	errno = saved;
+}
+
+static void toggle_if_pending(void)
+{
+	if (unlikely(__atomic_load_n(&g.toggle_pending, __ATOMIC_ACQUIRE)) &&
+	    __atomic_exchange_n(&g.toggle_pending, 0, __ATOMIC_ACQ_REL))
+		toggle();
+}
+
+/* "SIGUSR2", "USR2", "SIGRTMIN+3", "12": the signal number, or 0. */
+static int parse_signal(const char *name)
+{
+	static const struct { const char *name; int sig; } known[] = {
+		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+		{ "WINCH", SIGWINCH }, { "URG", SIGURG }, { "PWR", SIGPWR },
+	};
+	char *end;
+	long n;
+
+	if (strncmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(name, known[i].name) == 0)
+			return known[i].sig;
+	if (strncmp(name, "RTMIN", 5) == 0) {
+		n = name[5] ? strtol(name + 5, &end, 10) : 0;
+		return (!name[5] || !*end) && SIGRTMIN + n <= SIGRTMAX && n >= 0 ? SIGRTMIN + (int)n : 0;
+	}
+	n = strtol(name, &end, 10);
+	return !*end && n > 0 && n < NSIG ? (int)n : 0;
+}
+
+/* Installed from the constructor; a handler the program installs later
+ * for the same signal simply replaces ours. */
+void mtrec_install_signal(void)
+{
+	const char *name = prim_getenv("MTREC_SIGNAL");
+	struct sigaction sa;
+	int sig;
+
+	if (!g.enabled || !name || !*name)
+		return;
+	if ((sig = parse_signal(name)) == 0) {
+		prim_say("MTREC_SIGNAL: unknown signal '", name, "'", NULL);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_toggle_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 /* Send every thread to a new chunk: what they write next comes after

@@ -308,6 +308,7 @@ __attribute__((constructor)) static void shim_constructor(void)
 {
 	ready();
 	mtrec_mark_session();
+	mtrec_install_signal();
 	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
 }
 

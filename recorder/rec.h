@@ -45,6 +45,8 @@ void mtrec_init(void) MTREC_HIDDEN;
 void mtrec_fini(void) MTREC_HIDDEN;
 /* From the constructor: mark the environment as a running session. */
 void mtrec_mark_session(void) MTREC_HIDDEN;
+/* From the constructor: install the MTREC_SIGNAL toggle, if asked for. */
+void mtrec_install_signal(void) MTREC_HIDDEN;
 
 /* Events.  An allocation is recorded after it returned, a free before the
  * block is released (see rec-core.c for why the order matters). */

@@ -62,6 +62,7 @@ struct MtaSymbolizer {
 	GHashTable *modules;      /* path -> Module */
 	GHashTable *a2l;          /* "path\naddr" -> char* or NULL */
 	GHashTable *locations;    /* caller field -> MtaLocation */
+	GHashTable *frames;       /* caller field -> MtaFrameInfo */
 	GHashTable *warned;       /* paths already warned about */
 	GPtrArray *objects;       /* TraceObject, in trace order */
 };
@@ -279,25 +280,25 @@ find_section (const Module *m, uint64_t addr)
 	return NULL;
 }
 
-/* "file:line" of the DWARF line row for ADDR (a file address), in
- * addr2line's spelling, or NULL.  *LINE0 tells a row with line 0. */
-static char *
-dwarf_file_line (MtaSymbolizer *s, Module *m, uint64_t addr)
+/* The DWARF line row for ADDR (a file address): the file name built the
+ * way addr2line builds it, the line and the discriminator. */
+static gboolean
+dwarf_row (MtaSymbolizer *s, Module *m, uint64_t addr, char **name, int *lineno, unsigned *disc)
 {
 	Dwarf_Addr a, cubias;
-	int lineno = 0, col = 0;
-	unsigned int disc = 0;
+	int col = 0;
 	const char *file, *comp_dir = NULL;
-	char *name, *res;
 
+	*lineno = 0;
+	*disc = 0;
 	if (!module_dwfl (s, m))
-		return NULL;
+		return FALSE;
 	Dwfl_Line *line = dwfl_module_getsrc (m->mod, addr + m->bias);
 	if (line == NULL)
-		return NULL;
-	file = dwfl_lineinfo (line, &a, &lineno, &col, NULL, NULL);
+		return FALSE;
+	file = dwfl_lineinfo (line, &a, lineno, &col, NULL, NULL);
 	if (file == NULL)
-		return NULL;
+		return FALSE;
 	Dwarf_Die *cu = dwfl_module_addrdie (m->mod, addr + m->bias, &cubias);
 	if (cu != NULL) {
 		Dwarf_Attribute attr;
@@ -307,13 +308,27 @@ dwarf_file_line (MtaSymbolizer *s, Module *m, uint64_t addr)
 	/* libdw joins a relative name to its directory entry only; bfd also
 	 * puts the compilation directory in front of what is still relative. */
 	if (file[0] != '/' && comp_dir != NULL && comp_dir[0] != '\0')
-		name = g_strdup_printf ("%s/%s", comp_dir, file);
+		*name = g_strdup_printf ("%s/%s", comp_dir, file);
 	else
-		name = g_strdup (file);
+		*name = g_strdup (file);
 	Dwarf_Addr lbias;
 	Dwarf_Line *dl = dwfl_dwarf_line (line, &lbias);
-	if (dl == NULL || dwarf_linediscriminator (dl, &disc) != 0)
-		disc = 0;
+	if (dl == NULL || dwarf_linediscriminator (dl, disc) != 0)
+		*disc = 0;
+	return TRUE;
+}
+
+/* "file:line" of the DWARF line row for ADDR (a file address), in
+ * addr2line's spelling, or NULL. */
+static char *
+dwarf_file_line (MtaSymbolizer *s, Module *m, uint64_t addr)
+{
+	char *name = NULL, *res;
+	int lineno;
+	unsigned disc;
+
+	if (!dwarf_row (s, m, addr, &name, &lineno, &disc))
+		return NULL;
 	if (lineno == 0)
 		res = g_strdup_printf ("%s:?", name);
 	else if (disc != 0)
@@ -565,50 +580,69 @@ function_at (MtaSymbolizer *s, Module *m, uint64_t addr)
 	return g_strdup_printf ("%s+0x%" PRIx64, name, (uint64_t) off);
 }
 
+/* The module holding the code of caller C, the file address there, and
+ * the object's name as the trace gives it (*OBJNAME, owned by the caller)
+ * with the offset of the address in it. */
+static Module *
+locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, uint64_t *objoff)
+{
+	Module *m = NULL;
+
+	*vaddr = 0;
+	*objname = NULL;
+	*objoff = c->addr;
+	if (c->object != NULL) {
+		m = module_for_object (s, c->object);
+		if (m != NULL)
+			*vaddr = c->addr + m->load_base;
+		*objname = g_strdup (c->object);
+	} else if (c->form == MTA_CALLER_ABS) {
+		for (guint i = s->objects->len; i-- > 0 && m == NULL;) {
+			const TraceObject *o = s->objects->pdata[i];
+			if (c->addr < o->lo || c->addr >= o->hi)
+				continue;
+			const char *p = o->path ? o->path : s->exe;
+			if (p == NULL && s->binary != NULL)
+				p = s->binary;
+			if (p == NULL)
+				break;
+			g_autofree char *sp = o->path || !s->binary ? under_sysroot (s, p)
+				: g_strdup (s->binary);
+			m = checked_module (s, sp, o->build_id);
+			if (m != NULL) {
+				*vaddr = c->addr - o->bias;
+				*objname = g_strdup (p);
+				*objoff = c->addr - o->bias - m->load_base;
+			}
+		}
+		if (m == NULL && s->binary != NULL) {
+			Module *b = get_module (s, s->binary);
+			if (b->ok && b->type == ET_EXEC && find_section (b, c->addr) != NULL) {
+				m = b;
+				*vaddr = c->addr;
+			}
+		}
+	}
+	return m;
+}
+
 const MtaLocation *
 mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
 {
 	MtaLocation *l = g_hash_table_lookup (s->locations, field);
 	MtaCaller c;
 	Module *m = NULL;
-	uint64_t vaddr = 0;
+	uint64_t vaddr = 0, objoff;
+	char *objname;
 
 	if (l != NULL)
 		return l;
 	l = g_new0 (MtaLocation, 1);
 	if (mta_caller_parse (field, &c)) {
-		if (c.object != NULL) {
-			m = module_for_object (s, c.object);
-			if (m != NULL)
-				vaddr = c.addr + m->load_base;
-			l->object = g_strdup_printf ("%s+0x%" PRIx64, c.object, c.addr);
-		} else if (c.form == MTA_CALLER_ABS) {
-			for (guint i = s->objects->len; i-- > 0 && m == NULL;) {
-				const TraceObject *o = s->objects->pdata[i];
-				if (c.addr < o->lo || c.addr >= o->hi)
-					continue;
-				const char *p = o->path ? o->path : s->exe;
-				if (p == NULL && s->binary != NULL)
-					p = s->binary;
-				if (p == NULL)
-					break;
-				g_autofree char *sp = o->path || !s->binary ? under_sysroot (s, p)
-					: g_strdup (s->binary);
-				m = checked_module (s, sp, o->build_id);
-				if (m != NULL) {
-					vaddr = c.addr - o->bias;
-					l->object = g_strdup_printf ("%s+0x%" PRIx64, p,
-								     c.addr - o->bias - m->load_base);
-				}
-			}
-			if (m == NULL && s->binary != NULL) {
-				Module *b = get_module (s, s->binary);
-				if (b->ok && b->type == ET_EXEC && find_section (b, c.addr) != NULL) {
-					m = b;
-					vaddr = c.addr;
-				}
-			}
-		}
+		m = locate (s, &c, &vaddr, &objname, &objoff);
+		if (objname != NULL && (c.object != NULL || m != NULL))
+			l->object = g_strdup_printf ("%s+0x%" PRIx64, objname, objoff);
+		g_free (objname);
 		if (m != NULL) {
 			char *fl = dwarf_file_line (s, m, vaddr);
 			if (fl != NULL && g_str_has_suffix (fl, ":?"))
@@ -626,6 +660,56 @@ mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
 			    : l->object ? l->object : field);
 	g_hash_table_insert (s->locations, g_strdup (field), l);
 	return l;
+}
+
+static void
+frame_info_free (gpointer p)
+{
+	MtaFrameInfo *f = p;
+	g_free (f->function);
+	g_free (f->file);
+	g_free (f->object);
+	g_free (f);
+}
+
+const MtaFrameInfo *
+mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
+{
+	MtaFrameInfo *f = g_hash_table_lookup (s->frames, field);
+	MtaCaller c;
+	uint64_t vaddr;
+
+	if (f != NULL)
+		return f;
+	f = g_new0 (MtaFrameInfo, 1);
+	if (mta_caller_parse (field, &c)) {
+		Module *m = locate (s, &c, &vaddr, &f->object, &f->offset);
+		/* The executable by one name, whether a caller field (argv[0])
+		 * or a stack frame ('# exe') named it. */
+		if (c.object != NULL && s->exe != NULL && same_basename (c.object, s->exe)) {
+			g_free (f->object);
+			f->object = g_strdup (s->exe);
+		}
+		/* A return address: the call is the instruction before it. */
+		if (m != NULL && vaddr > 0) {
+			GElf_Off off;
+			GElf_Sym sym;
+			int line;
+			unsigned disc;
+			if (dwarf_row (s, m, vaddr - 1, &f->file, &line, &disc))
+				f->line = line > 0 ? (unsigned) line : 0;
+			if (module_dwfl (s, m)) {
+				const char *name = dwfl_module_addrinfo (m->mod, vaddr - 1 + m->bias,
+									 &off, &sym, NULL, NULL, NULL);
+				f->function = g_strdup (name);
+			}
+		}
+		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0')
+			f->function = g_strdup (c.symbol);
+		mta_caller_clear (&c);
+	}
+	g_hash_table_insert (s->frames, g_strdup (field), f);
+	return f;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -657,6 +741,7 @@ mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 	s->modules = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
 	s->a2l = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 	s->locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, location_free);
+	s->frames = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, frame_info_free);
 	s->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	s->objects = g_ptr_array_new_with_free_func (trace_object_free);
 	return s;
@@ -668,6 +753,7 @@ mta_symbolizer_free (MtaSymbolizer *s)
 	if (s == NULL)
 		return;
 	g_hash_table_destroy (s->locations);
+	g_hash_table_destroy (s->frames);
 	g_hash_table_destroy (s->a2l);
 	g_hash_table_destroy (s->modules);
 	g_hash_table_destroy (s->warned);

@@ -65,4 +65,20 @@ const char *mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64
 /* Best location of a caller field; owned by the symbolizer. */
 const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
 
+/* A code location split into the parts that stay the same from one build
+ * to the next (function, source file and line), for grouping by call site. */
+typedef struct {
+	char *function;      /* symbol name without offset, or NULL */
+	char *file;          /* source file as addr2line names it, or NULL */
+	unsigned line;       /* 0: unknown */
+	char *object;        /* the object as the trace names it, or NULL */
+	uint64_t offset;     /* the address in that object (or absolute) */
+} MtaFrameInfo;
+
+/* Where the call that returned to the caller field or stack frame FIELD
+ * ("obj:(sym+off)[0xrel]", "[0xabs]", ...) is: the address just before the
+ * return address is looked up, so the line is that of the call itself,
+ * not of the statement after it.  Owned by the symbolizer. */
+const MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
+
 #endif

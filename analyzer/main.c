@@ -17,6 +17,7 @@
 #include <glib.h>
 
 #include "mtrace-compat.h"
+#include "sites.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 
@@ -68,6 +69,13 @@ static char *opt_sysroot;
 static gboolean opt_exact;
 static gboolean opt_version;
 static gboolean opt_quiet;
+static gboolean opt_by_site;
+static gboolean opt_json;
+static char *opt_db;
+static gboolean opt_all_events;
+static gboolean opt_no_skip;
+static char **opt_skip;
+static int opt_frames = 5;
 
 static const GOptionEntry report_entries[] = {
 	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
@@ -81,8 +89,27 @@ static const GOptionEntry report_entries[] = {
 	{ NULL }
 };
 
+static const GOptionEntry site_entries[] = {
+	{ "by-site", 0, 0, G_OPTION_ARG_NONE, &opt_by_site,
+	  "Report leaks and bad frees by call site, largest first", NULL },
+	{ "frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
+	  "Show N callers of each site's stacks (default 5; 0: none)", "N" },
+	{ "skip", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_skip,
+	  "Also skip functions matching PATTERN as allocation wrappers", "PATTERN" },
+	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
+	  "Charge leaks to wrappers too (no wrapper list)", NULL },
+	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
+	  "Print the report by call site as JSON (share/json-format.md)", NULL },
+	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
+	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
+	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
+	  "With --db, also store every event (large; see mtanalyze(1))", NULL },
+	{ NULL }
+};
+
 typedef struct {
-	MtaCompat *compat;
+	MtaLineFunc func;         /* the report's consumer of lines */
+	gpointer data;
 	uint64_t bad_shown;
 } ReportState;
 
@@ -115,7 +142,7 @@ report_line (const MtaLine *line, gpointer data, GError **error)
 			 line->source, line->source_lineno, ex);
 		st->bad_shown++;
 	}
-	return mta_compat_line (line, st->compat, error);
+	return st->func (line, st->data, error);
 }
 
 static void
@@ -177,6 +204,9 @@ cmd_report (int argc, char **argv, GError **error)
 	const char *binary = NULL;
 	int first = 0;
 	ReportState st = { 0 };
+	MtaCompat *compat = NULL;
+	g_autoptr (MtaSites) sites = NULL;
+	gboolean by_site = opt_by_site || opt_json || opt_db != NULL;
 	int status;
 
 	if (argc >= 2 && is_elf_file (argv[0])) {
@@ -186,11 +216,32 @@ cmd_report (int argc, char **argv, GError **error)
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
 			return -1;
+	if (opt_all_events && opt_db == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--all-events needs --db");
+		return -1;
+	}
 
 	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	mta_symbolizer_set_binary (sym, binary);
-	st.compat = mta_compat_new (sym, binary, stdout);
-	mta_compat_set_improve (st.compat, !opt_exact);
+	if (by_site) {
+		MtaSitesOptions o = {
+			.by_site = opt_by_site, .json = opt_json, .db = opt_db,
+			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
+			.frames = MAX (opt_frames, 0),
+		};
+		sites = mta_sites_new (&o, sym, binary, argv + first, argc - first, error);
+		if (sites == NULL) {
+			mta_symbolizer_free (sym);
+			return -1;
+		}
+		st.func = mta_sites_line;
+		st.data = sites;
+	} else {
+		compat = mta_compat_new (sym, binary, stdout);
+		mta_compat_set_improve (compat, !opt_exact);
+		st.func = mta_compat_line;
+		st.data = compat;
+	}
 	MtaReader *reader = mta_reader_new (report_line, &st);
 	mta_reader_set_progress (reader, isatty (2));
 
@@ -202,8 +253,11 @@ cmd_report (int argc, char **argv, GError **error)
 		}
 	}
 	if (status == 0) {
-		status = mta_compat_finish (st.compat);
 		uint64_t bad = mta_reader_bad_lines (reader);
+		if (sites != NULL)
+			status = mta_sites_finish (sites, mta_reader_lines (reader), bad, stdout, error);
+		else
+			status = mta_compat_finish (compat);
 		if (bad > st.bad_shown && !opt_quiet) {
 			fflush (stdout);
 			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "
@@ -211,7 +265,8 @@ cmd_report (int argc, char **argv, GError **error)
 		}
 	}
 	mta_reader_free (reader);
-	mta_compat_free (st.compat);
+	mta_compat_free (compat);
+	g_clear_pointer (&sites, mta_sites_free);
 	mta_symbolizer_free (sym);
 	return status;
 }
@@ -241,12 +296,16 @@ main (int argc, char **argv)
 
 	ctx = g_option_context_new ("[BINARY] TRACE... - report the leaks of a malloc trace");
 	g_option_context_add_main_entries (ctx, report_entries, NULL);
+	g_option_context_add_main_entries (ctx, site_entries, NULL);
 	g_option_context_set_description (ctx,
 		"With no options, prints exactly what glibc's mtrace(1) script prints for\n"
 		"BINARY and TRACE (frees of memory never allocated, memory not freed),\n"
 		"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
 		"files are read as one run, in order; '-' is standard input.  With two or\n"
 		"more arguments the first is the BINARY when it is an ELF file.\n"
+		"\n"
+		"--by-site, --json and --db report by call site instead, skipping the\n"
+		"allocation wrappers of share/wrappers.txt when the trace has stacks.\n"
 		"\n"
 		"Exit status: 0 no leaks, 1 leaks (or usage error), 2 unusable input.\n"
 		"See mtanalyze(1).");

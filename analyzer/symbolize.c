@@ -701,7 +701,10 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			if (module_dwfl (s, m)) {
 				const char *name = dwfl_module_addrinfo (m->mod, vaddr - 1 + m->bias,
 									 &off, &sym, NULL, NULL, NULL);
-				f->function = g_strdup (name);
+				/* "__libc_start_main@@GLIBC_2.34": the version is no
+				 * part of the name a user looks for */
+				if (name != NULL)
+					f->function = g_strndup (name, strcspn (name, "@"));
 			}
 		}
 		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0')

@@ -1,0 +1,534 @@
+/* db-load.c -- all of mtanalyze's SQL but the schema (share/schema.sql).
+ *
+ * A load is one IMMEDIATE transaction: it takes the write lock at once (a
+ * concurrent load waits for it, up to BUSY_TIMEOUT_MS, instead of failing
+ * when it upgrades a read lock), runs the schema (idempotent), inserts the
+ * run and commits.  A load that is killed leaves a hot journal that the
+ * next opener rolls back: never a partial run.  Without --all-events the
+ * trace is read before the transaction starts, so the lock is held for the
+ * inserts only.  Every statement is prepared once per load and reused.
+ *
+ * The file is checked before SQLite is let near it: a file that is not a
+ * database, or is read-only, is refused without being opened for writing.
+ */
+#include "db-load.h"
+#include "pkgdata.h"
+#include "site-report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
+#define MTA_SCHEMA_VERSION 1
+#define BUSY_TIMEOUT_MS (10 * 60 * 1000)
+
+#define MTA_DB_ERROR (mta_db_error_quark ())
+G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
+
+enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, N_ST };
+
+/* One statement per row kind; the run's id is always parameter 1 where
+ * there is one. */
+static const char *const sql_text[N_ST] = {
+	[ST_EVENT] = "INSERT INTO events (run_id, line, op, address, size, stack_id, thread)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_SITE_ADD] = "INSERT OR IGNORE INTO sites (function, file, line, object)"
+		" VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_ID] = "SELECT id FROM sites WHERE function = ?1 AND file = ?2 AND line = ?3"
+		" AND object = ?4",
+	[ST_STACK] = "INSERT INTO stacks (run_id, id, trace_stack, caller, site_id, site_level, depth,"
+		" allocations, frees, bytes_allocated, leaked_blocks, leaked_bytes, bad_frees)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id) VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_STATS] = "INSERT INTO site_stats (run_id, site_id, allocations, frees, bytes_allocated,"
+		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_LEAK] = "INSERT INTO leaks (run_id, address, size, site_id, stack_id, line, thread)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_BAD_FREE] = "INSERT INTO bad_frees (run_id, address, kind, site_id, stack_id, line, thread)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_THREAD] = "INSERT INTO threads (run_id, tid, name) VALUES (?1, ?2, ?3)",
+	[ST_RUN_TOTALS] = "UPDATE runs SET pid = ?2, ppid = ?3, exe = ?4, cmdline = ?5, start_time = ?6,"
+		" start_epoch = ?7, stack_depth = ?8, lines = ?9, unreadable_lines = ?10, events = ?11,"
+		" allocations = ?12, frees = ?13, reallocations = ?14, failed_allocations = ?15,"
+		" duplicate_allocations = ?16, bytes_allocated = ?17, peak_live_bytes = ?18,"
+		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21 WHERE id = ?1",
+};
+
+static const char sql_new_run[] =
+	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
+	" lines, unreadable_lines, events, allocations, frees, reallocations, failed_allocations,"
+	" duplicate_allocations, bytes_allocated, peak_live_bytes, leaked_blocks, leaked_bytes,"
+	" bad_frees)"
+	" VALUES (strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'), ?1, ?2, ?3, ?4, ?5,"
+	" 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)";
+
+struct MtaDb {
+	char *path;
+	sqlite3 *db;
+	gboolean created;          /* the file did not exist before */
+	gboolean in_tx;
+	gboolean committed;
+	int64_t run_id;
+	int64_t stack_base;        /* stacks.id of path 0 */
+	sqlite3_stmt *st[N_ST];
+};
+
+static gboolean
+db_fail (MtaDb *d, GError **error, const char *what)
+{
+	g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
+		     d->path, what, sqlite3_errmsg (d->db));
+	return FALSE;
+}
+
+static gboolean
+exec (MtaDb *d, const char *sql, GError **error)
+{
+	char *msg = NULL;
+	if (sqlite3_exec (d->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
+			     d->path, msg ? msg : sqlite3_errmsg (d->db));
+		sqlite3_free (msg);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The first column of the first row of SQL, or -1 with ERROR set. */
+static int64_t
+query_int (MtaDb *d, const char *sql, GError **error)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+	int rc = sqlite3_prepare_v2 (d->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step (st)) == SQLITE_ROW)
+		v = sqlite3_column_int64 (st, 0);
+	else if (rc == SQLITE_DONE)
+		v = 0;
+	if (v < 0)
+		g_set_error (error, MTA_DB_ERROR, rc, "cannot use '%s': %s", d->path,
+			     sqlite3_errmsg (d->db));
+	sqlite3_finalize (st);
+	return v;
+}
+
+/* ------------------------------------------------------------ open */
+
+/* Refuse what is not ours to write, before SQLite opens it. */
+static gboolean
+check_file (const char *path, gboolean *exists, GError **error)
+{
+	struct stat st;
+	char magic[16];
+
+	*exists = FALSE;
+	if (stat (path, &st) < 0) {
+		if (errno == ENOENT)
+			return TRUE;
+		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+			     "cannot load into '%s': %s", path, g_strerror (errno));
+		return FALSE;
+	}
+	*exists = TRUE;
+	if (!S_ISREG (st.st_mode)) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			     "cannot load into '%s': not a regular file", path);
+		return FALSE;
+	}
+	/* No write permission bit at all is read-only, for root too. */
+	if (access (path, W_OK) < 0 || (st.st_mode & 0222) == 0) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES,
+			     "cannot load into '%s': the file is read-only", path);
+		return FALSE;
+	}
+	if (st.st_size == 0)
+		return TRUE;
+	int fd = open (path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read (fd, magic, sizeof magic);
+	int e = errno;
+	if (fd >= 0)
+		close (fd);
+	if (n < 0) {
+		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+			     "cannot load into '%s': %s", path, g_strerror (e));
+		return FALSE;
+	}
+	if (n != sizeof magic || memcmp (magic, "SQLite format 3", 16) != 0) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			     "cannot load into '%s': not a SQLite database (left untouched)", path);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* An existing database: ours (or empty), and not from a newer mtanalyze. */
+static gboolean
+check_schema (MtaDb *d, GError **error)
+{
+	int64_t app = query_int (d, "PRAGMA application_id", error);
+	if (app < 0)
+		return FALSE;
+	if (app != MTA_APPLICATION_ID) {
+		int64_t n = query_int (d, "SELECT count(*) FROM sqlite_master", error);
+		if (n < 0)
+			return FALSE;
+		if (n > 0) {
+			g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': a SQLite database, "
+				     "but not one of mtanalyze (left untouched)", d->path);
+			return FALSE;
+		}
+		return TRUE;
+	}
+	int64_t version = query_int (d, "PRAGMA user_version", error);
+	if (version < 0)
+		return FALSE;
+	if (version > MTA_SCHEMA_VERSION) {
+		g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': its schema (version %"
+			     PRId64 ") is newer than this mtanalyze's (%d)", d->path, version,
+			     MTA_SCHEMA_VERSION);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+MtaDb *
+mta_db_open (const char *path, GError **error)
+{
+	gboolean exists;
+
+	if (!check_file (path, &exists, error))
+		return NULL;
+	MtaDb *d = g_new0 (MtaDb, 1);
+	d->path = g_strdup (path);
+	d->created = !exists;
+	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
+			     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
+		mta_db_close (d);
+		return NULL;
+	}
+	sqlite3_busy_timeout (d->db, BUSY_TIMEOUT_MS);
+	if (sqlite3_db_readonly (d->db, "main") == 1) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES,
+			     "cannot load into '%s': the file is read-only", path);
+		mta_db_close (d);
+		return NULL;
+	}
+	if (exists && !check_schema (d, error)) {
+		mta_db_close (d);
+		return NULL;
+	}
+	return d;
+}
+
+/* ------------------------------------------------------------ load */
+
+gboolean
+mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	g_autofree char *schema = mta_pkgdata_read ("schema.sql", error);
+	sqlite3_stmt *st = NULL;
+
+	if (schema == NULL)
+		return FALSE;
+	/* One load at a time writes; the others wait here. */
+	if (!exec (d, "PRAGMA cache_size = -65536; BEGIN IMMEDIATE", error))
+		return FALSE;
+	d->in_tx = TRUE;
+	/* Another process may have made the file something else meanwhile. */
+	if (!check_schema (d, error) || !exec (d, schema, error))
+		return FALSE;
+	for (int i = 0; i < N_ST; i++)
+		if (sqlite3_prepare_v3 (d->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&d->st[i], NULL) != SQLITE_OK)
+			return db_fail (d, error, "prepare");
+
+	g_autoptr (GString) traces = g_string_new (NULL);
+	for (guint i = 0; i < info->traces->len; i++)
+		g_string_append_printf (traces, "%s%s", i ? "\n" : "", (char *) info->traces->pdata[i]);
+	if (sqlite3_prepare_v2 (d->db, sql_new_run, -1, &st, NULL) != SQLITE_OK)
+		return db_fail (d, error, "prepare");
+	sqlite3_bind_text (st, 1, traces->str, -1, SQLITE_TRANSIENT);
+	if (info->binary)
+		sqlite3_bind_text (st, 2, info->binary, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int (st, 3, info->skip_wrappers);
+	sqlite3_bind_int (st, 4, all_events);
+	sqlite3_bind_text (st, 5, MTA_VERSION, -1, SQLITE_STATIC);
+	int rc = sqlite3_step (st);
+	sqlite3_finalize (st);
+	if (rc != SQLITE_DONE)
+		return db_fail (d, error, "insert run");
+	d->run_id = sqlite3_last_insert_rowid (d->db);
+	int64_t max = query_int (d, "SELECT coalesce (max (id), 0) FROM stacks", error);
+	if (max < 0)
+		return FALSE;
+	d->stack_base = max + 1;
+	return TRUE;
+}
+
+static gboolean
+step (MtaDb *d, int which, GError **error)
+{
+	sqlite3_stmt *st = d->st[which];
+	int rc = sqlite3_step (st);
+	sqlite3_reset (st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail (d, error, "insert");
+	return TRUE;
+}
+
+static void
+bind_tid (sqlite3_stmt *st, int col, uint32_t tid)
+{
+	if (tid != 0)
+		sqlite3_bind_int64 (st, col, tid);
+	else
+		sqlite3_bind_null (st, col);
+}
+
+gboolean
+mta_db_event (MtaDb *d, const MtaRunEvent *ev, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_EVENT];
+	char op[2] = { ev->op, 0 };
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	sqlite3_bind_int64 (st, 2, (sqlite3_int64) ev->line);
+	sqlite3_bind_text (st, 3, op, 1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64 (st, 4, (sqlite3_int64) ev->addr);
+	if (ev->op == '+' || ev->op == '>' || ev->op == '!')
+		sqlite3_bind_int64 (st, 5, (sqlite3_int64) ev->size);
+	else
+		sqlite3_bind_null (st, 5);
+	sqlite3_bind_int64 (st, 6, d->stack_base + ev->path);
+	bind_tid (st, 7, ev->tid);
+	return step (d, ST_EVENT, error);
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *st, int col, const char *s)
+{
+	if (s != NULL)
+		sqlite3_bind_text (st, col, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null (st, col);
+}
+
+static gboolean
+store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_RUN_TOTALS];
+	g_autofree char *start_iso = NULL;
+	double epoch = 0;
+
+	if (i->start != NULL) {
+		char *e;
+		gint64 sec = g_ascii_strtoll (i->start, &e, 10);
+		long nsec = *e == '.' ? strtol (e + 1, NULL, 10) : 0;
+		g_autoptr (GDateTime) t = g_date_time_new_from_unix_utc (sec);
+		if (t != NULL) {
+			g_autofree char *s = g_date_time_format (t, "%Y-%m-%dT%H:%M:%S");
+			start_iso = g_strdup_printf ("%s.%09ldZ", s, nsec);
+			epoch = (double) sec + (double) nsec / 1e9;
+		}
+	}
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	if (i->pid >= 0)
+		sqlite3_bind_int64 (st, 2, i->pid);
+	if (i->ppid >= 0)
+		sqlite3_bind_int64 (st, 3, i->ppid);
+	bind_text_or_null (st, 4, i->exe);
+	bind_text_or_null (st, 5, i->cmdline);
+	bind_text_or_null (st, 6, start_iso);
+	if (start_iso != NULL)
+		sqlite3_bind_double (st, 7, epoch);
+	if (i->depth > 0)
+		sqlite3_bind_int (st, 8, i->depth);
+	const uint64_t v[] = { i->lines, i->unreadable_lines, i->events, i->allocs, i->frees,
+			       i->reallocs, i->failed_allocs, i->duplicates, i->bytes_allocated,
+			       i->peak_live_bytes, i->leaked_blocks, i->leaked_bytes, i->bad_frees };
+	for (guint k = 0; k < G_N_ELEMENTS (v); k++)
+		sqlite3_bind_int64 (st, 9 + (int) k, (sqlite3_int64) v[k]);
+	gboolean ok = step (d, ST_RUN_TOTALS, error);
+	sqlite3_clear_bindings (st);
+	return ok;
+}
+
+/* The database id of each site of the run, in *IDS. */
+static gboolean
+store_sites (MtaDb *d, GPtrArray *sites, int64_t *ids, GError **error)
+{
+	sqlite3_stmt *add = d->st[ST_SITE_ADD], *get = d->st[ST_SITE_ID];
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		sqlite3_stmt *sts[2] = { add, get };
+		for (int k = 0; k < 2; k++) {
+			sqlite3_bind_text (sts[k], 1, s->function, -1, SQLITE_STATIC);
+			sqlite3_bind_text (sts[k], 2, s->file, -1, SQLITE_STATIC);
+			sqlite3_bind_int64 (sts[k], 3, s->line);
+			sqlite3_bind_text (sts[k], 4, s->object, -1, SQLITE_STATIC);
+		}
+		if (!step (d, ST_SITE_ADD, error))
+			return FALSE;
+		int rc = sqlite3_step (get);
+		ids[i] = rc == SQLITE_ROW ? sqlite3_column_int64 (get, 0) : -1;
+		sqlite3_reset (get);
+		if (ids[i] < 0)
+			return db_fail (d, error, "site");
+	}
+	return TRUE;
+}
+
+static gboolean
+store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_STACK], *fr = d->st[ST_FRAME];
+
+	for (guint i = 0; i < paths->len; i++) {
+		const MtaPath *p = paths->pdata[i];
+		int64_t id = d->stack_base + i;
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_int64 (st, 2, id);
+		if (p->trace_id >= 0)
+			sqlite3_bind_int64 (st, 3, p->trace_id);
+		else
+			sqlite3_bind_null (st, 3);
+		sqlite3_bind_text (st, 4, p->caller, -1, SQLITE_STATIC);
+		sqlite3_bind_int64 (st, 5, site_ids[p->site]);
+		sqlite3_bind_int64 (st, 6, p->site_frame);
+		sqlite3_bind_int64 (st, 7, p->nframes);
+		const uint64_t v[] = { p->allocs, p->frees, p->bytes_allocated, p->leaked_blocks,
+				       p->leaked_bytes, p->bad_frees };
+		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
+			sqlite3_bind_int64 (st, 8 + (int) k, (sqlite3_int64) v[k]);
+		if (!step (d, ST_STACK, error))
+			return FALSE;
+		for (uint32_t f = 0; f < p->nframes; f++) {
+			sqlite3_bind_int64 (fr, 1, id);
+			sqlite3_bind_int64 (fr, 2, f);
+			if (p->addrs != NULL)
+				sqlite3_bind_int64 (fr, 3, (sqlite3_int64) p->addrs[f]);
+			else
+				sqlite3_bind_null (fr, 3);
+			sqlite3_bind_int64 (fr, 4, site_ids[p->frames[f]]);
+			if (!step (d, ST_FRAME, error))
+				return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_SITE_STATS];
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (s->allocs == 0 && s->bad_frees == 0)
+			continue;
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_int64 (st, 2, site_ids[i]);
+		const uint64_t v[] = { s->allocs, s->frees, s->bytes_allocated, s->peak_live_bytes,
+				       s->leaked_blocks, s->leaked_bytes, s->bad_frees, s->first_line };
+		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
+			sqlite3_bind_int64 (st, 3 + (int) k, (sqlite3_int64) v[k]);
+		if (!step (d, ST_SITE_STATS, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+store_records (MtaDb *d, GArray *recs, GPtrArray *paths, const int64_t *site_ids,
+	       gboolean leaks, GError **error)
+{
+	int which = leaks ? ST_LEAK : ST_BAD_FREE;
+	sqlite3_stmt *st = d->st[which];
+
+	for (guint i = 0; i < recs->len; i++) {
+		const MtaRecord *r = &g_array_index (recs, MtaRecord, i);
+		const MtaPath *p = paths->pdata[r->path];
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_int64 (st, 2, (sqlite3_int64) r->addr);
+		if (leaks)
+			sqlite3_bind_int64 (st, 3, (sqlite3_int64) r->size);
+		else
+			sqlite3_bind_text (st, 3, r->op == '<' ? "realloc" : "free", -1, SQLITE_STATIC);
+		sqlite3_bind_int64 (st, 4, site_ids[p->site]);
+		sqlite3_bind_int64 (st, 5, d->stack_base + r->path);
+		sqlite3_bind_int64 (st, 6, (sqlite3_int64) r->line);
+		bind_tid (st, 7, r->tid);
+		if (!step (d, which, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+store_threads (MtaDb *d, GHashTable *threads, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_THREAD];
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init (&it, threads);
+	while (g_hash_table_iter_next (&it, &k, &v)) {
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_int64 (st, 2, GPOINTER_TO_UINT (k));
+		sqlite3_bind_text (st, 3, v, -1, SQLITE_STATIC);
+		if (!step (d, ST_THREAD, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
+{
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
+	g_autofree int64_t *site_ids = g_new (int64_t, sites->len + 1);
+
+	if (!store_totals (d, mta_run_info (run), error) ||
+	    !store_sites (d, sites, site_ids, error) ||
+	    !store_paths (d, paths, site_ids, error) ||
+	    !store_site_stats (d, sites, site_ids, error) ||
+	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, error) ||
+	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, error) ||
+	    !store_threads (d, mta_run_threads (run), error))
+		return FALSE;
+	if (!exec (d, "COMMIT", error))
+		return FALSE;
+	d->in_tx = FALSE;
+	d->committed = TRUE;
+	*run_id = d->run_id;
+	return TRUE;
+}
+
+void
+mta_db_close (MtaDb *d)
+{
+	if (d == NULL)
+		return;
+	for (int i = 0; i < N_ST; i++)
+		sqlite3_finalize (d->st[i]);
+	if (d->in_tx)
+		sqlite3_exec (d->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close (d->db);
+	/* A file this load created and left empty goes; one that another
+	 * load wrote to meanwhile stays. */
+	struct stat st;
+	if (d->created && !d->committed && stat (d->path, &st) == 0 && st.st_size == 0)
+		unlink (d->path);
+	g_free (d->path);
+	g_free (d);
+}

@@ -1,0 +1,265 @@
+/* json-out.c -- writing the run as one JSON document.
+ *
+ * Hand-written (no JSON library among the dependencies): strings are
+ * escaped per RFC 8259 (bytes that are not valid UTF-8 become U+FFFD, so
+ * the output is always valid JSON), numbers are unsigned integers, and
+ * addresses are strings ("0x...") because 64-bit values do not survive a
+ * JavaScript number.  The names are those of share/json-format.md; add,
+ * never rename.
+ */
+#include "json-out.h"
+#include "site-report.h"
+
+#include <inttypes.h>
+
+#define JSON_FORMAT_VERSION 1
+
+static void
+put_string (FILE *out, const char *s)
+{
+	if (s == NULL) {
+		fputs ("null", out);
+		return;
+	}
+	fputc ('"', out);
+	const char *end = s + strlen (s);
+	while (s < end) {
+		unsigned char c = (unsigned char) *s;
+		if (c == '"' || c == '\\') {
+			fputc ('\\', out);
+			fputc (c, out);
+			s++;
+		} else if (c < 0x20) {
+			fprintf (out, "\\u%04x", c);
+			s++;
+		} else if (c < 0x80) {
+			fputc (c, out);
+			s++;
+		} else {
+			gunichar u = g_utf8_get_char_validated (s, end - s);
+			if (u == (gunichar) -1 || u == (gunichar) -2) {
+				fputs ("\\ufffd", out);
+				s++;
+			} else {
+				const char *n = g_utf8_next_char (s);
+				fwrite (s, 1, (size_t) (n - s), out);
+				s = n;
+			}
+		}
+	}
+	fputc ('"', out);
+}
+
+static void
+put_key (FILE *out, const char *key)
+{
+	fprintf (out, "\"%s\": ", key);
+}
+
+static void
+put_u64 (FILE *out, const char *key, uint64_t v, gboolean comma)
+{
+	fprintf (out, "\"%s\": %" PRIu64 "%s", key, v, comma ? ", " : "");
+}
+
+static void
+put_site_fields (FILE *out, const MtaSite *s)
+{
+	put_key (out, "function");
+	put_string (out, s->function);
+	fputs (", ", out);
+	put_key (out, "file");
+	put_string (out, s->file);
+	fprintf (out, ", \"line\": %u, ", s->line);
+	put_key (out, "object");
+	put_string (out, s->object);
+}
+
+static void
+put_frames (FILE *out, const MtaRun *run, GArray *tail)
+{
+	GPtrArray *sites = mta_run_sites (run);
+	fputs ("\"frames\": [", out);
+	for (guint i = 0; i < tail->len; i++) {
+		fputs (i ? ", {" : "{", out);
+		put_site_fields (out, sites->pdata[g_array_index (tail, uint32_t, i)]);
+		fputs ("}", out);
+	}
+	fputs ("]", out);
+}
+
+/* The stacks of SITE with leaks (LEAKS) or bad frees. */
+static void
+put_stacks (FILE *out, const MtaRun *run, uint32_t site, int frames, gboolean leaks)
+{
+	GPtrArray *paths = mta_run_paths (run);
+	gboolean first = TRUE;
+
+	fputs ("\"stacks\": [", out);
+	for (guint i = 0; i < paths->len && frames > 0; i++) {
+		const MtaPath *p = paths->pdata[i];
+		uint64_t n = leaks ? p->leaked_blocks : p->bad_frees;
+		if (p->site != (int32_t) site || n == 0 || p->addrs == NULL)
+			continue;
+		g_autoptr (GArray) tail = mta_path_tail (p, (guint) frames);
+		fputs (first ? "\n        {" : ",\n        {", out);
+		first = FALSE;
+		fprintf (out, "\"stack\": %" PRId64 ", ", p->trace_id);
+		if (leaks) {
+			put_u64 (out, "blocks", p->leaked_blocks, TRUE);
+			put_u64 (out, "bytes", p->leaked_bytes, TRUE);
+		} else
+			put_u64 (out, "count", p->bad_frees, TRUE);
+		put_frames (out, run, tail);
+		fputs ("}", out);
+	}
+	fputs (first ? "]" : "\n      ]", out);
+}
+
+static void
+put_site_index (FILE *out, GHashTable *index, uint32_t site)
+{
+	gpointer v = g_hash_table_lookup (index, GUINT_TO_POINTER (site + 1));
+	if (v != NULL)
+		fprintf (out, "%u", GPOINTER_TO_UINT (v) - 1);
+	else
+		fputs ("null", out);
+}
+
+void
+mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
+{
+	const MtaRunInfo *i = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
+	g_autoptr (GHashTable) leak_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+	g_autoptr (GHashTable) bad_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+	GHashTable *threads = mta_run_threads (run);
+
+	fprintf (out, "{\n  \"format\": \"mtanalyze\", \"version\": %d,\n", JSON_FORMAT_VERSION);
+	fputs ("  \"run\": {\n    \"traces\": [", out);
+	for (guint k = 0; k < i->traces->len; k++) {
+		if (k)
+			fputs (", ", out);
+		put_string (out, i->traces->pdata[k]);
+	}
+	fputs ("],\n    \"binary\": ", out);
+	put_string (out, i->binary);
+	if (run_id > 0)
+		fprintf (out, ", \"db_run_id\": %" PRId64, run_id);
+	fputs (",\n    \"pid\": ", out);
+	if (i->pid >= 0)
+		fprintf (out, "%" PRId64, i->pid);
+	else
+		fputs ("null", out);
+	fputs (", \"exe\": ", out);
+	put_string (out, i->exe);
+	fputs (", \"cmdline\": ", out);
+	put_string (out, i->cmdline);
+	fputs (", \"start\": ", out);
+	put_string (out, i->start);
+	fprintf (out, ", \"stack_depth\": %d, \"wrappers_skipped\": %s,\n    ", i->depth,
+		 i->skip_wrappers ? "true" : "false");
+	put_u64 (out, "lines", i->lines, TRUE);
+	put_u64 (out, "unreadable_lines", i->unreadable_lines, TRUE);
+	put_u64 (out, "events", i->events, TRUE);
+	fputs ("\n    ", out);
+	put_u64 (out, "allocations", i->allocs, TRUE);
+	put_u64 (out, "frees", i->frees, TRUE);
+	put_u64 (out, "reallocations", i->reallocs, TRUE);
+	put_u64 (out, "failed_allocations", i->failed_allocs, TRUE);
+	put_u64 (out, "duplicate_allocations", i->duplicates, TRUE);
+	fputs ("\n    ", out);
+	put_u64 (out, "bytes_allocated", i->bytes_allocated, TRUE);
+	put_u64 (out, "peak_live_bytes", i->peak_live_bytes, TRUE);
+	put_u64 (out, "leaked_blocks", i->leaked_blocks, TRUE);
+	put_u64 (out, "leaked_bytes", i->leaked_bytes, TRUE);
+	put_u64 (out, "bad_frees", i->bad_frees, FALSE);
+	fputs ("\n  },\n", out);
+
+	fputs ("  \"leak_sites\": [", out);
+	for (guint k = 0; k < leak_sites->len; k++) {
+		uint32_t si = g_array_index (leak_sites, uint32_t, k);
+		const MtaSite *s = sites->pdata[si];
+		g_hash_table_insert (leak_index, GUINT_TO_POINTER (si + 1), GUINT_TO_POINTER (k + 1));
+		fputs (k ? ",\n    {" : "\n    {", out);
+		put_site_fields (out, s);
+		fputs (",\n      ", out);
+		put_u64 (out, "leaked_blocks", s->leaked_blocks, TRUE);
+		put_u64 (out, "leaked_bytes", s->leaked_bytes, TRUE);
+		put_u64 (out, "allocations", s->allocs, TRUE);
+		put_u64 (out, "frees", s->frees, TRUE);
+		put_u64 (out, "bytes_allocated", s->bytes_allocated, TRUE);
+		put_u64 (out, "peak_live_bytes", s->peak_live_bytes, TRUE);
+		put_u64 (out, "first_line", s->first_line, TRUE);
+		fputs ("\n      ", out);
+		put_stacks (out, run, si, frames, TRUE);
+		fputs ("}", out);
+	}
+	fputs (leak_sites->len ? "\n  ],\n" : "],\n", out);
+
+	fputs ("  \"bad_free_sites\": [", out);
+	for (guint k = 0; k < bad_sites->len; k++) {
+		uint32_t si = g_array_index (bad_sites, uint32_t, k);
+		const MtaSite *s = sites->pdata[si];
+		g_hash_table_insert (bad_index, GUINT_TO_POINTER (si + 1), GUINT_TO_POINTER (k + 1));
+		fputs (k ? ",\n    {" : "\n    {", out);
+		put_site_fields (out, s);
+		fputs (", ", out);
+		put_u64 (out, "bad_frees", s->bad_frees, TRUE);
+		put_u64 (out, "first_line", s->first_line, TRUE);
+		fputs ("\n      ", out);
+		put_stacks (out, run, si, frames, FALSE);
+		fputs ("}", out);
+	}
+	fputs (bad_sites->len ? "\n  ],\n" : "],\n", out);
+
+	GArray *leaks = mta_run_leaks (run);
+	fputs ("  \"leaks\": [", out);
+	for (guint k = 0; k < leaks->len; k++) {
+		const MtaRecord *r = &g_array_index (leaks, MtaRecord, k);
+		const MtaPath *p = paths->pdata[r->path];
+		fprintf (out, "%s{\"address\": \"0x%" PRIx64 "\", \"size\": %" PRIu64
+			 ", \"line\": %" PRIu64 ", \"thread\": ", k ? ",\n    " : "\n    ",
+			 r->addr, r->size, r->line);
+		if (r->tid)
+			fprintf (out, "%u", r->tid);
+		else
+			fputs ("null", out);
+		fputs (", \"site\": ", out);
+		put_site_index (out, leak_index, (uint32_t) p->site);
+		fputs ("}", out);
+	}
+	fputs (leaks->len ? "\n  ],\n" : "],\n", out);
+
+	GArray *bad = mta_run_bad_frees (run);
+	fputs ("  \"bad_frees\": [", out);
+	for (guint k = 0; k < bad->len; k++) {
+		const MtaRecord *r = &g_array_index (bad, MtaRecord, k);
+		const MtaPath *p = paths->pdata[r->path];
+		fprintf (out, "%s{\"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"line\": %" PRIu64
+			 ", \"thread\": ", k ? ",\n    " : "\n    ", r->addr,
+			 r->op == '<' ? "realloc" : "free", r->line);
+		if (r->tid)
+			fprintf (out, "%u", r->tid);
+		else
+			fputs ("null", out);
+		fputs (", \"site\": ", out);
+		put_site_index (out, bad_index, (uint32_t) p->site);
+		fputs ("}", out);
+	}
+	fputs (bad->len ? "\n  ],\n" : "],\n", out);
+
+	fputs ("  \"threads\": {", out);
+	GHashTableIter it;
+	gpointer hk, hv;
+	gboolean first = TRUE;
+	g_hash_table_iter_init (&it, threads);
+	while (g_hash_table_iter_next (&it, &hk, &hv)) {
+		fprintf (out, "%s\"%u\": ", first ? "" : ", ", GPOINTER_TO_UINT (hk));
+		put_string (out, hv);
+		first = FALSE;
+	}
+	fputs ("}\n}\n", out);
+}

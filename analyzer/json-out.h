@@ -1,0 +1,12 @@
+/* json-out.h -- the facts of the reports as JSON (--json), for CI gates.
+ * The field names are documented in share/json-format.md and stable. */
+#ifndef MTA_JSON_OUT_H
+#define MTA_JSON_OUT_H
+
+#include <stdio.h>
+#include "run.h"
+
+/* RUN_ID: the run's id in the database (--db), 0 when not loaded. */
+void mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out);
+
+#endif

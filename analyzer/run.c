@@ -1,0 +1,671 @@
+/* run.c -- a run of a trace, by call site: blocks, call paths, sites.
+ *
+ * The hot path (one event) is: intern the caller field, find the event's
+ * call path in an array indexed by caller or stack id, one probe of the
+ * block table, a few counters.  Symbolization happens once per call path,
+ * when its stack is known: usually at its first event, since a thread
+ * writes a stack's definition before its first use; when another thread
+ * used the stack first (trace-format.md), the path waits for the "# stack"
+ * line and is charged then (its site's peak then counts the path's live
+ * bytes from that point).
+ */
+#include "run.h"
+#include "live-table.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bad frees kept one by one (all are counted). */
+#define MAX_BAD_FREES (1u << 20)
+/* Stack ids below this index an array, others a hash table. */
+#define DENSE_STACK_IDS (1u << 24)
+
+typedef struct {
+	uint64_t addr, size, line;
+	uint32_t path1;            /* path + 1; 0: free slot */
+	uint32_t tid;
+} Block;
+
+typedef struct {
+	Block *slots;
+	size_t mask, count;
+} BlockTable;
+
+typedef struct {
+	uint32_t n;
+	uint64_t addrs[];
+} StackDef;
+
+struct MtaRun {
+	MtaSymbolizer *sym;
+	const MtaWrappers *wrappers;
+	MtaRunInfo info;
+	MtaRunEventFunc event_func;
+	gpointer event_data;
+	uint32_t tid;
+	BlockTable blocks;
+	MtaStrtab callers;
+	GArray *path_by_caller;    /* caller id -> path + 1 */
+	GArray *path_by_stack;     /* dense stack id -> path + 1 */
+	GHashTable *path_by_big_stack;  /* stack id -> path + 1 */
+	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
+	GPtrArray *paths;
+	GPtrArray *sites;
+	GHashTable *site_by_key;   /* "function\x1ffile\x1fline\x1fobject" -> site + 1 */
+	GHashTable *site_by_field; /* frame field -> site + 1 */
+	GArray *leaks;
+	GArray *bad_frees;
+	GHashTable *threads;
+};
+
+/* ------------------------------------------------------------ blocks */
+
+static inline size_t
+hash_addr (uint64_t a)
+{
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ULL;
+	a ^= a >> 32;
+	return (size_t) a;
+}
+
+static void
+blocks_init (BlockTable *t)
+{
+	t->mask = 4095;
+	t->count = 0;
+	t->slots = g_new0 (Block, t->mask + 1);
+}
+
+static Block *
+blocks_lookup (BlockTable *t, uint64_t addr)
+{
+	for (size_t i = hash_addr (addr) & t->mask;; i = (i + 1) & t->mask) {
+		Block *b = &t->slots[i];
+		if (b->path1 == 0)
+			return NULL;
+		if (b->addr == addr)
+			return b;
+	}
+}
+
+static void
+blocks_grow (BlockTable *t)
+{
+	Block *old = t->slots;
+	size_t oldcap = t->mask + 1;
+
+	t->mask = oldcap * 2 - 1;
+	t->slots = g_new0 (Block, t->mask + 1);
+	for (size_t k = 0; k < oldcap; k++) {
+		if (old[k].path1 == 0)
+			continue;
+		size_t i = hash_addr (old[k].addr) & t->mask;
+		while (t->slots[i].path1 != 0)
+			i = (i + 1) & t->mask;
+		t->slots[i] = old[k];
+	}
+	g_free (old);
+}
+
+/* A new block for ADDR, which is not in the table. */
+static Block *
+blocks_add (BlockTable *t, uint64_t addr)
+{
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3)
+		blocks_grow (t);
+	size_t i = hash_addr (addr) & t->mask;
+	while (t->slots[i].path1 != 0)
+		i = (i + 1) & t->mask;
+	t->count++;
+	t->slots[i].addr = addr;
+	return &t->slots[i];
+}
+
+/* Knuth 6.4 algorithm R: shift the rest of the cluster back. */
+static void
+blocks_remove (BlockTable *t, Block *b)
+{
+	size_t i = (size_t) (b - t->slots), j = i;
+
+	t->slots[i].path1 = 0;
+	t->count--;
+	for (;;) {
+		j = (j + 1) & t->mask;
+		if (t->slots[j].path1 == 0)
+			return;
+		size_t k = hash_addr (t->slots[j].addr) & t->mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			t->slots[i] = t->slots[j];
+			t->slots[j].path1 = 0;
+			i = j;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+static void
+path_free (gpointer p)
+{
+	MtaPath *path = p;
+	g_free (path->caller);
+	g_free (path->addrs);
+	g_free (path->frames);
+	g_free (path);
+}
+
+static void
+site_free (gpointer p)
+{
+	MtaSite *s = p;
+	g_free (s->function);
+	g_free (s->file);
+	g_free (s->object);
+	g_free (s);
+}
+
+MtaRun *
+mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary)
+{
+	MtaRun *r = g_new0 (MtaRun, 1);
+
+	r->sym = sym;
+	r->wrappers = wrappers;
+	r->info.traces = g_ptr_array_new_with_free_func (g_free);
+	r->info.binary = g_strdup (binary);
+	r->info.pid = r->info.ppid = -1;
+	r->info.skip_wrappers = wrappers != NULL;
+	blocks_init (&r->blocks);
+	mta_strtab_init (&r->callers);
+	r->path_by_caller = g_array_new (FALSE, TRUE, sizeof (uint32_t));
+	r->path_by_stack = g_array_new (FALSE, TRUE, sizeof (uint32_t));
+	r->path_by_big_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+	r->stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+	r->paths = g_ptr_array_new_with_free_func (path_free);
+	r->sites = g_ptr_array_new_with_free_func (site_free);
+	r->site_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
+	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
+	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+	return r;
+}
+
+void
+mta_run_free (MtaRun *r)
+{
+	if (r == NULL)
+		return;
+	g_ptr_array_free (r->info.traces, TRUE);
+	g_free (r->info.binary);
+	g_free (r->info.exe);
+	g_free (r->info.cmdline);
+	g_free (r->info.start);
+	g_free (r->blocks.slots);
+	mta_strtab_release (&r->callers);
+	g_array_free (r->path_by_caller, TRUE);
+	g_array_free (r->path_by_stack, TRUE);
+	g_hash_table_destroy (r->path_by_big_stack);
+	g_hash_table_destroy (r->stacks);
+	g_ptr_array_free (r->paths, TRUE);
+	g_ptr_array_free (r->sites, TRUE);
+	g_hash_table_destroy (r->site_by_key);
+	g_hash_table_destroy (r->site_by_field);
+	g_array_free (r->leaks, TRUE);
+	g_array_free (r->bad_frees, TRUE);
+	g_hash_table_destroy (r->threads);
+	g_free (r);
+}
+
+void
+mta_run_add_trace (MtaRun *r, const char *path)
+{
+	g_ptr_array_add (r->info.traces, g_strdup (path));
+}
+
+void
+mta_run_set_event_func (MtaRun *r, MtaRunEventFunc func, gpointer data)
+{
+	r->event_func = func;
+	r->event_data = data;
+}
+
+const MtaRunInfo *mta_run_info (const MtaRun *r) { return &r->info; }
+GPtrArray *mta_run_sites (const MtaRun *r) { return r->sites; }
+GPtrArray *mta_run_paths (const MtaRun *r) { return r->paths; }
+GArray *mta_run_leaks (const MtaRun *r) { return r->leaks; }
+GArray *mta_run_bad_frees (const MtaRun *r) { return r->bad_frees; }
+GHashTable *mta_run_threads (const MtaRun *r) { return r->threads; }
+
+/* ------------------------------------------------------------ sites */
+
+/* The site of a frame (a caller field or "[0xADDR]"). */
+static uint32_t
+site_for_field (MtaRun *r, const char *field)
+{
+	gpointer v = g_hash_table_lookup (r->site_by_field, field);
+	if (v != NULL)
+		return GPOINTER_TO_UINT (v) - 1;
+
+	const MtaFrameInfo *fi = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
+	g_autofree char *function = NULL;
+	if (fi != NULL && fi->function != NULL)
+		function = g_strdup (fi->function);
+	else if (fi != NULL)
+		function = g_strdup_printf ("0x%" PRIx64, fi->offset);
+	else
+		function = g_strdup ("");
+	const char *file = fi && fi->file ? fi->file : "";
+	const char *object = fi && fi->object ? fi->object : "";
+	unsigned line = fi ? fi->line : 0;
+	char *key = g_strdup_printf ("%s\x1f%s\x1f%u\x1f%s", function, file, line, object);
+	uint32_t idx;
+
+	v = g_hash_table_lookup (r->site_by_key, key);
+	if (v != NULL) {
+		idx = GPOINTER_TO_UINT (v) - 1;
+		g_free (key);
+	} else {
+		MtaSite *s = g_new0 (MtaSite, 1);
+		s->function = g_steal_pointer (&function);
+		s->file = g_strdup (file);
+		s->line = line;
+		s->object = g_strdup (object);
+		s->wrapper = r->wrappers != NULL && mta_wrappers_match (r->wrappers, s->function);
+		idx = r->sites->len;
+		g_ptr_array_add (r->sites, s);
+		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));
+	}
+	g_hash_table_insert (r->site_by_field, g_strdup (field), GUINT_TO_POINTER (idx + 1));
+	return idx;
+}
+
+static inline MtaSite *
+site_at (MtaRun *r, uint32_t i)
+{
+	return r->sites->pdata[i];
+}
+
+char *
+mta_site_label (const MtaSite *s)
+{
+	GString *g = g_string_new (s->function[0] ? s->function : "??");
+	if (s->file[0]) {
+		g_string_append_printf (g, " at %s", s->file);
+		if (s->line)
+			g_string_append_printf (g, ":%u", s->line);
+	}
+	if (s->object[0])
+		g_string_append_printf (g, " in %s", s->object);
+	return g_string_free (g, FALSE);
+}
+
+/* ------------------------------------------------------------ paths */
+
+static const StackDef *
+stack_def (MtaRun *r, int64_t id)
+{
+	return g_hash_table_lookup (r->stacks, &id);
+}
+
+/* Find the frames and the site of path P, once its stack is known (or
+ * never will be: FORCE). */
+static void
+resolve_path (MtaRun *r, MtaPath *p, gboolean force)
+{
+	const StackDef *st = p->trace_id >= 0 ? stack_def (r, p->trace_id) : NULL;
+	uint32_t n = st && st->n > 0 ? st->n : 1;
+	char buf[32];
+
+	if (p->site >= 0 || (p->trace_id >= 0 && st == NULL && !force))
+		return;
+	p->nframes = n;
+	p->frames = g_new (uint32_t, n);
+	if (st != NULL && st->n > 0)
+		p->addrs = g_memdup2 (st->addrs, n * sizeof (uint64_t));
+	for (uint32_t i = 0; i < n; i++) {
+		const char *field;
+		if (i == 0 && (p->caller[0] || p->addrs == NULL))
+			field = p->caller;
+		else {
+			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", p->addrs[i]);
+			field = buf;
+		}
+		p->frames[i] = site_for_field (r, field);
+	}
+	/* The first frame that is not a wrapper; the outermost when all are
+	 * (a stack cut short by the depth). */
+	p->site_frame = n - 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (!site_at (r, p->frames[i])->wrapper) {
+			p->site_frame = i;
+			break;
+		}
+	p->site = (int32_t) p->frames[p->site_frame];
+	MtaSite *s = site_at (r, (uint32_t) p->site);
+	s->live_bytes += p->live_bytes;
+	if (s->live_bytes > s->peak_live_bytes)
+		s->peak_live_bytes = s->live_bytes;
+}
+
+static uint32_t
+new_path (MtaRun *r, int64_t trace_id, const MtaLine *l)
+{
+	MtaPath *p = g_new0 (MtaPath, 1);
+	p->trace_id = trace_id;
+	p->caller = g_strndup (l->caller.p, l->caller.len);
+	p->site = -1;
+	p->first_line = l->lineno;
+	g_ptr_array_add (r->paths, p);
+	resolve_path (r, p, FALSE);
+	return r->paths->len - 1;
+}
+
+static uint32_t
+path_of (MtaRun *r, const MtaLine *l)
+{
+	uint32_t *slot;
+
+	if (l->stack_id >= 0 && (uint64_t) l->stack_id < DENSE_STACK_IDS) {
+		guint id = (guint) l->stack_id;
+		if (id >= r->path_by_stack->len)
+			g_array_set_size (r->path_by_stack, MAX (id + 1, r->path_by_stack->len * 2));
+		slot = &g_array_index (r->path_by_stack, uint32_t, id);
+	} else if (l->stack_id >= 0) {
+		gpointer v = g_hash_table_lookup (r->path_by_big_stack, &l->stack_id);
+		if (v != NULL)
+			return GPOINTER_TO_UINT (v) - 1;
+		uint32_t idx = new_path (r, l->stack_id, l);
+		g_hash_table_insert (r->path_by_big_stack, g_memdup2 (&l->stack_id, sizeof (int64_t)),
+				     GUINT_TO_POINTER (idx + 1));
+		return idx;
+	} else {
+		uint32_t c = mta_strtab_intern (&r->callers, l->caller.p, l->caller.len);
+		if (c >= r->path_by_caller->len)
+			g_array_set_size (r->path_by_caller, MAX (c + 1, r->path_by_caller->len * 2));
+		slot = &g_array_index (r->path_by_caller, uint32_t, c);
+	}
+	if (*slot == 0)
+		*slot = new_path (r, l->stack_id, l) + 1;
+	return *slot - 1;
+}
+
+/* A "# stack" line: define it, and charge a path that was waiting for it. */
+static void
+define_stack (MtaRun *r, const char *p, const char *end)
+{
+	char *e;
+	int64_t id = g_ascii_strtoll (p, &e, 10);
+	if (e == p || id < 0 || stack_def (r, id) != NULL)
+		return;
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	for (p = e; p < end;) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			break;
+		uint64_t v = g_ascii_strtoull (p, &e, 16);
+		if (e == p)
+			break;
+		g_array_append_val (a, v);
+		p = e;
+	}
+	StackDef *d = g_malloc (sizeof *d + a->len * sizeof (uint64_t));
+	d->n = a->len;
+	memcpy (d->addrs, a->data, a->len * sizeof (uint64_t));
+	g_array_free (a, TRUE);
+	g_hash_table_insert (r->stacks, g_memdup2 (&id, sizeof id), d);
+
+	uint32_t idx = 0;
+	if ((uint64_t) id < DENSE_STACK_IDS) {
+		if ((guint) id < r->path_by_stack->len)
+			idx = g_array_index (r->path_by_stack, uint32_t, id);
+	} else
+		idx = GPOINTER_TO_UINT (g_hash_table_lookup (r->path_by_big_stack, &id));
+	if (idx != 0)
+		resolve_path (r, r->paths->pdata[idx - 1], FALSE);
+}
+
+/* ------------------------------------------------------------ lines */
+
+static char *
+rest_after (const char *text, size_t len, size_t skip)
+{
+	g_autofree char *s = g_strndup (text + skip, len - skip);
+	return g_strdup (g_strstrip (s));
+}
+
+static void
+ext_line (MtaRun *r, const char *t, size_t len)
+{
+	const char *end = t + len;
+
+	if (len > 4 && memcmp (t, "# T ", 4) == 0) {
+		r->tid = (uint32_t) g_ascii_strtoull (t + 4, NULL, 10);
+		return;
+	}
+	if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
+		while (end > t && (end[-1] == '\r' || end[-1] == ' '))
+			end--;
+		define_stack (r, t + 8, end);
+		return;
+	}
+	mta_symbolizer_ext_line (r->sym, t, len);
+	if (len > 6 && memcmp (t, "# pid ", 6) == 0) {
+		char *e;
+		r->info.pid = g_ascii_strtoll (t + 6, &e, 10);
+		r->info.ppid = *e == ' ' ? g_ascii_strtoll (e + 1, NULL, 10) : -1;
+	} else if (len > 6 && memcmp (t, "# exe ", 6) == 0) {
+		g_free (r->info.exe);
+		r->info.exe = rest_after (t, len, 6);
+	} else if (len > 10 && memcmp (t, "# cmdline ", 10) == 0) {
+		g_free (r->info.cmdline);
+		r->info.cmdline = rest_after (t, len, 10);
+	} else if (len > 8 && memcmp (t, "# start ", 8) == 0 && r->info.start == NULL) {
+		r->info.start = rest_after (t, len, 8);
+	} else if (len > 8 && memcmp (t, "# depth ", 8) == 0) {
+		r->info.depth = (int) g_ascii_strtoll (t + 8, NULL, 10);
+	} else if (len > 9 && memcmp (t, "# thread ", 9) == 0) {
+		char *e;
+		uint64_t tid = g_ascii_strtoull (t + 9, &e, 10);
+		if (*e == ' ')
+			g_hash_table_insert (r->threads, GUINT_TO_POINTER ((guint) tid),
+					     rest_after (t, len, (size_t) (e + 1 - t)));
+	}
+}
+
+static void
+add_live (MtaRun *r, MtaPath *p, uint64_t size)
+{
+	p->live_bytes += size;
+	if (p->site >= 0) {
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		s->live_bytes += size;
+		if (s->live_bytes > s->peak_live_bytes)
+			s->peak_live_bytes = s->live_bytes;
+	}
+	r->info.live_bytes += size;
+	if (r->info.live_bytes > r->info.peak_live_bytes)
+		r->info.peak_live_bytes = r->info.live_bytes;
+}
+
+static void
+free_block (MtaRun *r, Block *b)
+{
+	MtaPath *p = r->paths->pdata[b->path1 - 1];
+	p->frees++;
+	p->live_bytes -= b->size;
+	if (p->site >= 0)
+		site_at (r, (uint32_t) p->site)->live_bytes -= b->size;
+	r->info.live_bytes -= b->size;
+	r->info.frees++;
+	blocks_remove (&r->blocks, b);
+}
+
+gboolean
+mta_run_line (const MtaLine *l, gpointer data, GError **error)
+{
+	MtaRun *r = data;
+	Block *b;
+
+	if (l->kind == MTA_LINE_EXT) {
+		ext_line (r, l->text.p, l->text.len);
+		return TRUE;
+	}
+	if (l->kind != MTA_LINE_EVENT)
+		return TRUE;
+	r->info.events++;
+	uint32_t pi = path_of (r, l);
+	MtaPath *p = r->paths->pdata[pi];
+	/* "(nil)": a failed allocation, never stored (the script's keys start
+	 * with "0x") */
+	gboolean nil = l->addr == 0 && !l->addr_canonical;
+
+	switch (l->op) {
+	case '+':
+	case '>':
+		if (l->op == '>')
+			r->info.reallocs++;
+		if (nil) {
+			r->info.failed_allocs++;
+			break;
+		}
+		if (blocks_lookup (&r->blocks, l->addr) != NULL) {
+			r->info.duplicates++;
+			break;
+		}
+		b = blocks_add (&r->blocks, l->addr);
+		b->size = l->size;
+		b->line = l->lineno;
+		b->tid = r->tid;
+		b->path1 = pi + 1;
+		p->allocs++;
+		p->bytes_allocated += l->size;
+		r->info.allocs++;
+		r->info.bytes_allocated += l->size;
+		add_live (r, p, l->size);
+		break;
+	case '-':
+	case '<':
+		if ((b = blocks_lookup (&r->blocks, l->addr)) != NULL) {
+			free_block (r, b);
+			break;
+		}
+		p->bad_frees++;
+		r->info.bad_frees++;
+		if (r->bad_frees->len < MAX_BAD_FREES) {
+			MtaRecord rec = { l->addr, 0, l->lineno, pi, r->tid, l->op };
+			g_array_append_val (r->bad_frees, rec);
+		}
+		break;
+	case '!':
+		r->info.failed_allocs++;
+		break;
+	default:
+		break;
+	}
+	if (r->event_func != NULL) {
+		MtaRunEvent ev = { l->lineno, l->op, l->addr, l->size, pi, r->tid };
+		return r->event_func (&ev, r->event_data, error);
+	}
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ finish */
+
+static int
+record_by_addr (const void *a, const void *b)
+{
+	const MtaRecord *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void
+mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
+{
+	r->info.lines = lines;
+	r->info.unreadable_lines = unreadable_lines;
+	r->info.bad_frees_kept = r->bad_frees->len;
+
+	for (size_t i = 0; i <= r->blocks.mask; i++) {
+		const Block *b = &r->blocks.slots[i];
+		if (b->path1 == 0)
+			continue;
+		MtaRecord rec = { b->addr, b->size, b->line, b->path1 - 1, b->tid, '+' };
+		g_array_append_val (r->leaks, rec);
+		MtaPath *p = r->paths->pdata[rec.path];
+		p->leaked_blocks++;
+		p->leaked_bytes += b->size;
+		r->info.leaked_blocks++;
+		r->info.leaked_bytes += b->size;
+	}
+	g_array_sort (r->leaks, record_by_addr);
+
+	/* Paths whose stack never came are charged by their caller field. */
+	for (guint i = 0; i < r->paths->len; i++)
+		resolve_path (r, r->paths->pdata[i], TRUE);
+	for (guint i = 0; i < r->paths->len; i++) {
+		const MtaPath *p = r->paths->pdata[i];
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		s->allocs += p->allocs;
+		s->frees += p->frees;
+		s->bytes_allocated += p->bytes_allocated;
+		s->leaked_blocks += p->leaked_blocks;
+		s->leaked_bytes += p->leaked_bytes;
+		s->bad_frees += p->bad_frees;
+		if (s->first_line == 0 || (p->first_line != 0 && p->first_line < s->first_line))
+			s->first_line = p->first_line;
+	}
+}
+
+static const MtaRun *sort_run;
+
+static int
+leak_site_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	if (x->leaked_bytes != y->leaked_bytes)
+		return x->leaked_bytes > y->leaked_bytes ? -1 : 1;
+	if (x->leaked_blocks != y->leaked_blocks)
+		return x->leaked_blocks > y->leaked_blocks ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+static int
+bad_site_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	if (x->bad_frees != y->bad_frees)
+		return x->bad_frees > y->bad_frees ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+static GArray *
+select_sites (const MtaRun *r, gboolean leaks)
+{
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	for (guint i = 0; i < r->sites->len; i++) {
+		const MtaSite *s = r->sites->pdata[i];
+		if (leaks ? s->leaked_blocks > 0 : s->bad_frees > 0)
+			g_array_append_val (a, i);
+	}
+	sort_run = r;
+	g_array_sort (a, leaks ? leak_site_cmp : bad_site_cmp);
+	return a;
+}
+
+GArray *
+mta_run_leak_sites (const MtaRun *r)
+{
+	return select_sites (r, TRUE);
+}
+
+GArray *
+mta_run_bad_free_sites (const MtaRun *r)
+{
+	return select_sites (r, FALSE);
+}

@@ -1,0 +1,120 @@
+/* run.h -- one run of a trace, analyzed by call site.
+ *
+ * Feed every line of the run (mta_run_line is an MtaLineFunc), then call
+ * mta_run_finish.  The run follows the script's bookkeeping of blocks
+ * (a block is live from its '+' or '>' to its '-' or '<'; a '+' of a live
+ * address is a duplicate and changes nothing), so its leaks are exactly
+ * the rows of the "Memory not freed" table for well-formed traces.
+ *
+ * Every event is charged to a call path: the recorded stack ("# stack ID"
+ * and the event's s=ID), or the caller field alone when the trace has no
+ * stacks.  A path is charged to a site, the first of its frames that is not
+ * an allocation wrapper; a site is a function, source file, line and
+ * object, the same from one build to the next.  Memory follows the live
+ * blocks, the paths and the sites, never the length of the trace.
+ */
+#ifndef MTA_RUN_H
+#define MTA_RUN_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "symbolize.h"
+#include "trace-reader.h"
+#include "wrappers.h"
+
+typedef struct {
+	char *function;            /* never NULL: "" unknown, "0xOFF" no symbol */
+	char *file;                /* "" unknown */
+	unsigned line;             /* 0 unknown */
+	char *object;              /* "" unknown */
+	gboolean wrapper;          /* the function is on the wrapper list */
+	/* Totals of the paths charged here (after mta_run_finish) */
+	uint64_t allocs;           /* '+' and '>' that stored a block */
+	uint64_t frees;            /* '-' and '<' of blocks allocated here */
+	uint64_t bytes_allocated;
+	uint64_t peak_live_bytes;  /* most bytes allocated here and live at once */
+	uint64_t leaked_blocks, leaked_bytes;
+	uint64_t bad_frees;        /* frees here of memory never allocated */
+	uint64_t first_line;       /* first event charged here; 0: none */
+	uint64_t live_bytes;       /* while reading */
+} MtaSite;
+
+typedef struct {
+	int64_t trace_id;          /* the trace's stack id, -1: caller field only */
+	char *caller;              /* the caller field of its first event ("" none) */
+	uint32_t nframes;          /* 0 until resolved */
+	uint64_t *addrs;           /* frame addresses, NULL without a stack */
+	uint32_t *frames;          /* the site of each frame */
+	uint32_t site_frame;       /* the frame charged */
+	int32_t site;              /* the site charged; -1 until resolved */
+	uint64_t allocs, frees, bytes_allocated, live_bytes;
+	uint64_t leaked_blocks, leaked_bytes, bad_frees;
+	uint64_t first_line;
+} MtaPath;
+
+/* A leaked block or a bad free. */
+typedef struct {
+	uint64_t addr, size;
+	uint64_t line;             /* position in the trace (1-based, all parts) */
+	uint32_t path;
+	uint32_t tid;              /* 0: not recorded */
+	char op;                   /* '+' '>' (leaks), '-' '<' (bad frees) */
+} MtaRecord;
+
+typedef struct {
+	GPtrArray *traces;         /* char *, as given */
+	char *binary;              /* NULL when not given */
+	int64_t pid, ppid;         /* -1: not recorded */
+	char *exe, *cmdline;       /* NULL: not recorded */
+	char *start;               /* "SEC.NSEC" (CLOCK_REALTIME), or NULL */
+	int depth;                 /* frames per stack, 0: not recorded */
+	uint64_t lines, unreadable_lines, events;
+	uint64_t allocs, frees, reallocs, failed_allocs, duplicates;
+	uint64_t bytes_allocated, live_bytes, peak_live_bytes;
+	uint64_t leaked_blocks, leaked_bytes, bad_frees;
+	uint64_t bad_frees_kept;   /* records in mta_run_bad_frees (capped) */
+	gboolean skip_wrappers;
+} MtaRunInfo;
+
+typedef struct {
+	uint64_t line;
+	char op;
+	uint64_t addr, size;
+	uint32_t path;             /* the event's own path */
+	uint32_t tid;
+} MtaRunEvent;
+
+typedef gboolean (*MtaRunEventFunc) (const MtaRunEvent *ev, gpointer data, GError **error);
+
+typedef struct MtaRun MtaRun;
+
+/* WRAPPERS NULL: nothing is skipped. */
+MtaRun *mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary);
+void mta_run_free (MtaRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaRun, mta_run_free)
+
+void mta_run_add_trace (MtaRun *run, const char *path);
+/* Called for every event, in order (--all-events). */
+void mta_run_set_event_func (MtaRun *run, MtaRunEventFunc func, gpointer data);
+
+gboolean mta_run_line (const MtaLine *line, gpointer run, GError **error);
+void mta_run_finish (MtaRun *run, uint64_t lines, uint64_t unreadable_lines);
+
+const MtaRunInfo *mta_run_info (const MtaRun *run);
+GPtrArray *mta_run_sites (const MtaRun *run);       /* MtaSite * */
+GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
+GArray *mta_run_leaks (const MtaRun *run);          /* MtaRecord, by address */
+GArray *mta_run_bad_frees (const MtaRun *run);      /* MtaRecord, trace order */
+/* Thread names: tid (GUINT_TO_POINTER) -> name */
+GHashTable *mta_run_threads (const MtaRun *run);
+
+/* Site indices with leaks, largest first (bytes, then blocks, then the
+ * first seen); and with bad frees, most first.  Free with g_array_unref. */
+GArray *mta_run_leak_sites (const MtaRun *run);
+GArray *mta_run_bad_free_sites (const MtaRun *run);
+
+/* "function at file:line in object", the way the reports print a site. */
+char *mta_site_label (const MtaSite *site);
+
+#endif

@@ -1,0 +1,183 @@
+/* site-report.c -- "Memory not freed, by call site" and the frees of
+ * memory never allocated, grouped the same way.
+ *
+ * Under each site, when the trace has stacks, the callers that led to it:
+ * the frames after the site's own, up to --frames of them, one group per
+ * distinct sequence (two stacks that differ only deeper down, or in the
+ * wrappers skipped, are one group), largest first.
+ */
+#include "site-report.h"
+
+#include <inttypes.h>
+
+GArray *
+mta_path_tail (const MtaPath *p, guint max)
+{
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	for (uint32_t i = p->site_frame + 1; i < p->nframes && a->len < max; i++)
+		g_array_append_val (a, p->frames[i]);
+	return a;
+}
+
+typedef struct {
+	GArray *tail;              /* site indices */
+	uint64_t blocks, bytes;
+	uint64_t first_line;
+} Group;
+
+static void
+group_free (gpointer p)
+{
+	Group *g = p;
+	g_array_unref (g->tail);
+	g_free (g);
+}
+
+static int
+group_cmp (gconstpointer a, gconstpointer b)
+{
+	const Group *x = *(Group *const *) a, *y = *(Group *const *) b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->blocks != y->blocks)
+		return x->blocks > y->blocks ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+/* The groups of paths charged to SITE; LEAKS: by leaked bytes, else by
+ * bad frees. */
+static GPtrArray *
+site_groups (const GPtrArray *paths, guint frames, gboolean leaks)
+{
+	GPtrArray *groups = g_ptr_array_new_with_free_func (group_free);
+
+	for (guint i = 0; paths != NULL && i < paths->len; i++) {
+		const MtaPath *p = paths->pdata[i];
+		uint64_t n = leaks ? p->leaked_blocks : p->bad_frees;
+		if (n == 0 || p->addrs == NULL)
+			continue;
+		GArray *tail = mta_path_tail (p, frames);
+		Group *g = NULL;
+		for (guint k = 0; k < groups->len && g == NULL; k++) {
+			Group *o = groups->pdata[k];
+			if (o->tail->len == tail->len &&
+			    memcmp (o->tail->data, tail->data, tail->len * sizeof (uint32_t)) == 0)
+				g = o;
+		}
+		if (g == NULL) {
+			g = g_new0 (Group, 1);
+			g->tail = g_array_ref (tail);
+			g->first_line = p->first_line;
+			g_ptr_array_add (groups, g);
+		}
+		g_array_unref (tail);
+		g->blocks += n;
+		g->bytes += leaks ? p->leaked_bytes : 0;
+		if (p->first_line < g->first_line)
+			g->first_line = p->first_line;
+	}
+	g_ptr_array_sort (groups, group_cmp);
+	return groups;
+}
+
+static void
+unref_array (gpointer a)
+{
+	if (a != NULL)
+		g_ptr_array_unref (a);
+}
+
+/* Site index -> GPtrArray of the paths charged there (stacks only). */
+static GPtrArray *
+paths_by_site (const MtaRun *run)
+{
+	GPtrArray *paths = mta_run_paths (run);
+	GPtrArray *by = g_ptr_array_new_with_free_func (unref_array);
+
+	g_ptr_array_set_size (by, (gint) mta_run_sites (run)->len);
+	for (guint i = 0; i < paths->len; i++) {
+		MtaPath *p = paths->pdata[i];
+		if (p->addrs == NULL || p->site < 0)
+			continue;
+		if (by->pdata[p->site] == NULL)
+			by->pdata[p->site] = g_ptr_array_new ();
+		g_ptr_array_add (by->pdata[p->site], p);
+	}
+	return by;
+}
+
+static void
+print_groups (const MtaRun *run, const GPtrArray *by_site, uint32_t site, guint frames,
+	      gboolean leaks, FILE *out)
+{
+	if (frames == 0)
+		return;
+	g_autoptr (GPtrArray) groups = site_groups (by_site->pdata[site], frames, leaks);
+	GPtrArray *sites = mta_run_sites (run);
+
+	for (guint k = 0; k < groups->len; k++) {
+		const Group *g = groups->pdata[k];
+		if (g->tail->len == 0)
+			continue;
+		if (groups->len > 1) {
+			if (leaks)
+				fprintf (out, "%21s%" PRIu64 " block%s, %" PRIu64 " bytes from:\n", "",
+					 g->blocks, g->blocks == 1 ? "" : "s", g->bytes);
+			else
+				fprintf (out, "%21s%" PRIu64 " from:\n", "", g->blocks);
+		}
+		for (guint i = 0; i < g->tail->len; i++) {
+			g_autofree char *label = mta_site_label (sites->pdata[g_array_index (g->tail, uint32_t, i)]);
+			fprintf (out, "%21scalled from %s\n", "", label);
+		}
+	}
+}
+
+void
+mta_site_report (const MtaRun *run, guint frames, FILE *out)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
+	g_autoptr (GPtrArray) by_site = paths_by_site (run);
+
+	if (leak_sites->len == 0)
+		fputs ("No memory leaks.\n", out);
+	else {
+		fprintf (out, "Memory not freed, by call site: %" PRIu64 " block%s, %" PRIu64
+			 " bytes, %u site%s\n\n", info->leaked_blocks, info->leaked_blocks == 1 ? "" : "s",
+			 info->leaked_bytes, leak_sites->len, leak_sites->len == 1 ? "" : "s");
+		fputs ("   Blocks        Bytes  Site\n", out);
+		for (guint i = 0; i < leak_sites->len; i++) {
+			uint32_t si = g_array_index (leak_sites, uint32_t, i);
+			const MtaSite *s = sites->pdata[si];
+			g_autofree char *label = mta_site_label (s);
+			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s\n", s->leaked_blocks, s->leaked_bytes, label);
+			print_groups (run, by_site, si, frames, TRUE, out);
+		}
+	}
+	if (bad_sites->len > 0) {
+		fprintf (out, "\nFrees of memory never allocated, by call site: %" PRIu64
+			 " free%s, %u site%s\n\n", info->bad_frees, info->bad_frees == 1 ? "" : "s",
+			 bad_sites->len, bad_sites->len == 1 ? "" : "s");
+		fputs ("    Frees  Site\n", out);
+		for (guint i = 0; i < bad_sites->len; i++) {
+			uint32_t si = g_array_index (bad_sites, uint32_t, i);
+			const MtaSite *s = sites->pdata[si];
+			g_autofree char *label = mta_site_label (s);
+			fprintf (out, "%9" PRIu64 "  %s\n", s->bad_frees, label);
+			print_groups (run, by_site, si, frames, FALSE, out);
+		}
+	}
+	if (!info->skip_wrappers)
+		fputs ("\n(wrappers not skipped: --no-skip)\n", out);
+	else if (info->depth <= 1 && leak_sites->len > 0) {
+		gboolean wrapper = FALSE;
+		for (guint i = 0; i < leak_sites->len && !wrapper; i++)
+			wrapper = ((MtaSite *) sites->pdata[g_array_index (leak_sites, uint32_t, i)])->wrapper;
+		if (wrapper)
+			fputs ("\nSome leaks are charged to an allocation wrapper: the trace has no stacks"
+			       " to find its callers\n(record with 'mtrec --depth 16' or MTREC_DEPTH=16).\n", out);
+	}
+}

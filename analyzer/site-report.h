@@ -1,0 +1,16 @@
+/* site-report.h -- the report grouped by call site (--by-site). */
+#ifndef MTA_SITE_REPORT_H
+#define MTA_SITE_REPORT_H
+
+#include <stdio.h>
+#include "run.h"
+
+/* Print the leaks and the frees of memory never allocated of RUN, by call
+ * site, largest first, each with up to FRAMES frames of its stacks. */
+void mta_site_report (const MtaRun *run, guint frames, FILE *out);
+
+/* The frames after the charged one of a path, up to MAX: what the reports
+ * show under a site.  Site indices; free with g_array_unref. */
+GArray *mta_path_tail (const MtaPath *path, guint max);
+
+#endif

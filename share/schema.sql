@@ -1,0 +1,198 @@
+-- schema.sql -- the database `mtanalyze --db FILE` loads runs into.
+--
+-- One file holds many runs; each load adds one run in one transaction.
+-- Call sites are shared by all runs and keyed by strings that stay the
+-- same from one build to the next (function, source file, line, object),
+-- never by address, so that runs of two builds compare (compare-runs.sql,
+-- `mtanalyze diff`).  Everything else belongs to one run (run_id).
+-- See share/database.md.  mtanalyze runs this file (every statement is
+-- idempotent) at the start of each load; `sqlite3 x.db < schema.sql`
+-- makes an empty database.
+--
+-- Addresses are stored as INTEGER (64-bit, signed: an address at or above
+-- 2^63 reads as negative); the views add them in hex.  Line numbers count
+-- the lines of the trace from 1, across all its parts, as mtrace does.
+
+PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
+PRAGMA user_version = 1;              -- this schema's version
+
+-- One load of a trace.
+CREATE TABLE IF NOT EXISTS runs (
+	id INTEGER PRIMARY KEY,
+	loaded_at TEXT NOT NULL,          -- when it was loaded, UTC ISO 8601
+	traces TEXT NOT NULL,             -- the trace files, in order, one per line
+	binary TEXT,                      -- the BINARY argument, if any
+	pid INTEGER,                      -- '# pid' (mtrec traces), else NULL
+	ppid INTEGER,
+	exe TEXT,                         -- '# exe': the executable
+	cmdline TEXT,                     -- '# cmdline': its arguments
+	start_time TEXT,                  -- '# start', UTC ISO 8601 (ns)
+	start_epoch REAL,                 -- the same, seconds since 1970
+	stack_depth INTEGER,              -- '# depth': frames per stack (1: none)
+	skip_wrappers INTEGER NOT NULL,   -- 1: leaks charged past allocation wrappers
+	all_events INTEGER NOT NULL,      -- 1: the events table has this run
+	analyzer_version TEXT NOT NULL,
+	lines INTEGER NOT NULL,           -- lines read
+	unreadable_lines INTEGER NOT NULL,
+	events INTEGER NOT NULL,          -- + - < > ! lines
+	allocations INTEGER NOT NULL,     -- blocks allocated ('+', '>')
+	frees INTEGER NOT NULL,           -- blocks freed ('-', '<' of a live block)
+	reallocations INTEGER NOT NULL,   -- '>' lines
+	failed_allocations INTEGER NOT NULL,    -- '+ (nil)', '!'
+	duplicate_allocations INTEGER NOT NULL, -- an allocation of a live address
+	bytes_allocated INTEGER NOT NULL,
+	peak_live_bytes INTEGER NOT NULL, -- most bytes live at once
+	leaked_blocks INTEGER NOT NULL,   -- blocks never freed: mtrace's "Memory not freed"
+	leaked_bytes INTEGER NOT NULL,
+	bad_frees INTEGER NOT NULL        -- frees and reallocs of memory never allocated
+);
+
+-- A source location: where a block was allocated (charged), or one frame
+-- of a stack.  function is the symbol ("0xOFFSET" when the object has
+-- none), file '' and line 0 when there is no debug information.
+CREATE TABLE IF NOT EXISTS sites (
+	id INTEGER PRIMARY KEY,
+	function TEXT NOT NULL,
+	file TEXT NOT NULL,
+	line INTEGER NOT NULL,
+	object TEXT NOT NULL,             -- the executable or library ('' unknown)
+	UNIQUE (function, file, line, object)
+);
+
+-- A call path of one run: a recorded stack ('# stack', s=ID), or the
+-- caller field alone when the trace has no stacks.  Its blocks are
+-- charged to site_id, the first frame that is not an allocation wrapper.
+CREATE TABLE IF NOT EXISTS stacks (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	trace_stack INTEGER,              -- the trace's stack id; NULL: no stack
+	caller TEXT NOT NULL,             -- the caller field of its first event
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	site_level INTEGER NOT NULL,      -- frames.level of the charged frame
+	depth INTEGER NOT NULL,           -- its frames
+	allocations INTEGER NOT NULL,
+	frees INTEGER NOT NULL,
+	bytes_allocated INTEGER NOT NULL,
+	leaked_blocks INTEGER NOT NULL,
+	leaked_bytes INTEGER NOT NULL,
+	bad_frees INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS stacks_run ON stacks (run_id, site_id);
+
+-- The frames of a stack, innermost (level 0, the caller of malloc) first.
+CREATE TABLE IF NOT EXISTS frames (
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	level INTEGER NOT NULL,
+	address INTEGER,                  -- run-time address; NULL: no stack
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	PRIMARY KEY (stack_id, level)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS frames_site ON frames (site_id);
+
+-- What happened at each site charged in a run.
+CREATE TABLE IF NOT EXISTS site_stats (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	allocations INTEGER NOT NULL,
+	frees INTEGER NOT NULL,           -- of blocks allocated here
+	bytes_allocated INTEGER NOT NULL,
+	peak_live_bytes INTEGER NOT NULL, -- most bytes from here live at once
+	leaked_blocks INTEGER NOT NULL,
+	leaked_bytes INTEGER NOT NULL,
+	bad_frees INTEGER NOT NULL,       -- frees here of memory never allocated
+	first_line INTEGER NOT NULL,      -- first event charged here
+	PRIMARY KEY (run_id, site_id)
+) WITHOUT ROWID;
+
+-- Blocks never freed.
+CREATE TABLE IF NOT EXISTS leaks (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	address INTEGER NOT NULL,
+	size INTEGER NOT NULL,
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	line INTEGER NOT NULL,            -- the allocation's line in the trace
+	thread INTEGER                    -- '# T' thread id; NULL: not recorded
+);
+CREATE INDEX IF NOT EXISTS leaks_run ON leaks (run_id, site_id);
+
+-- Frees (kind 'free') and reallocs ('realloc') of memory never allocated,
+-- charged to the site of the free.  At most 2^20 per run are kept one by
+-- one; runs.bad_frees and site_stats.bad_frees count them all.
+CREATE TABLE IF NOT EXISTS bad_frees (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	address INTEGER NOT NULL,
+	kind TEXT NOT NULL,
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	line INTEGER NOT NULL,
+	thread INTEGER
+);
+CREATE INDEX IF NOT EXISTS bad_frees_run ON bad_frees (run_id, site_id);
+
+-- Thread names ('# thread TID NAME').
+CREATE TABLE IF NOT EXISTS threads (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	tid INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	PRIMARY KEY (run_id, tid)
+) WITHOUT ROWID;
+
+-- Every event, only for runs loaded with --all-events.  op is the trace's
+-- operator: '+' allocation, '-' free, '<' '>' realloc from / to, '!'
+-- failed realloc.  The event's own call path is stack_id (for a free,
+-- the path of the free, not of the allocation).
+CREATE TABLE IF NOT EXISTS events (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	line INTEGER NOT NULL,
+	op TEXT NOT NULL,
+	address INTEGER NOT NULL,
+	size INTEGER,                     -- NULL for '-' and '<'
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	thread INTEGER,
+	PRIMARY KEY (run_id, line)
+) WITHOUT ROWID;
+
+-- ---------------------------------------------------------------- views
+
+-- Sites with what happened there, per run.
+CREATE VIEW IF NOT EXISTS site_summary AS
+SELECT st.run_id, s.id AS site_id, s.function, s.file, s.line,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, st.allocations, st.frees, st.bytes_allocated, st.peak_live_bytes,
+       st.leaked_blocks, st.leaked_bytes, st.bad_frees, st.first_line
+FROM site_stats st JOIN sites s ON s.id = st.site_id;
+
+-- Leaks by call site, per run (order by leaked_bytes DESC for the report).
+CREATE VIEW IF NOT EXISTS leaks_by_site AS
+SELECT run_id, site_id, function, location, object, leaked_blocks, leaked_bytes,
+       allocations, frees, peak_live_bytes, first_line
+FROM site_summary WHERE leaked_blocks > 0;
+
+-- Each leaked block with its site.
+CREATE VIEW IF NOT EXISTS leak_list AS
+SELECT l.run_id, printf ('0x%x', l.address) AS address, l.size, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, l.line, l.thread, t.name AS thread_name, l.stack_id, l.site_id
+FROM leaks l JOIN sites s ON s.id = l.site_id
+LEFT JOIN threads t ON t.run_id = l.run_id AND t.tid = l.thread;
+
+-- Frees of memory never allocated, by site of the free.
+CREATE VIEW IF NOT EXISTS bad_frees_by_site AS
+SELECT run_id, site_id, function, location, object, bad_frees, first_line
+FROM site_summary WHERE bad_frees > 0;
+
+-- Each bad free with its site.
+CREATE VIEW IF NOT EXISTS bad_free_list AS
+SELECT b.run_id, printf ('0x%x', b.address) AS address, b.kind, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, b.line, b.thread, b.stack_id, b.site_id
+FROM bad_frees b JOIN sites s ON s.id = b.site_id;
+
+-- Stacks frame by frame, with their locations.
+CREATE VIEW IF NOT EXISTS stack_frames AS
+SELECT f.stack_id, st.run_id, f.level, f.level = st.site_level AS charged,
+       printf ('0x%x', f.address) AS address, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, f.site_id
+FROM frames f JOIN stacks st ON st.id = f.stack_id JOIN sites s ON s.id = f.site_id;

@@ -27,6 +27,8 @@ static void usage(FILE *out)
 		"  -s, --scoped        record nothing until the program calls trace_on()\n"
 		"                      or mtrace()\n"
 		"  -d, --depth=N       record call stacks of up to N frames (1-64) [1]\n"
+		"  -r, --rotate=SIZE   continue the trace in parts of SIZE bytes (256M, 1G):\n"
+		"                      FILE, FILE.part2, FILE.part3, ...\n"
 		"      --signal[=SIG]  start and stop recording each time the program gets\n"
 		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "no-freeres", no_argument, NULL, 'F' },
 		{ "signal", optional_argument, NULL, 'S' },
+		{ "rotate", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -120,7 +123,7 @@ int main(int argc, char **argv)
 	pid_t child;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "+o:sd:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:sd:r:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -140,6 +143,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			setenv("MTREC_FREERES", "0", 1);
+			break;
+		case 'r':
+			setenv("MTREC_ROTATE", optarg, 1);
 			break;
 		case 'S':
 			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);

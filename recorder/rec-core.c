@@ -65,6 +65,7 @@ struct thread_slot {
 	unsigned long gen;	/* the chunk is stale once g.gen moves on */
 	pid_t tid;
 	uint64_t name_checked;	/* when the thread's name was last looked at */
+	unsigned part_due;	/* this thread began a part: its header is due */
 	char name[16];		/* as last written in a "# thread" line */
 } __attribute__((aligned(64)));
 
@@ -141,6 +142,41 @@ static char *maybe_thread_name(struct thread_slot *s, char *o, uint64_t now)
 	return o;
 }
 
+/* Fill [from, to) with one comment line (a newline alone for one byte). */
+static void pad(char *from, char *to)
+{
+	if (to - from >= 2) {
+		from[0] = '#';
+		memset(from + 1, ' ', (size_t)(to - from - 2));
+	}
+	if (to > from)
+		to[-1] = '\n';
+}
+
+/* When the chunk [off, off+len) holds the first byte of a part (with
+ * MTREC_ROTATE), its owner ends the previous part with a pad and starts
+ * the new one with "# mtrec 1" and "# part N"; the rest of the part's
+ * header is written when the thread leaves the recorder (write_header
+ * takes locks that the caller of chunk_new may hold).  Chunks start and
+ * end on 64-byte boundaries (rec-file.c starts the file so), as parts do,
+ * so a chunk that holds a part's start has 64 bytes or more after it:
+ * room for those two lines.  Returns where the chunk's own lines begin. */
+static char *part_boundary(struct thread_slot *s, size_t off, size_t len)
+{
+	size_t ps = mtrec_file.part_size, b;
+	char *o;
+
+	if (ps >= mtrec_file.maplen || (b = (off + len - 1) / ps * ps) < off || b == 0)
+		return mtrec_file.base + off;
+	pad(mtrec_file.base + off, mtrec_file.base + b);
+	o = mtrec_file.base + b;
+	memcpy(o, "# mtrec 1\n# part ", 17);
+	o = put_dec(o + 17, (unsigned long)(b / ps + 1));
+	*o++ = '\n';
+	s->part_due = 1;
+	return o;
+}
+
 /* Move the slot to a new chunk with room for need bytes; NULL when
  * recording has stopped or the file cannot grow. */
 static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
@@ -159,8 +195,14 @@ static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 	if (off + len > __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) &&
 	    mtrec_file_grow(off + len) < 0)
 		return NULL;
-	c = mtrec_file.base + off;
-	c[len - 1] = '\n';
+	mtrec_file.base[off + len - 1] = '\n';
+	c = part_boundary(s, off, len);
+	if (mtrec_file.base + off + len - c < (ptrdiff_t)(need + CHUNK_HEAD)) {
+		/* The part's first lines took the room: one more chunk. */
+		s->pos = c;
+		s->end = mtrec_file.base + off + len;
+		return chunk_new(s, need);
+	}
 	memcpy(c, "# T ", 4);
 	o = put_dec(c + 4, (unsigned long)s->tid);
 	*o++ = '\n';
@@ -168,7 +210,7 @@ static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 	o = maybe_time(o, now);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
-	s->end = c + len;
+	s->end = mtrec_file.base + off + len;
 	s->gen = gen;
 	return o;
 }
@@ -214,11 +256,15 @@ static inline struct thread_slot *me(void)
 }
 
 static void toggle_if_pending(void);
+static void part_header(struct thread_slot *s);
 
-/* Every record call ends here: a toggle signal that arrived while we were
- * busy is acted on now. */
+/* Every record call ends here: the header of a part this thread began is
+ * written, and a toggle signal that arrived while we were busy is acted
+ * on now. */
 static inline void leave(void)
 {
+	if (unlikely(self && self->part_due))
+		part_header(self);
 	mtrec_busy = 0;
 	toggle_if_pending();
 }
@@ -301,18 +347,36 @@ static inline char *put_size(char *o, size_t size)
 	return o + 1;
 }
 
-/* The longest line an event with this caller can need. */
-static inline size_t event_room(const struct mtrec_caller *c)
+/* What an event line is made of besides its operation and address. */
+struct event_ctx {
+	const struct mtrec_caller *c;
+	struct mtrec_stack *st;	/* NULL without stacks */
+};
+
+/* The most an event can need: its line, and its stack's definition. */
+static inline size_t event_room(const struct event_ctx *e)
 {
-	return c->len + sizeof("+ 0x0123456789abcdef 0x0123456789abcdef s=18446744073709551615\n");
+	size_t n = e->c->len + sizeof("+ 0x0123456789abcdef 0x0123456789abcdef s=18446744073709551615\n");
+
+	return e->st ? n + mtrec_stack_def_room(e->st) : n;
 }
 
-static char *put_event(char *o, const struct mtrec_caller *c, char op,
-		       const void *p, int with_size, size_t size,
-		       unsigned long stack)
+/* The stack's "# stack" line goes right before the first event of each
+ * part that uses it: a part can then be read alone, and every thread's
+ * events follow the definitions they use. */
+static char *put_event(char *o, const struct event_ctx *e, char op,
+		       const void *p, int with_size, size_t size)
 {
-	memcpy(o, c->text, c->len);
-	o += c->len;
+	if (e->st) {
+		unsigned part = (unsigned)((size_t)(o - mtrec_file.base) / mtrec_file.part_size) + 1;
+		unsigned *defined_in = mtrec_stack_part(e->st);
+		if (*defined_in != part) {
+			o = mtrec_stack_put_def(o, e->st);
+			*defined_in = part;
+		}
+	}
+	memcpy(o, e->c->text, e->c->len);
+	o += e->c->len;
 	o[0] = op;
 	o[1] = ' ';
 	o = put_ptr(o + 2, p);
@@ -320,28 +384,30 @@ static char *put_event(char *o, const struct mtrec_caller *c, char op,
 		*o++ = ' ';
 		o = put_size(o, size);
 	}
-	if (stack) {
+	if (e->st) {
 		memcpy(o, " s=", 3);
-		o = put_dec(o + 3, stack);
+		o = put_dec(o + 3, mtrec_stack_id_of(e->st));
 	}
 	*o++ = '\n';
 	return o;
 }
 
-/* The interned stack of the current call, or 0 when stacks are off. */
-static unsigned long current_stack(const void *caller)
+/* The caller's string and, with MTREC_DEPTH > 1, the interned stack. */
+static void describe_event(struct event_ctx *e, const void *caller)
 {
 	void *ips[64];
 	int n;
 
+	e->c = mtrec_caller_get(caller);
+	e->st = NULL;
 	if (mtrec_settings.depth <= 1)
-		return 0;
+		return;
 	n = mtrec_unwind(ips, mtrec_settings.depth);
 	if (n <= 0) {
 		ips[0] = (void *)caller;
 		n = 1;
 	}
-	return mtrec_stack_id(ips, n);
+	e->st = mtrec_stack_get(ips, n);
 }
 
 /* Where a line about p goes: after any line about p another thread wrote
@@ -356,14 +422,14 @@ static inline char *place(struct thread_slot *s, const void *p, size_t need)
 }
 
 /* Write "op p [size]" for an allocation-like event. */
-static void write_alloc(struct thread_slot *s, const struct mtrec_caller *c,
-			char op, const void *p, size_t size, unsigned long stack)
+static void write_alloc(struct thread_slot *s, const struct event_ctx *e,
+			char op, const void *p, size_t size)
 {
-	char *o = place(s, p, event_room(c));
+	char *o = place(s, p, event_room(e));
 
 	if (!o)
 		return;
-	s->pos = put_event(o, c, op, p, 1, size, stack);
+	s->pos = put_event(o, e, op, p, 1, size);
 	if (p)
 		publish(p, s->end);
 }
@@ -371,14 +437,12 @@ static void write_alloc(struct thread_slot *s, const struct mtrec_caller *c,
 void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 {
 	struct thread_slot *s;
-	const struct mtrec_caller *c;
-	unsigned long stack;
+	struct event_ctx e;
 
 	mtrec_busy = 1;
 	if ((s = me()) != NULL) {
-		c = mtrec_caller_get(caller);
-		stack = current_stack(caller);
-		write_alloc(s, c, '+', p, size, stack);
+		describe_event(&e, caller);
+		write_alloc(s, &e, '+', p, size);
 	}
 	leave();
 }
@@ -386,8 +450,7 @@ void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 void mtrec_record_free(const void *caller, const void *p)
 {
 	struct thread_slot *s;
-	const struct mtrec_caller *c;
-	unsigned long stack;
+	struct event_ctx e;
 	char *o;
 
 	if (unlikely(p == g.hidden)) {
@@ -396,11 +459,10 @@ void mtrec_record_free(const void *caller, const void *p)
 	}
 	mtrec_busy = 1;
 	if ((s = me()) != NULL) {
-		c = mtrec_caller_get(caller);
-		stack = current_stack(caller);
-		o = place(s, p, event_room(c));
+		describe_event(&e, caller);
+		o = place(s, p, event_room(&e));
 		if (o) {
-			s->pos = put_event(o, c, '-', p, 0, 0, stack);
+			s->pos = put_event(o, &e, '-', p, 0, 0);
 			publish(p, s->end);
 		}
 	}
@@ -414,7 +476,7 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			  const void *old)
 {
 	struct thread_slot *s;
-	const struct mtrec_caller *c;
+	struct event_ctx e;
 
 	r->at = NULL;
 	if (!old)
@@ -426,8 +488,8 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 	}
 	mtrec_busy = 1;
 	if ((s = me()) != NULL) {
-		c = mtrec_caller_get(caller);
-		r->at = place(s, old, 2 * event_room(c));
+		describe_event(&e, caller);
+		r->at = place(s, old, 2 * event_room(&e));
 		if (r->at)
 			publish(old, s->end);
 	}
@@ -439,41 +501,39 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 			 const void *old, const void *new, size_t size)
 {
 	struct thread_slot *s;
-	const struct mtrec_caller *c;
-	unsigned long stack;
+	struct event_ctx e;
 	char *o;
 
 	mtrec_busy = 1;
 	if ((s = me()) == NULL)
 		goto out;
-	c = mtrec_caller_get(caller);
-	stack = current_stack(caller);
+	describe_event(&e, caller);
 	if (unlikely(old && r->at == (char *)1)) {
 		if (new) {
 			g.hidden = NULL;
-			write_alloc(s, c, '+', new, size, stack);
+			write_alloc(s, &e, '+', new, size);
 		}
 		goto out;
 	}
 	if (!old) {
 		if (new || size == 0)
-			write_alloc(s, c, '+', new, size, stack);
+			write_alloc(s, &e, '+', new, size);
 		else
-			write_alloc(s, c, '!', NULL, size, stack);
+			write_alloc(s, &e, '!', NULL, size);
 		goto out;
 	}
 	/* Our place, unless something was written meanwhile (an allocator
 	 * calling malloc inside realloc): then the next free spot. */
-	o = (r->at && r->at == s->pos) ? r->at : room(s, 2 * event_room(c));
+	o = (r->at && r->at == s->pos) ? r->at : room(s, 2 * event_room(&e));
 	if (!o)
 		goto out;
 	if (!new) {
-		s->pos = size ? put_event(o, c, '!', old, 1, size, stack)
-			      : put_event(o, c, '-', old, 0, 0, stack);
+		s->pos = size ? put_event(o, &e, '!', old, 1, size)
+			      : put_event(o, &e, '-', old, 0, 0);
 		goto out;
 	}
-	s->pos = put_event(o, c, '<', old, 0, 0, stack);
-	write_alloc(s, c, '>', new, size, stack);
+	s->pos = put_event(o, &e, '<', old, 0, 0);
+	write_alloc(s, &e, '>', new, size);
 out:
 	leave();
 }
@@ -652,6 +712,15 @@ static void write_header(void)
 	o = prim_putu(o, lim, (unsigned long)mtrec_settings.depth);
 	mtrec_write_line(buf, (size_t)(o - buf));
 	mtrec_objects_sync();
+}
+
+/* A new part describes the process again: header and objects here, stacks
+ * as they are used (put_event), so that each part can be read alone. */
+static void part_header(struct thread_slot *s)
+{
+	s->part_due = 0;
+	mtrec_objects_reset();
+	write_header();
 }
 
 /* ---- scoping ---------------------------------------------------------- */

@@ -8,9 +8,16 @@
  * name (unless the name already holds %p) and creates it exclusively,
  * trying ".1", ".2", ... after that when the name is taken.
  *
- * The whole file is mapped shared, once, over a large reserved range.  It
- * grows in steps with fallocate(), so that a full disk is an error here,
- * and not a SIGBUS in the program when a page is first written. */
+ * The trace is mapped shared over one large reserved range of addresses.
+ * It grows in steps with fallocate(), so that a full disk is an error here,
+ * and not a SIGBUS in the program when a page is first written.
+ *
+ * Rotation (MTREC_ROTATE=SIZE) cuts the trace into parts of SIZE bytes:
+ * part 1 is the file named above, part N the same name with ".partN".
+ * Offsets in the trace are global: part k holds offsets [(k-1)*SIZE,
+ * k*SIZE) and is mapped at base + (k-1)*SIZE, so addresses grow across
+ * parts as they do within one, and the writers need not know about parts
+ * at all, but for the one chunk that covers a part's start (rec-core.c). */
 #include "rec.h"
 
 #include <errno.h>
@@ -23,13 +30,16 @@
 #include <unistd.h>
 
 #define GROW_STEP (4u << 20)
-#define MAGIC "# mtrec 1\n"
+/* The first line says what the file is; a pad line takes the file to 64
+ * bytes, so that every chunk after it is aligned (see rec-core.c). */
+#define MAGIC "# mtrec 1\n#                                                    \n"
 
 struct mtrec_file mtrec_file = { .fd = -1 };
 
 pthread_mutex_t mtrec_grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static dev_t file_dev;
 static ino_t file_ino;
+static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
 
 /* pattern with %p replaced by pid, then suffix; 0 or -1 when too long. */
 static int make_name(char *out, size_t cap, const char *pattern, pid_t pid,
@@ -95,6 +105,42 @@ too_long:
 
 /* Reserve address space for the whole trace; a limit on the address space
  * (RLIMIT_AS) makes us take a small share of it. */
+/* "256M", "1G", "4096K", "1000000": bytes, rounded to GROW_STEP; 0 = off. */
+static size_t rotate_size(void)
+{
+	const char *v = prim_getenv("MTREC_ROTATE");
+	unsigned long long n = 0;
+	const char *p;
+
+	if (!v || !*v)
+		return 0;
+	for (p = v; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (unsigned long long)(*p - '0');
+	switch (*p) {
+	case 'k': case 'K': n <<= 10; p++; break;
+	case 'm': case 'M': n <<= 20; p++; break;
+	case 'g': case 'G': n <<= 30; p++; break;
+	}
+	if (p == v || *p || n == 0) {
+		prim_say("MTREC_ROTATE: not a size: '", v, "'; not rotating", NULL);
+		return 0;
+	}
+	n = (n + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+	return (size_t)n;
+}
+
+/* Map one part's file at its place in the reserved range. */
+static int map_part(int fd, char *at)
+{
+	void *p = mmap(at, mtrec_file.part_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, mtrec_file.part_size, MADV_HUGEPAGE);
+	return 0;
+}
+
 static int map_file(int fd)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32,
@@ -109,16 +155,20 @@ static int map_file(int fd)
 
 		if (sizes[i] > cap && i + 1 < sizeof(sizes) / sizeof(sizes[0]))
 			continue;
-		p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-		if (p != MAP_FAILED) {
-			/* Large page-cache folios: one fault maps up to 2 MiB
-			 * instead of 4 KiB (measured on ext4: 143 faults for
-			 * 290 MB instead of 74,749, and a fifth of the time). */
-			madvise(p, sizes[i], MADV_HUGEPAGE);
-			mtrec_file.base = p;
-			mtrec_file.maplen = sizes[i];
+		p = mmap(NULL, sizes[i], PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		mtrec_file.base = p;
+		mtrec_file.maplen = sizes[i];
+		mtrec_file.part_size = rotate_size();
+		if (!mtrec_file.part_size || mtrec_file.part_size > sizes[i])
+			mtrec_file.part_size = sizes[i];
+		/* Large page-cache folios: one fault maps up to 2 MiB instead
+		 * of 4 KiB (measured on ext4: 143 faults for 290 MB instead of
+		 * 74,749, and a fifth of the time). */
+		if (map_part(fd, p) == 0)
 			return 0;
-		}
+		munmap(p, sizes[i]);
 	}
 	return -1;
 }
@@ -154,7 +204,9 @@ int mtrec_file_open(int first)
 	mtrec_file.fd = fd;
 	mtrec_file.tail = 0;
 	mtrec_file.size = 0;
-	/* The first line says what the file is, before any thread's chunk. */
+	mtrec_file.part_start = 0;
+	mtrec_file.part_no = 1;
+	memcpy(first_path, mtrec_file.path, sizeof(first_path));
 	if (mtrec_file_grow(sizeof(MAGIC) - 1) < 0)
 		return -1;
 	memcpy(mtrec_file.base, MAGIC, sizeof(MAGIC) - 1);
@@ -186,43 +238,85 @@ static int extend(size_t from, size_t to)
 	return 0;
 }
 
+/* Part N+1: its file, mapped right after part N.  Called with the grow
+ * lock held, when part N is full. */
+static int next_part(void)
+{
+	size_t start = mtrec_file.part_start + mtrec_file.part_size;
+	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
+	struct stat st;
+	int fd;
+
+	if (start + mtrec_file.part_size > mtrec_file.maplen) {
+		mtrec_give_up("the trace reached its maximum size", 0);
+		return -1;
+	}
+	o = prim_puts(name, lim, first_path);
+	o = prim_puts(o, lim, ".part");
+	o = prim_putu(o, lim, mtrec_file.part_no + 1);
+	*o = '\0';
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && fd < 100) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    map_part(fd, mtrec_file.base + start) < 0) {
+		memcpy(mtrec_file.path, name, sizeof(name));
+		mtrec_give_up("cannot start the next part", errno);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(mtrec_file.fd);
+	mtrec_file.fd = fd;
+	file_dev = st.st_dev;
+	file_ino = st.st_ino;
+	memcpy(mtrec_file.path, name, sizeof(name));
+	__atomic_store_n(&mtrec_file.part_start, start, __ATOMIC_RELEASE);
+	mtrec_file.part_no++;
+	return 0;
+}
+
 int mtrec_file_grow(size_t end)
 {
 	struct rlimit rl;
-	size_t size, want;
+	size_t size, want, part_end;
 	int ret = -1;
 
 	pthread_mutex_lock(&mtrec_grow_lock);
-	size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED);
-	if (end <= size) {
-		ret = 0;
-		goto out;
-	}
-	if (end > mtrec_file.maplen) {
-		mtrec_give_up("the trace reached its maximum size", 0);
-		goto out;
-	}
-	want = (end + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
-	if (want > mtrec_file.maplen)
-		want = mtrec_file.maplen;
-	/* Writing past RLIMIT_FSIZE would raise SIGXFSZ in the program. */
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		if (end > rl.rlim_cur) {
-			mtrec_give_up("file size limit reached", EFBIG);
+	while (end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
+		part_end = mtrec_file.part_start + mtrec_file.part_size;
+		if (size == part_end) {
+			if (next_part() < 0)
+				goto out;
+			continue;
+		}
+		want = (end + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+		if (want > part_end)
+			want = part_end;
+		/* Writing past RLIMIT_FSIZE would raise SIGXFSZ in the program. */
+		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+			if (size - mtrec_file.part_start >= rl.rlim_cur) {
+				mtrec_give_up("file size limit reached", EFBIG);
+				goto out;
+			}
+			if (want - mtrec_file.part_start > rl.rlim_cur)
+				want = mtrec_file.part_start + rl.rlim_cur;
+		}
+		if (!still_ours()) {
+			mtrec_give_up("the program closed or replaced its file descriptor", 0);
 			goto out;
 		}
-		if (want > rl.rlim_cur)
-			want = rl.rlim_cur;
+		if (extend(size - mtrec_file.part_start, want - mtrec_file.part_start) < 0) {
+			mtrec_give_up("cannot extend the file", errno);
+			goto out;
+		}
+		__atomic_store_n(&mtrec_file.size, want, __ATOMIC_RELEASE);
 	}
-	if (!still_ours()) {
-		mtrec_give_up("the program closed or replaced its file descriptor", 0);
-		goto out;
-	}
-	if (extend(size, want) < 0) {
-		mtrec_give_up("cannot extend the file", errno);
-		goto out;
-	}
-	__atomic_store_n(&mtrec_file.size, want, __ATOMIC_RELEASE);
 	ret = 0;
 out:
 	pthread_mutex_unlock(&mtrec_grow_lock);
@@ -247,8 +341,8 @@ int mtrec_file_close(char *pos, char *end)
 		used = (size_t)(pos - mtrec_file.base);
 		cut = 1;
 	}
-	if (still_ours())
-		if (ftruncate(mtrec_file.fd, (off_t)used) < 0)
+	if (still_ours() && used >= mtrec_file.part_start)
+		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), NULL);
 	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);

@@ -156,6 +156,9 @@ void mtrec_objects_sync(void)
 /* A new file (fork child) must describe every object again. */
 void mtrec_objects_reset(void)
 {
+	pthread_mutex_lock(&mtrec_objects_lock);
 	nknown = 0;
-	seen_adds = seen_subs = ~0ull;
+	__atomic_store_n(&seen_adds, ~0ull, __ATOMIC_RELAXED);
+	__atomic_store_n(&seen_subs, ~0ull, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&mtrec_objects_lock);
 }

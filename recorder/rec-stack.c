@@ -1,26 +1,27 @@
 /* rec-stack.c -- interned call stacks (MTREC_DEPTH > 1).
  *
- * Each distinct stack is written once, as "# stack ID IP...", and events
- * refer to it by id.  Lookups take no lock: entries are published by
- * storing their pointer last, and a full table is replaced by a larger
- * copy.  A definition may land in the file after another thread's event
- * that uses it (share/trace-format.md says readers resolve ids at the end). */
+ * Each distinct stack gets an id; its definition, "# stack ID IP...", is
+ * written by rec-core.c just before an event that uses it, once per part
+ * of the trace (so that each part can be read alone).  Lookups take no
+ * lock: entries are published by storing their pointer last, and a full
+ * table is replaced by a larger copy. */
 #include "rec.h"
 
 #include <string.h>
 
 #define ARENA_BLOCK (1u << 20)
 
-struct stack {
+struct mtrec_stack {
 	uint64_t hash;
 	unsigned long id;
+	unsigned part;		/* the part its definition was last written in */
 	int n;
 	void *ips[];
 };
 
 struct stable {
 	size_t mask, used;
-	struct stack *slots[];
+	struct mtrec_stack *slots[];
 };
 
 pthread_mutex_t mtrec_stack_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -38,21 +39,21 @@ static uint64_t hash_ips(void *const *ips, int n)
 	return h ^ (h >> 29);
 }
 
-static int same(const struct stack *s, uint64_t h, void *const *ips, int n)
+static int same(const struct mtrec_stack *s, uint64_t h, void *const *ips, int n)
 {
 	return s->hash == h && s->n == n && memcmp(s->ips, ips, (size_t)n * sizeof(void *)) == 0;
 }
 
-static struct stack *lookup(const struct stable *t, uint64_t h, void *const *ips, int n)
+static struct mtrec_stack *lookup(const struct stable *t, uint64_t h, void *const *ips, int n)
 {
 	for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
-		struct stack *s = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
+		struct mtrec_stack *s = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
 		if (!s || same(s, h, ips, n))
 			return s;
 	}
 }
 
-static void insert(struct stable *t, struct stack *s)
+static void insert(struct stable *t, struct mtrec_stack *s)
 {
 	size_t i = s->hash & t->mask;
 
@@ -69,7 +70,7 @@ static struct stable *with_room(struct stable *t)
 
 	if (t && 2 * (t->used + 1) <= t->mask + 1)
 		return t;
-	bigger = prim_map_anon(sizeof(*bigger) + n * sizeof(struct stack *));
+	bigger = prim_map_anon(sizeof(*bigger) + n * sizeof(struct mtrec_stack *));
 	if (!bigger)
 		return t && t->used < t->mask ? t : NULL;
 	bigger->mask = n - 1;
@@ -80,70 +81,84 @@ static struct stable *with_room(struct stable *t)
 	return bigger;
 }
 
-static struct stack *new_stack(uint64_t h, void *const *ips, int n)
+static struct mtrec_stack *new_stack(uint64_t h, void *const *ips, int n)
 {
-	size_t len = (sizeof(struct stack) + (size_t)n * sizeof(void *) + 15) & ~(size_t)15;
-	struct stack *s;
+	size_t len = (sizeof(struct mtrec_stack) + (size_t)n * sizeof(void *) + 15) & ~(size_t)15;
+	struct mtrec_stack *s;
 
 	if (len > arena_left) {
 		if ((arena = prim_map_anon(ARENA_BLOCK)) == NULL)
 			return NULL;
 		arena_left = ARENA_BLOCK;
 	}
-	s = (struct stack *)arena;
+	s = (struct mtrec_stack *)arena;
 	arena += len;
 	arena_left -= len;
 	s->hash = h;
 	s->n = n;
 	s->id = ++next_id;
+	s->part = 0;
 	memcpy(s->ips, ips, (size_t)n * sizeof(void *));
 	return s;
 }
 
-static void write_stack(const struct stack *s)
+unsigned long mtrec_stack_id_of(const struct mtrec_stack *st)
 {
-	char buf[64 * 20 + 48], *o = buf, *lim = buf + sizeof(buf);
-
-	o = prim_puts(o, lim, "# stack ");
-	o = prim_putu(o, lim, s->id);
-	for (int i = 0; i < s->n; i++) {
-		o = prim_puts(o, lim, " 0x");
-		o = prim_putx(o, lim, (uintptr_t)s->ips[i]);
-	}
-	mtrec_write_line(buf, (size_t)(o - buf));
+	return st->id;
 }
 
-static MTREC_COLD unsigned long miss(uint64_t h, void *const *ips, int n)
+unsigned *mtrec_stack_part(struct mtrec_stack *st)
+{
+	return &st->part;
+}
+
+size_t mtrec_stack_def_room(const struct mtrec_stack *st)
+{
+	return sizeof("# stack 18446744073709551615\n") + (size_t)st->n * sizeof(" 0x0123456789abcdef");
+}
+
+char *mtrec_stack_put_def(char *o, const struct mtrec_stack *st)
+{
+	char *lim = o + mtrec_stack_def_room(st);
+
+	o = prim_puts(o, lim, "# stack ");
+	o = prim_putu(o, lim, st->id);
+	for (int i = 0; i < st->n; i++) {
+		o = prim_puts(o, lim, " 0x");
+		o = prim_putx(o, lim, (uintptr_t)st->ips[i]);
+	}
+	*o++ = '\n';
+	return o;
+}
+
+static MTREC_COLD struct mtrec_stack *miss(uint64_t h, void *const *ips, int n)
 {
 	struct stable *t;
-	struct stack *s;
-	unsigned long id = 0;
+	struct mtrec_stack *s;
 
 	mtrec_objects_sync();	/* frames may lie in a newly loaded object */
 	pthread_mutex_lock(&mtrec_stack_lock);
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (t && (s = lookup(t, h, ips, n)) != NULL) {
-		id = s->id;
+	if (t && (s = lookup(t, h, ips, n)) != NULL)
+		goto out;
+	if ((t = with_room(t)) == NULL || (s = new_stack(h, ips, n)) == NULL) {
+		s = NULL;
 		goto out;
 	}
-	if ((t = with_room(t)) == NULL || (s = new_stack(h, ips, n)) == NULL)
-		goto out;
-	write_stack(s);
 	insert(t, s);
-	id = s->id;
 out:
 	pthread_mutex_unlock(&mtrec_stack_lock);
-	return id;
+	return s;
 }
 
-unsigned long mtrec_stack_id(void *const *ips, int n)
+struct mtrec_stack *mtrec_stack_get(void *const *ips, int n)
 {
 	uint64_t h = hash_ips(ips, n);
 	const struct stable *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	struct stack *s;
+	struct mtrec_stack *s;
 
 	if (likely(t != NULL) && (s = lookup(t, h, ips, n)) != NULL)
-		return s->id;
+		return s;
 	return miss(h, ips, n);
 }
 

@@ -93,8 +93,11 @@ struct mtrec_file {
 	char *base;		/* the whole file is mapped here ... */
 	size_t maplen;		/* ... this far */
 	size_t tail;		/* bytes handed out to writers (atomic) */
-	size_t size;		/* bytes the file has, backed (atomic) */
-	char path[4096];
+	size_t size;		/* bytes backed by the files (atomic) */
+	size_t part_size;	/* MTREC_ROTATE, or maplen: one part */
+	size_t part_start;	/* offset where the current part begins */
+	unsigned part_no;	/* the current part, from 1 */
+	char path[4096];	/* the current part's file */
 };
 extern struct mtrec_file mtrec_file MTREC_HIDDEN;
 
@@ -118,8 +121,15 @@ void mtrec_objects_reset(void) MTREC_HIDDEN;
 
 /* ---- call stacks (rec-stack.c) ---- */
 
-/* The id of the stack ips[0..n), writing its "# stack" line when new. */
-unsigned long mtrec_stack_id(void *const *ips, int n) MTREC_HIDDEN;
+/* The interned stack ips[0..n) (NULL when out of memory).  Its "# stack"
+ * line is the caller's to write, before the first event of each part that
+ * uses it: st->part says in which part it was last written. */
+struct mtrec_stack;
+struct mtrec_stack *mtrec_stack_get(void *const *ips, int n) MTREC_HIDDEN;
+unsigned long mtrec_stack_id_of(const struct mtrec_stack *st) MTREC_HIDDEN;
+unsigned *mtrec_stack_part(struct mtrec_stack *st) MTREC_HIDDEN;
+size_t mtrec_stack_def_room(const struct mtrec_stack *st) MTREC_HIDDEN;
+char *mtrec_stack_put_def(char *o, const struct mtrec_stack *st) MTREC_HIDDEN;
 void mtrec_stack_reset(void) MTREC_HIDDEN;
 
 /* ---- writing lines (rec-core.c) ---- */

@@ -50,6 +50,7 @@ extern char **environ;
 #define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
 #define NAME_EVERY_NS 1000000000ull	/* thread names looked at this often */
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
+#define PART_ZONE (64u << 10)	/* each part's header zone (MTREC_ROTATE) */
 
 extern void __libc_freeres(void);
 
@@ -65,7 +66,6 @@ struct thread_slot {
 	unsigned long gen;	/* the chunk is stale once g.gen moves on */
 	pid_t tid;
 	uint64_t name_checked;	/* when the thread's name was last looked at */
-	unsigned part_due;	/* this thread began a part: its header is due */
 	char name[16];		/* as last written in a "# thread" line */
 } __attribute__((aligned(64)));
 
@@ -153,28 +153,81 @@ static void pad(char *from, char *to)
 		to[-1] = '\n';
 }
 
-/* When the chunk [off, off+len) holds the first byte of a part (with
- * MTREC_ROTATE), its owner ends the previous part with a pad and starts
- * the new one with "# mtrec 1" and "# part N"; the rest of the part's
- * header is written when the thread leaves the recorder (write_header
- * takes locks that the caller of chunk_new may hold).  Chunks start and
- * end on 64-byte boundaries (rec-file.c starts the file so), as parts do,
- * so a chunk that holds a part's start has 64 bytes or more after it:
- * room for those two lines.  Returns where the chunk's own lines begin. */
-static char *part_boundary(struct thread_slot *s, size_t off, size_t len)
+/* The process header ("# pid" to "# depth"), made once when the trace is
+ * opened: each part of a rotated trace starts with it again. */
+static char header_text[8192];
+static size_t header_len;
+
+static char *chunk_new(struct thread_slot *s, size_t need);
+static inline char *room(struct thread_slot *s, size_t need);
+
+/* Write whole lines of text into the slot's chunks. */
+static void write_text(struct thread_slot *s, const char *text, size_t len)
+{
+	while (len > 0) {
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) + 1 : len;
+		char *o = room(s, n + 1);
+
+		if (!o)
+			return;
+		memcpy(o, text, n);
+		if (!nl)
+			o[n++] = '\n';
+		s->pos = o + n;
+		text += n;
+		len -= n;
+	}
+}
+
+/* Copy the whole lines of text that fit before lim. */
+static char *put_lines(char *o, char *lim, const char *text, size_t len)
+{
+	while (len > 0) {
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) + 1 : len;
+
+		if (!nl || o + n > lim)
+			break;
+		memcpy(o, text, n);
+		o += n;
+		text += n;
+		len -= n;
+	}
+	return o;
+}
+
+/* With MTREC_ROTATE, part k starts at offset (k-1) * part_size with a
+ * header zone of PART_ZONE bytes that no chunk writes into: the thread
+ * whose chunk holds the part's first byte fills it at once with "# mtrec 1",
+ * "# part N", the process header and the objects loaded now, then a pad.
+ * So every part describes itself, however the threads are scheduled, and
+ * nothing here takes a lock (chunk_new may be called with any held). */
+static void fill_part_zone(size_t b)
+{
+	char *o = mtrec_file.base + b, *lim = o + PART_ZONE - 1;
+	size_t objects_len;
+	const char *objects = mtrec_objects_text(&objects_len);
+
+	memcpy(o, "# mtrec 1\n# part ", 17);
+	o = put_dec(o + 17, (unsigned long)(b / mtrec_file.part_size + 1));
+	*o++ = '\n';
+	o = put_lines(o, lim, header_text, header_len);
+	o = put_lines(o, lim, objects, objects_len);
+	pad(o, mtrec_file.base + b + PART_ZONE);
+}
+
+/* For the chunk [off, end): the start of the part whose zone it overlaps
+ * (0 for none), and where the chunk's own lines may begin. */
+static size_t zone_overlap(size_t off, size_t end, size_t *start)
 {
 	size_t ps = mtrec_file.part_size, b;
-	char *o;
 
-	if (ps >= mtrec_file.maplen || (b = (off + len - 1) / ps * ps) < off || b == 0)
-		return mtrec_file.base + off;
-	pad(mtrec_file.base + off, mtrec_file.base + b);
-	o = mtrec_file.base + b;
-	memcpy(o, "# mtrec 1\n# part ", 17);
-	o = put_dec(o + 17, (unsigned long)(b / ps + 1));
-	*o++ = '\n';
-	s->part_due = 1;
-	return o;
+	*start = off;
+	if (ps >= mtrec_file.maplen || (b = (end - 1) / ps * ps) == 0 || off >= b + PART_ZONE)
+		return 0;
+	*start = b + PART_ZONE;
+	return b;
 }
 
 /* Move the slot to a new chunk with room for need bytes; NULL when
@@ -182,27 +235,38 @@ static char *part_boundary(struct thread_slot *s, size_t off, size_t len)
 static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 {
 	unsigned long gen = __atomic_load_n(&g.gen, __ATOMIC_ACQUIRE);
-	size_t len = CHUNK, off;
+	size_t len = CHUNK, off, end, start, b, backed;
 	uint64_t now;
 	char *c, *o;
+	int owner;
 
 	chunk_close(s);
 	if (g.ended || g.failed || !g.opened)
 		return NULL;
 	if (need + CHUNK_HEAD > len)
 		len = (need + CHUNK_HEAD + 63) & ~(size_t)63;
+again:
 	off = __atomic_fetch_add(&mtrec_file.tail, len, __ATOMIC_RELAXED);
-	if (off + len > __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) &&
-	    mtrec_file_grow(off + len) < 0)
+	end = off + len;
+	b = zone_overlap(off, end, &start);
+	owner = b > 0 && b >= off;	/* the chunk holds the part's first byte */
+	backed = owner && b + PART_ZONE > end ? b + PART_ZONE : end;
+	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) < backed &&
+	    mtrec_file_grow(backed) < 0)
 		return NULL;
-	mtrec_file.base[off + len - 1] = '\n';
-	c = part_boundary(s, off, len);
-	if (mtrec_file.base + off + len - c < (ptrdiff_t)(need + CHUNK_HEAD)) {
-		/* The part's first lines took the room: one more chunk. */
-		s->pos = c;
-		s->end = mtrec_file.base + off + len;
-		return chunk_new(s, need);
+	if (owner) {
+		pad(mtrec_file.base + off, mtrec_file.base + b);
+		fill_part_zone(b);
 	}
+	if (start + need + CHUNK_HEAD > end) {
+		/* The chunk lies (mostly) in a part's header zone: the
+		 * bytes past the zone are filled, and we try again. */
+		if (start < end)
+			pad(mtrec_file.base + start, mtrec_file.base + end);
+		goto again;
+	}
+	mtrec_file.base[end - 1] = '\n';
+	c = mtrec_file.base + start;
 	memcpy(c, "# T ", 4);
 	o = put_dec(c + 4, (unsigned long)s->tid);
 	*o++ = '\n';
@@ -210,7 +274,7 @@ static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 	o = maybe_time(o, now);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
-	s->end = mtrec_file.base + off + len;
+	s->end = mtrec_file.base + end;
 	s->gen = gen;
 	return o;
 }
@@ -256,15 +320,11 @@ static inline struct thread_slot *me(void)
 }
 
 static void toggle_if_pending(void);
-static void part_header(struct thread_slot *s);
 
-/* Every record call ends here: the header of a part this thread began is
- * written, and a toggle signal that arrived while we were busy is acted
- * on now. */
+/* Every record call ends here: a toggle signal that arrived while we were
+ * busy is acted on now. */
 static inline void leave(void)
 {
-	if (unlikely(self && self->part_due))
-		part_header(self);
 	mtrec_busy = 0;
 	toggle_if_pending();
 }
@@ -684,9 +744,21 @@ static size_t read_small(const char *path, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static void write_header(void)
+/* "# KEY VALUE\n" into o, with newlines in VALUE made spaces. */
+static char *put_keyed(char *o, char *lim, const char *key, const char *val, size_t len)
 {
-	char buf[4096], *o = buf, *lim = buf + sizeof(buf);
+	o = prim_puts(o, lim, "# ");
+	o = prim_puts(o, lim, key);
+	o = prim_puts(o, lim, " ");
+	for (size_t i = 0; i < len && o < lim; i++)
+		*o++ = (val[i] == '\n' || val[i] == '\r' || val[i] == '\0') ? ' ' : val[i];
+	return prim_puts(o, lim, "\n");
+}
+
+static void build_header(void)
+{
+	char *o = header_text, *lim = header_text + sizeof(header_text) - 1;
+	char buf[4096];
 	struct timespec now;
 	ssize_t n;
 
@@ -694,33 +766,33 @@ static void write_header(void)
 	o = prim_putu(o, lim, (unsigned long)getpid());
 	o = prim_puts(o, lim, " ");
 	o = prim_putu(o, lim, (unsigned long)getppid());
-	mtrec_write_line(buf, (size_t)(o - buf));
+	o = prim_puts(o, lim, "\n");
 	n = readlink("/proc/self/exe", buf, sizeof(buf));
-	write_keyed("exe", buf, n > 0 ? (size_t)n : 0);
+	o = put_keyed(o, lim, "exe", buf, n > 0 ? (size_t)n : 0);
 	n = (ssize_t)read_small("/proc/self/cmdline", buf, sizeof(buf));
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
-	write_keyed("cmdline", buf, (size_t)n);
+	o = put_keyed(o, lim, "cmdline", buf, n > 0 ? (size_t)n : 0);
 	clock_gettime(CLOCK_REALTIME, &now);
-	o = prim_puts(buf, lim, "# start ");
+	o = prim_puts(o, lim, "# start ");
 	o = prim_putu(o, lim, (unsigned long)now.tv_sec);
 	o = prim_puts(o, lim, ".");
-	for (long d = 100000000; d >= 1; d /= 10)
+	for (long d = 100000000; d >= 1 && o < lim; d /= 10)
 		*o++ = (char)('0' + now.tv_nsec / d % 10);
-	mtrec_write_line(buf, (size_t)(o - buf));
-	o = prim_puts(buf, lim, "# depth ");
+	o = prim_puts(o, lim, "\n# depth ");
 	o = prim_putu(o, lim, (unsigned long)mtrec_settings.depth);
-	mtrec_write_line(buf, (size_t)(o - buf));
-	mtrec_objects_sync();
+	o = prim_puts(o, lim, "\n");
+	header_len = (size_t)(o - header_text);
 }
 
-/* A new part describes the process again: header and objects here, stacks
- * as they are used (put_event), so that each part can be read alone. */
-static void part_header(struct thread_slot *s)
+static void write_header(void)
 {
-	s->part_due = 0;
-	mtrec_objects_reset();
-	write_header();
+	struct thread_slot *s = me();
+
+	build_header();
+	if (s)
+		write_text(s, header_text, header_len);
+	mtrec_objects_sync();
 }
 
 /* ---- scoping ---------------------------------------------------------- */

@@ -6,7 +6,11 @@
  * dlopen() is not wrapped (the dynamic linker looks at its caller); the
  * loader's own counters of loads and unloads, read through
  * dl_iterate_phdr(), tell when to look again.  This runs on slow paths only
- * (a caller or a stack seen for the first time). */
+ * (a caller or a stack seen for the first time).
+ *
+ * The lines of all objects loaded now are also kept as one text, replaced
+ * whole on every change, that a new part of a rotated trace copies without
+ * taking a lock. */
 #include "rec.h"
 
 #include <elf.h>
@@ -19,12 +23,66 @@ struct known {
 	uintptr_t bias, lo, hi;
 	unsigned name_hash;
 	int present;
+	char *line;		/* its "# object" line, newline included */
+	size_t len;
+};
+
+struct snapshot {
+	size_t len;
+	char text[];
 };
 
 pthread_mutex_t mtrec_objects_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known known[MAX_OBJECTS];
 static int nknown;
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
+static struct snapshot *snapshot;
+static char *arena;
+static size_t arena_left;
+
+static char *keep(const char *text, size_t len)
+{
+	char *p;
+
+	if (len > arena_left) {
+		size_t block = len > (64u << 10) ? len : (64u << 10);
+		if ((arena = prim_map_anon(block)) == NULL)
+			return NULL;
+		arena_left = block;
+	}
+	p = arena;
+	memcpy(p, text, len);
+	arena += len;
+	arena_left -= len;
+	return p;
+}
+
+/* Called with the lock held after the set of objects changed.  Old texts
+ * are left in place: a reader may still be copying one. */
+static void publish_snapshot(void)
+{
+	size_t total = 0;
+	struct snapshot *snap;
+
+	for (int i = 0; i < nknown; i++)
+		total += known[i].len;
+	if ((snap = prim_map_anon(sizeof(*snap) + total + 1)) == NULL)
+		return;
+	for (int i = 0; i < nknown; i++) {
+		if (known[i].line)
+			memcpy(snap->text + snap->len, known[i].line, known[i].len);
+		snap->len += known[i].line ? known[i].len : 0;
+	}
+	__atomic_store_n(&snapshot, snap, __ATOMIC_RELEASE);
+}
+
+const char *mtrec_objects_text(size_t *len)
+{
+	struct snapshot *snap = __atomic_load_n(&snapshot, __ATOMIC_ACQUIRE);
+
+	*len = snap ? snap->len : 0;
+	return snap ? snap->text : "";
+}
 
 static unsigned hash_name(const char *s)
 {
@@ -80,7 +138,7 @@ static char *put_build_id(char *o, char *lim, const struct dl_phdr_info *info)
 	return prim_puts(o, lim, "-");
 }
 
-static void write_object(const char *what, const struct known *k,
+static void write_object(const char *what, struct known *k,
 			 const struct dl_phdr_info *info)
 {
 	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
@@ -99,6 +157,11 @@ static void write_object(const char *what, const struct known *k,
 		o = prim_puts(o, lim, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "-");
 	}
 	mtrec_write_line(buf, (size_t)(o - buf));
+	if (info) {
+		*o++ = '\n';
+		k->len = (size_t)(o - buf);
+		k->line = keep(buf, k->len);
+	}
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
@@ -148,6 +211,7 @@ void mtrec_objects_sync(void)
 		write_object("# unload", &known[i], NULL);
 		known[i--] = known[--nknown];
 	}
+	publish_snapshot();
 	__atomic_store_n(&seen_adds, now.adds, __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, now.subs, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&mtrec_objects_lock);

@@ -118,6 +118,9 @@ void mtrec_caller_reset(void) MTREC_HIDDEN;
  * "# unload" lines for those gone; cheap when nothing changed. */
 void mtrec_objects_sync(void) MTREC_HIDDEN;
 void mtrec_objects_reset(void) MTREC_HIDDEN;
+/* The "# object" lines of every object loaded now, as one text; readable
+ * without a lock. */
+const char *mtrec_objects_text(size_t *len) MTREC_HIDDEN;
 
 /* ---- call stacks (rec-stack.c) ---- */
 

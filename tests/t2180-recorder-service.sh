@@ -1,0 +1,59 @@
+#!/bin/sh
+# mtrec-service writes a systemd drop-in that preloads the recorder into a
+# named service, and removes it.  The drop-in is checked by systemd's own
+# parser (systemd-analyze verify) and its environment is proven to work by
+# running a program with it.
+. "$(dirname "$0")/lib.sh"
+
+SVC="$TOP/recorder/mtrec-service"
+mkdir -p units && printf '[Unit]\nDescription=demo\n[Service]\nExecStart=/bin/sleep 1000\n' >units/demo.service
+
+test_expect_success 'install writes the drop-in for the named service' '
+	"$SVC" install demo --unit-dir "$OUT/units" --dir "$OUT/traces" --depth 8 --no-reload >out &&
+	grep -q "wrote .*units/demo.service.d/50-mtrec.conf" out &&
+	f=units/demo.service.d/50-mtrec.conf &&
+	grep -q "^Environment=\"LD_PRELOAD=$TOP/recorder/libmtrec.so\"\$" $f &&
+	grep -q "^Environment=\"MALLOC_TRACE=$OUT/traces/demo.%%p.log\"\$" $f &&
+	grep -q "^Environment=\"MTREC_DEPTH=8\"\$" $f &&
+	test -d traces
+'
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+test_expect_success 'systemd-analyze verify reads the unit and the drop-in without complaint' '
+	SYSTEMD_UNIT_PATH="$OUT/units:" systemd-analyze verify demo.service >verify.out 2>&1 &&
+	! grep "50-mtrec.conf" verify.out &&
+	cp units/demo.service.d/50-mtrec.conf saved &&
+	echo "Bogus=1" >>units/demo.service.d/50-mtrec.conf &&
+	SYSTEMD_UNIT_PATH="$OUT/units:" systemd-analyze verify demo.service >bad.out 2>&1;
+	grep -q "50-mtrec.conf.*Bogus" bad.out &&
+	cp saved units/demo.service.d/50-mtrec.conf
+'
+else
+test_skip 'systemd-analyze verify reads the unit and the drop-in without complaint' \
+	'systemd-analyze is not installed'
+fi
+
+test_expect_success 'the drop-in environment traces a program as systemd would run it' '
+	sed -n "s/^Environment=\"\\(.*\\)\"\$/\\1/p" units/demo.service.d/50-mtrec.conf |
+		sed "s/%%/%/g" >env.list &&
+	env $(cat env.list) "$HELPER/rec-every-call" >/dev/null &
+	pid=$! && wait $pid &&
+	test -f "traces/demo.$pid.log" &&
+	grep -q "^# depth 8\$" "traces/demo.$pid.log" &&
+	grep -q " s=[0-9]*\$" "traces/demo.$pid.log"
+'
+
+test_expect_success 'remove deletes it; removing again is an error' '
+	"$SVC" remove demo.service --unit-dir "$OUT/units" --no-reload >out &&
+	test ! -e units/demo.service.d &&
+	! "$SVC" remove demo --unit-dir "$OUT/units" --no-reload 2>err &&
+	grep -q "no mtrec drop-in for demo.service" err
+'
+
+test_expect_success 'bad names and options are refused' '
+	! "$SVC" install "bad name" --unit-dir "$OUT/units" 2>err && grep -q "not a service name" err &&
+	! "$SVC" install demo --depth 99 --unit-dir "$OUT/units" 2>err && grep -q "from 1 to 64" err &&
+	! "$SVC" install demo --dir rel --unit-dir "$OUT/units" 2>err && grep -q "absolute path" err
+'
+
+test_done

@@ -216,10 +216,6 @@ cmd_report (int argc, char **argv, GError **error)
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
 			return -1;
-	if (opt_all_events && opt_db == NULL) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--all-events needs --db");
-		return -1;
-	}
 
 	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	mta_symbolizer_set_binary (sym, binary);
@@ -311,6 +307,12 @@ main (int argc, char **argv)
 		"See mtanalyze(1).");
 	if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
 		fprintf (stderr, "mtanalyze: %s\n", error->message);
+		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+		fputs (help, stderr);
+		return EXIT_USAGE;
+	}
+	if (opt_all_events && opt_db == NULL) {
+		fprintf (stderr, "mtanalyze: --all-events needs --db\n");
 		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
 		fputs (help, stderr);
 		return EXIT_USAGE;

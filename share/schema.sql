@@ -166,7 +166,7 @@ FROM site_stats st JOIN sites s ON s.id = st.site_id;
 -- Leaks by call site, per run (order by leaked_bytes DESC for the report).
 CREATE VIEW IF NOT EXISTS leaks_by_site AS
 SELECT run_id, site_id, function, location, object, leaked_blocks, leaked_bytes,
-       allocations, frees, peak_live_bytes, first_line
+       allocations, frees, peak_live_bytes, first_line, file, line
 FROM site_summary WHERE leaked_blocks > 0;
 
 -- Each leaked block with its site.
@@ -179,7 +179,7 @@ LEFT JOIN threads t ON t.run_id = l.run_id AND t.tid = l.thread;
 
 -- Frees of memory never allocated, by site of the free.
 CREATE VIEW IF NOT EXISTS bad_frees_by_site AS
-SELECT run_id, site_id, function, location, object, bad_frees, first_line
+SELECT run_id, site_id, function, location, object, bad_frees, first_line, file, line
 FROM site_summary WHERE bad_frees > 0;
 
 -- Each bad free with its site.

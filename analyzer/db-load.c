@@ -207,7 +207,7 @@ mta_db_open (const char *path, GError **error)
 	MtaDb *d = g_new0 (MtaDb, 1);
 	d->path = g_strdup (path);
 	d->created = !exists;
-	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
 			     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));

@@ -138,7 +138,8 @@ CREATE TABLE IF NOT EXISTS threads (
 	PRIMARY KEY (run_id, tid)
 ) WITHOUT ROWID;
 
--- Every event, only for runs loaded with --all-events.  op is the trace's
+-- Every event, only for runs loaded with --all-events (about 25 bytes and
+-- 2 microseconds of loading per event).  op is the trace's
 -- operator: '+' allocation, '-' free, '<' '>' realloc from / to, '!'
 -- failed realloc.  The event's own call path is stack_id (for a free,
 -- the path of the free, not of the allocation).

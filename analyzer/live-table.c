@@ -70,7 +70,7 @@ grow (MtaLiveTable *t)
 MtaLiveEntry *
 mta_live_insert (MtaLiveTable *t, uint64_t addr)
 {
-	if ((t->count + 1) * 10 > (t->mask + 1) * 7)
+	if ((t->count + 1) * 2 > t->mask + 1)
 		grow (t);
 	size_t i = hash_addr (addr) & t->mask;
 	for (;;) {
@@ -101,27 +101,25 @@ mta_live_remove (MtaLiveTable *t, uint64_t addr)
 void
 mta_live_remove_entry (MtaLiveTable *t, MtaLiveEntry *e)
 {
-	size_t i = (size_t) (e - t->slots);
-	/* Shift back every later entry of the cluster that may move. */
-	size_t j = i;
+	MtaLiveEntry *s = t->slots;
+	const size_t mask = t->mask;
+	size_t i = (size_t) (e - s), j = i;
+
+	/* Shift back every later entry of the cluster that may move: the one
+	 * at j may fill the hole at i unless its home k lies cyclically in
+	 * (i, j], that is unless it is nearer to j than i is. */
 	for (;;) {
-		t->slots[i].used = 0;
-		size_t k;
-		for (;;) {
-			j = (j + 1) & t->mask;
-			if (!t->slots[j].used) {
-				t->count--;
-				return;
-			}
-			k = hash_addr (t->slots[j].addr) & t->mask;
-			/* Entry at j may move to i unless its home k lies cyclically in (i, j]. */
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
+		j = (j + 1) & mask;
+		if (!s[j].used)
 			break;
+		size_t k = hash_addr (s[j].addr) & mask;
+		if (((j - k) & mask) >= ((j - i) & mask)) {
+			s[i] = s[j];
+			i = j;
 		}
-		t->slots[i] = t->slots[j];
-		i = j;
 	}
+	s[i].used = 0;
+	t->count--;
 }
 
 gboolean
@@ -140,25 +138,56 @@ mta_live_next (const MtaLiveTable *t, size_t *iter, const MtaLiveEntry **entry)
 /* ------------------------------------------------------------ strtab */
 
 static inline uint64_t
-hash_bytes (const char *p, size_t len)
+load64 (const char *p)
 {
-	/* FNV-1a over 8-byte words: callers are short, this is enough. */
+	uint64_t w;
+	memcpy (&w, p, 8);
+	return w;
+}
+
+static inline uint64_t
+mix64 (uint64_t h)
+{
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+static __attribute__ ((noinline)) uint64_t
+hash_long (const char *p, size_t len)
+{
+	/* FNV-1a over 8-byte words */
 	uint64_t h = 0xcbf29ce484222325ULL ^ len;
 	while (len >= 8) {
-		uint64_t w;
-		memcpy (&w, p, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
+		h = (h ^ load64 (p)) * 0x100000001b3ULL;
 		h ^= h >> 31;
 		p += 8;
 		len -= 8;
 	}
 	uint64_t w = 0;
-	memcpy (&w, p, len);
+	for (size_t i = 0; i < len; i++)
+		w |= (uint64_t) (unsigned char) p[i] << (8 * i);
 	h = (h ^ w) * 0x100000001b3ULL;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 32;
-	return h;
+	return mix64 (h);
+}
+
+static inline uint64_t
+hash_bytes (const char *p, size_t len)
+{
+	if (len - 8 <= 8)   /* 8 to 16 bytes, most callers: two overlapping words */
+		return mix64 (((0xcbf29ce484222325ULL ^ len ^ load64 (p)) * 0x100000001b3ULL) ^
+			      load64 (p + len - 8));
+	return hash_long (p, len);
+}
+
+/* A and B both LEN bytes long. */
+static inline gboolean
+bytes_eq (const char *a, const char *b, size_t len)
+{
+	if (len - 8 <= 8)
+		return load64 (a) == load64 (b) && load64 (a + len - 8) == load64 (b + len - 8);
+	return memcmp (a, b, len) == 0;
 }
 
 void
@@ -199,20 +228,10 @@ strtab_grow (MtaStrtab *s)
 	}
 }
 
-uint32_t
-mta_strtab_intern (MtaStrtab *s, const char *p, size_t len)
+/* Append P as a new id whose slot is I. */
+static __attribute__ ((noinline)) uint32_t
+strtab_add (MtaStrtab *s, const char *p, size_t len, size_t i)
 {
-	size_t i = hash_bytes (p, len) & s->mask;
-	for (;;) {
-		uint32_t slot = s->slots[i];
-		if (slot == 0)
-			break;
-		uint32_t id = slot - 1;
-		if (g_array_index (s->lengths, size_t, id) == len &&
-		    memcmp (mta_strtab_get (s, id), p, len) == 0)
-			return id;
-		i = (i + 1) & s->mask;
-	}
 	uint32_t id = s->offsets->len;
 	size_t off = s->data->len;
 	g_string_append_len (s->data, p, (gssize) len);
@@ -223,4 +242,21 @@ mta_strtab_intern (MtaStrtab *s, const char *p, size_t len)
 	if ((size_t) s->offsets->len * 10 > (s->mask + 1) * 7)
 		strtab_grow (s);
 	return id;
+}
+
+uint32_t
+mta_strtab_intern (MtaStrtab *s, const char *p, size_t len)
+{
+	const size_t *lens = (const size_t *) (void *) s->lengths->data;
+	const size_t *offs = (const size_t *) (void *) s->offsets->data;
+	size_t i = hash_bytes (p, len) & s->mask;
+
+	for (;;) {
+		uint32_t slot = s->slots[i];
+		if (slot == 0)
+			return strtab_add (s, p, len, i);
+		if (lens[slot - 1] == len && bytes_eq (s->data->str + offs[slot - 1], p, len))
+			return slot - 1;
+		i = (i + 1) & s->mask;
+	}
 }

@@ -153,7 +153,8 @@ static char *
 dup_bytes (const char *p, size_t len)
 {
 	char *r = g_malloc (len + 1);
-	memcpy (r, p, len);
+	if (len > 0)   /* an empty GBytes has no data pointer */
+		memcpy (r, p, len);
 	r[len] = '\0';
 	return r;
 }
@@ -312,10 +313,10 @@ print_addr (MtaCompat *c, char sign, MtaSpan key)
 	fprintf (c->out, "%c %#018" PRIx64, sign, mta_perl_hex (key));
 }
 
-gboolean
-mta_compat_line (const MtaLine *l, gpointer data, GError **error)
+/* Everything but mta_compat_line's common case. */
+static __attribute__ ((noinline)) gboolean
+compat_line_slow (MtaCompat *c, const MtaLine *l)
 {
-	MtaCompat *c = data;
 	static const MtaSpan none = { "", 0 };
 	int n = 0;
 	MtaSpan where = none, key, op;
@@ -395,8 +396,49 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 	default:
 		break;
 	}
-	(void) error;
 	return TRUE;
+}
+
+gboolean
+mta_compat_line (const MtaLine *l, gpointer data, GError **error)
+{
+	MtaCompat *c = data;
+
+	/* The common case first: a well-formed event whose address is spelled
+	 * as %p spells it, so that its value stands for its string.  A new
+	 * block, or the end of a known one, needs nothing more; anything the
+	 * script would print goes the general way below. */
+	if (G_LIKELY (l->kind == MTA_LINE_EVENT && l->addr_canonical)) {
+		MtaLiveEntry *e;
+		size_t before;
+
+		switch (l->op) {
+		case '+':
+		case '>':
+			/* hex() of a well-formed size is its value */
+			before = c->live.count;
+			e = mta_live_insert (&c->live, l->addr);
+			if (G_LIKELY (c->live.count != before)) {
+				e->size = l->size;
+				e->caller = mta_strtab_intern (&c->callers, l->caller.p, l->caller.len);
+				e->seq = l->lineno;
+				return TRUE;
+			}
+			break;
+		case '-':
+		case '<':
+			e = mta_live_lookup (&c->live, l->addr);
+			if (G_LIKELY (e != NULL)) {
+				mta_live_remove_entry (&c->live, e);
+				return TRUE;
+			}
+			break;
+		default:
+			return TRUE;
+		}
+	}
+	(void) error;
+	return compat_line_slow (c, l);
 }
 
 /* ------------------------------------------------------------ report */

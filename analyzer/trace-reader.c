@@ -1,10 +1,24 @@
 /* trace-reader.c -- split a trace into lines and columns, classify them.
  *
- * Hot loop: memchr for the end of line, a table-driven tokenizer, no
- * allocation.  Input comes through read() into one buffer that only grows
- * for very long lines, so memory does not depend on the file's length
- * (mapping a multi-GB file would count its touched pages in RSS) and files
- * over 4 GiB need nothing special (off_t is 64-bit here).
+ * Input comes through read() into one buffer that only grows for very long
+ * lines, so memory does not depend on the file's length (mapping a
+ * multi-GB file would count its touched pages in RSS) and files over 4 GiB
+ * need nothing special (off_t is 64-bit here).  In-memory parts are copied
+ * through the same buffer, so both take the same path.
+ *
+ * Hot loop: one pass per line.  Each 64-byte window gives two bit masks,
+ * "byte <= 0x20" (perl's blanks, NUL and the other control bytes) and
+ * "byte is a space", four SSE2 compares (SWAR elsewhere); columns are the
+ * runs between blanks, read off the masks with ctz.  The first control
+ * byte ends the scan: a '\n' ends the line, anything else (tab, CR, NUL,
+ * ...) hands the line to the general byte-wise tokenizer.  Hex fields are
+ * converted sixteen digits at a time.  Nothing is allocated per line.
+ *
+ * The buffer keeps PAD_FRONT bytes before and PAD_BACK after its data,
+ * and a '\n' sentinel right after the data: window loads may run past the
+ * end of a line and the last one, hex loads start up to 16 bytes before a
+ * field, and every scan stops at the sentinel at the latest (a line that
+ * ends there is incomplete and waits for more input).
  */
 #include "trace-reader.h"
 
@@ -15,9 +29,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SSE2__) && !defined(MTA_NO_SIMD)
+#include <emmintrin.h>
+#define USE_SSE2 1
+#else
+#define USE_SSE2 0
+#endif
+
 #define READ_CHUNK (4u << 20)
 /* A longer "line" is cut there; the rest up to its newline is dropped. */
 #define MAX_LINE (64u << 20)
+#define PAD_FRONT 64
+#define PAD_BACK 128
+
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
+#define LIKELY(x) __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
 
 struct MtaReader {
 	MtaLineFunc func;
@@ -25,9 +52,18 @@ struct MtaReader {
 	uint64_t lineno;
 	uint64_t bad;
 	gboolean progress;
-	char *buf;
+	char *mem;      /* PAD_FRONT + cap + PAD_BACK bytes */
+	char *buf;      /* mem + PAD_FRONT */
 	size_t cap;
 };
+
+/* One part of the run being read. */
+typedef struct {
+	const char *name;
+	uint64_t lineno;       /* lines emitted from this part */
+	size_t fill;           /* bytes in buf */
+	gboolean skipping;     /* inside an over-long line */
+} Part;
 
 /* perl's \s for split(' ') on a byte string: space \t \n \v \f \r. */
 static const unsigned char is_ws[256] = {
@@ -58,7 +94,7 @@ mta_reader_free (MtaReader *reader)
 {
 	if (reader == NULL)
 		return;
-	g_free (reader->buf);
+	g_free (reader->mem);
 	g_free (reader);
 }
 
@@ -133,6 +169,52 @@ mta_canonical_hex (MtaSpan s, uint64_t *value)
 	return TRUE;
 }
 
+/* ------------------------------------------------------------ hex fields */
+
+#if USE_SSE2
+/* "0x" and 1-16 hex digits (any case, leading zeros allowed); *CANON
+ * tells the canonical %p spelling (see mta_canonical_hex).  Loads the 16
+ * bytes that end with the field (PAD_FRONT makes that safe for any field
+ * of the buffer) and replaces those before the digits by '0'. */
+static ALWAYS_INLINE gboolean
+parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
+{
+	static const unsigned char tail[32] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+	};
+
+	if (s.len < 3 || s.len > 18 || s.p[0] != '0' || s.p[1] != 'x')
+		return FALSE;
+	size_t nd = s.len - 2;
+	__m128i keep = _mm_loadu_si128 ((const __m128i *) (tail + nd));
+	__m128i x = _mm_loadu_si128 ((const __m128i *) (s.p + s.len - 16));
+	x = _mm_or_si128 (_mm_and_si128 (keep, x), _mm_andnot_si128 (keep, _mm_set1_epi8 ('0')));
+	/* signed compares: bytes >= 0x80 are below '0' */
+	__m128i digit = _mm_and_si128 (_mm_cmpgt_epi8 (x, _mm_set1_epi8 ('0' - 1)),
+				       _mm_cmplt_epi8 (x, _mm_set1_epi8 ('9' + 1)));
+	__m128i lx = _mm_or_si128 (x, _mm_set1_epi8 (0x20));   /* A-F -> a-f, nothing else lands there */
+	__m128i letter = _mm_and_si128 (_mm_cmpgt_epi8 (lx, _mm_set1_epi8 ('a' - 1)),
+					_mm_cmplt_epi8 (lx, _mm_set1_epi8 ('f' + 1)));
+	if (_mm_movemask_epi8 (_mm_or_si128 (digit, letter)) != 0xffff)
+		return FALSE;
+	/* nibbles: low four bits, + 9 for letters */
+	__m128i nib = _mm_add_epi8 (_mm_and_si128 (x, _mm_set1_epi8 (0x0f)),
+				    _mm_and_si128 (letter, _mm_set1_epi8 (9)));
+	/* two nibbles to a byte, first digit high; then eight bytes, first high */
+	__m128i pair = _mm_or_si128 (_mm_and_si128 (_mm_slli_epi16 (nib, 4), _mm_set1_epi16 (0x00f0)),
+				     _mm_srli_epi16 (nib, 8));
+	uint64_t be = (uint64_t) _mm_cvtsi128_si64 (_mm_packus_epi16 (pair, pair));
+	*value = __builtin_bswap64 (be);
+	if (canon) {
+		/* upper case: 0x41-0x46, the only valid bytes with (b & 0x60) == 0x40 */
+		__m128i upper = _mm_cmpeq_epi8 (_mm_and_si128 (x, _mm_set1_epi8 (0x60)),
+						_mm_set1_epi8 (0x40));
+		*canon = _mm_movemask_epi8 (upper) == 0 && (s.p[2] != '0' || nd == 1);
+	}
+	return TRUE;
+}
+#else
 /* Eight ASCII hex digits (first one in the lowest byte) to their value;
  * *OK and *LOWER get cleared when a byte is not a hex digit or is an
  * upper-case one.  Branch-free, eight digits per step. */
@@ -183,34 +265,33 @@ parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
 	return TRUE;
 }
 
-/* Decide what LINE is and fill its event fields. */
-static void
+#endif
+
+/* ------------------------------------------------------------ lines */
+
+/* Decide what L is and fill its event fields. */
+static ALWAYS_INLINE void
 classify (MtaLine *l)
 {
-	int n = 0;
 	const MtaSpan *c = l->cols;
+	int n = 0;
 
-	if (l->ncols == 0) {
-		l->addr_canonical = FALSE;
-		l->op = 0;
-		l->stack_id = -1;
-		l->caller.p = "";
-		l->caller.len = 0;
-		l->kind = MTA_LINE_BLANK;
-		return;
-	}
-	l->addr_canonical = FALSE;
 	l->op = 0;
 	l->addr = l->size = 0;
+	l->addr_canonical = FALSE;
 	l->stack_id = -1;
 	l->caller.p = "";
 	l->caller.len = 0;
+	if (l->ncols == 0) {
+		l->kind = MTA_LINE_BLANK;
+		return;
+	}
 	if (c[0].p[0] == '#') {
 		l->kind = MTA_LINE_EXT;
 		return;
 	}
 	/* A line made only of NUL bytes and blanks is padding. */
-	if (l->has_nul) {
+	if (UNLIKELY (l->has_nul)) {
 		gboolean only = TRUE;
 		for (size_t i = 0; i < l->text.len && only; i++)
 			only = l->text.p[i] == '\0' || is_ws[(unsigned char) l->text.p[i]];
@@ -218,28 +299,26 @@ classify (MtaLine *l)
 		return;
 	}
 	l->kind = MTA_LINE_BAD;
-	if (mta_span_eq (c[0], "=")) {
-		l->kind = MTA_LINE_MARKER;
-		return;
-	}
-	l->caller.p = "";
-	l->caller.len = 0;
-	if (mta_span_eq (c[0], "@")) {
-		if (l->ncols < 2)
+	if (c[0].len == 1) {
+		if (c[0].p[0] == '=') {
+			l->kind = MTA_LINE_MARKER;
 			return;
-		l->caller = c[1];
-		n = 2;
+		}
+		if (c[0].p[0] == '@') {
+			if (l->ncols < 2)
+				return;
+			l->caller = c[1];
+			n = 2;
+		}
 	}
 	if (l->ncols < n + 2 || c[n].len != 1)
 		return;
 	l->op = c[n].p[0];
-	l->addr_canonical = FALSE;
 	if (mta_span_eq (c[n + 1], "(nil)"))
 		l->addr = 0;
 	else if (!parse_hex_field (c[n + 1], &l->addr, &l->addr_canonical))
 		return;
 	int next = n + 2;
-	l->size = 0;
 	switch (l->op) {
 	case '+': case '>': case '!':
 		if (l->ncols < n + 3)
@@ -256,7 +335,6 @@ classify (MtaLine *l)
 		return;
 	}
 	/* Trailing columns: KEY=VALUE; s=ID is the interned stack. */
-	l->stack_id = -1;
 	for (int i = next; i < l->ncols; i++) {
 		const char *eq = memchr (c[i].p, '=', c[i].len);
 		if (eq == NULL || eq == c[i].p)
@@ -274,160 +352,321 @@ classify (MtaLine *l)
 	l->kind = MTA_LINE_EVENT;
 }
 
-/* Index of the first byte <= 0x20 in [P, END) (perl's blanks and NUL are
- * all there), eight bytes at a time; END when there is none. */
-static inline const char *
-scan_token_end (const char *p, const char *end)
+/* Bit I of the result: P[I] <= 0x20; bit I of *SPACE: P[I] == ' '. */
+static ALWAYS_INLINE uint64_t
+blank_masks (const char *p, uint64_t *space)
 {
-	while (end - p >= 8) {
-		uint64_t x;
-		memcpy (&x, p, 8);
-		/* bytes < 0x21: (x - 0x21..) & ~x & 0x80.. (exact for bytes < 0x80;
-		 * bytes >= 0x80 never set their high bit in the result) */
-		uint64_t m = (x - 0x2121212121212121ULL) & ~x & 0x8080808080808080ULL;
-		if (m)
-			return p + (__builtin_ctzll (m) >> 3);
-		p += 8;
-	}
-	while (p < end && (unsigned char) *p > 0x20)
-		p++;
-	return p;
-}
-
-
-/* The common case: a line whose only bytes below 0x21 are spaces.  Eight
- * bytes at a time, find where runs of non-spaces start and end.  Returns
- * FALSE (having done nothing useful) when the line holds a tab, CR, NUL or
- * other control byte: the general loop handles those. */
-static inline gboolean
-fast_tokenize (MtaLine *l, const char *p, size_t len)
-{
-	uint64_t prev_space;   /* high bit: the byte before is blank */
-	size_t start = 0;
-	int n = 0;
-
-	prev_space = 0x80;
-	for (size_t off = 0; off < len; off += 8) {
-		uint64_t x = 0x4141414141414141ULL;   /* pad with non-blanks */
-		size_t k = len - off;
-		if (k >= 8)
-			memcpy (&x, p + off, 8);
-		else
-			memcpy (&x, p + off, k);
+#if USE_SSE2
+	const __m128i sp = _mm_set1_epi8 (' ');
+	__m128i x0 = _mm_loadu_si128 ((const __m128i *) p);
+	__m128i x1 = _mm_loadu_si128 ((const __m128i *) (p + 16));
+	__m128i x2 = _mm_loadu_si128 ((const __m128i *) (p + 32));
+	__m128i x3 = _mm_loadu_si128 ((const __m128i *) (p + 48));
+#define LE(x) ((uint64_t) (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (_mm_min_epu8 (x, sp), x)))
+#define EQ(x) ((uint64_t) (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (x, sp)))
+	*space = EQ (x0) | EQ (x1) << 16 | EQ (x2) << 32 | EQ (x3) << 48;
+	return LE (x0) | LE (x1) << 16 | LE (x2) << 32 | LE (x3) << 48;
+#undef LE
+#undef EQ
+#else
+	uint64_t le = 0, eq = 0;
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = 0;
+		for (int k = 7; k >= 0; k--)   /* little-endian load on any host */
+			x = (x << 8) | (unsigned char) p[8 * i + k];
 		uint64_t lt = ~(((x & ~HIGH) + 0x5f * ONES) | x) & HIGH;
 		uint64_t y = x ^ (0x20 * ONES);
-		uint64_t sp = ~(((y & ~HIGH) + 0x7f * ONES) | y) & HIGH;
-		if (lt != sp)
-			return FALSE;
-		uint64_t nonsp = ~sp & HIGH;
-		uint64_t sp_before = (sp << 8) | prev_space;         /* byte i-1 is a space */
-		uint64_t starts = nonsp & sp_before;
-		uint64_t ends = sp & ~sp_before & HIGH;               /* space after non-space */
-		if (off == 0)
-			ends &= ~(uint64_t) 0x80;                       /* nothing ended before byte 0 */
-		prev_space = (sp >> 56) & 0x80;
-		uint64_t ev = starts | ends;
-		while (ev) {
-			int bit = __builtin_ctzll (ev);
-			size_t pos = off + (size_t) (bit >> 3);
-			if (pos >= len)
-				break;
-			if (starts & (1ULL << bit)) {
-				start = pos;
-			} else {
-				if (n == MTA_MAX_COLS) {
-					l->more_cols = TRUE;
-					goto done;
-				}
-				l->cols[n].p = p + start;
-				l->cols[n].len = pos - start;
-				n++;
-			}
-			ev &= ev - 1;
-		}
+		uint64_t e = ~(((y & ~HIGH) + 0x7f * ONES) | y) & HIGH;
+		/* gather the high bits: byte K's to bit K */
+		le |= (((lt >> 7) * 0x0102040810204080ULL) >> 56) << (8 * i);
+		eq |= (((e >> 7) * 0x0102040810204080ULL) >> 56) << (8 * i);
 	}
-	/* A token still open at the end of the line. */
-	if (len > 0 && p[len - 1] != ' ') {
-		if (n == MTA_MAX_COLS)
-			l->more_cols = TRUE;
-		else {
-			l->cols[n].p = p + start;
-			l->cols[n].len = len - start;
-			n++;
-		}
-	}
-done:
-	l->ncols = n;
-	return TRUE;
+	*space = eq;
+	return le;
+#endif
 }
 
-static gboolean
-emit_line (MtaReader *r, const char *source, uint64_t *source_lineno,
-	   const char *p, size_t len, GError **error)
+static inline int
+popcount64 (uint64_t x)
 {
-	MtaLine l;
+#ifdef __POPCNT__
+	return __builtin_popcountll (x);
+#else
+	/* libgcc's out-of-line one costs a call */
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (int) ((x * ONES) >> 56);
+#endif
+}
+
+/* tokenize_fast's general case: any number of 64-byte windows and
+ * columns. */
+static const char *
+tokenize_windows (MtaLine *l, const char *p)
+{
+	int n = 0;
+	gboolean more = FALSE;
+	uint64_t carry = 1;    /* byte before the window is blank (line start counts) */
+	size_t tstart = 0;     /* start of the column open across windows */
+
+#define COLUMN(s, e) do {					\
+		if (LIKELY (n < MTA_MAX_COLS)) {		\
+			l->cols[n].p = p + (s);			\
+			l->cols[n].len = (e) - (s);		\
+			n++;					\
+		} else						\
+			more = TRUE;				\
+	} while (0)
+
+	for (size_t off = 0;; off += 64) {
+		uint64_t sp, ws = blank_masks (p + off, &sp);
+		uint64_t ctrl = ws & ~sp;
+		uint64_t keep = ~(uint64_t) 0;
+		int lim = 64;
+		if (ctrl != 0) {
+			lim = __builtin_ctzll (ctrl);
+			if (p[off + (size_t) lim] != '\n')
+				return NULL;
+			keep = (2ULL << lim) - 1;      /* bits 0..lim; all when lim is 63 */
+		}
+		uint64_t prev = (ws << 1) | carry;
+		uint64_t starts = ~ws & prev & keep;
+		uint64_t ends = ws & ~prev & keep;
+		if (!carry && ends) {                 /* column open from the last window */
+			COLUMN (tstart, off + (size_t) __builtin_ctzll (ends));
+			ends &= ends - 1;
+		}
+		carry = ws >> 63;
+		while (starts) {
+			size_t s = off + (size_t) __builtin_ctzll (starts);
+			starts &= starts - 1;
+			if (!ends) {
+				tstart = s;
+				break;
+			}
+			COLUMN (s, off + (size_t) __builtin_ctzll (ends));
+			ends &= ends - 1;
+		}
+		if (lim < 64) {
+			l->ncols = n;
+			l->more_cols = more;
+			l->has_nul = FALSE;
+			return p + off + (size_t) lim;
+		}
+	}
+#undef COLUMN
+}
+
+/* Split the line at P into L's columns when its only bytes below 0x21
+ * are spaces and the '\n' that ends it; return that '\n', or NULL when
+ * another control byte comes first (the general tokenizer's job).
+ *
+ * The usual line fits one window and has at most six columns: those are
+ * read off the masks without a branch per column (the i-th column runs
+ * from the i-th start to the i-th end; past the last one the entries get
+ * harmless values that ncols excludes). */
+static ALWAYS_INLINE const char *
+tokenize_fast (MtaLine *l, const char *p)
+{
+	const uint64_t top = 1ULL << 63;   /* keeps ctz defined on empty masks */
+	uint64_t sp, ws = blank_masks (p, &sp);
+	uint64_t ctrl = ws & ~sp;
+
+	if (LIKELY (ctrl != 0)) {
+		int lim = __builtin_ctzll (ctrl);
+		if (UNLIKELY (p[lim] != '\n'))
+			return NULL;
+		uint64_t keep = (2ULL << lim) - 1;
+		uint64_t prev = (ws << 1) | 1;
+		uint64_t starts = ~ws & prev & keep;
+		uint64_t ends = ws & ~prev & keep;   /* as many as starts: bit lim is blank */
+		MtaSpan *c = l->cols;
+#define COL(i) do {							\
+		uint32_t s_ = (uint32_t) __builtin_ctzll (starts | top);	\
+		uint32_t e_ = (uint32_t) __builtin_ctzll (ends | top);	\
+		c[i].p = p + s_;					\
+		c[i].len = e_ - s_;					\
+		starts &= starts - 1;					\
+		ends &= ends - 1;					\
+	} while (0)
+		int n = popcount64 (ends);
+		COL (0); COL (1); COL (2); COL (3); COL (4); COL (5);
+#undef COL
+		if (LIKELY (ends == 0)) {
+			l->ncols = n;
+			l->more_cols = FALSE;
+			l->has_nul = FALSE;
+			return p + lim;
+		}
+	}
+	return tokenize_windows (l, p);
+}
+
+/* perl's split(' ') of [P, P + LEN), any bytes. */
+static void
+tokenize_slow (MtaLine *l, const char *p, size_t len)
+{
 	const char *end = p + len, *q = p;
 
-	l.lineno = ++r->lineno;
-	l.source = source;
-	l.source_lineno = ++*source_lineno;
-	l.text.p = p;
-	l.text.len = len;
-	l.ncols = 0;
-	l.more_cols = FALSE;
-	l.has_nul = FALSE;
-	if (fast_tokenize (&l, p, len))
-		goto classify;
-	l.ncols = 0;
-	l.more_cols = FALSE;
+	l->ncols = 0;
+	l->more_cols = FALSE;
+	l->has_nul = FALSE;
 	for (;;) {
 		while (q < end && is_ws[(unsigned char) *q])
 			q++;
 		if (q == end)
 			break;
-		if (l.ncols == MTA_MAX_COLS) {
-			l.more_cols = TRUE;
+		if (l->ncols == MTA_MAX_COLS) {
+			l->more_cols = TRUE;
 			break;
 		}
 		const char *t = q;
-		for (;;) {
-			q = scan_token_end (q, end);
-			if (q == end || is_ws[(unsigned char) *q])
-				break;
-			/* a control byte or NUL inside the token */
+		while (q < end && !is_ws[(unsigned char) *q]) {
 			if (*q == '\0')
-				l.has_nul = TRUE;
+				l->has_nul = TRUE;
 			q++;
 		}
-		l.cols[l.ncols].p = t;
-		l.cols[l.ncols].len = (size_t) (q - t);
-		l.ncols++;
+		l->cols[l->ncols].p = t;
+		l->cols[l->ncols].len = (size_t) (q - t);
+		l->ncols++;
 	}
-classify:
-	classify (&l);
-	if (l.kind == MTA_LINE_EVENT && l.more_cols)
-		l.kind = MTA_LINE_BAD;
-	if (l.kind == MTA_LINE_BAD)
-		r->bad++;
-	return r->func (&l, r->user_data, error);
 }
 
-/* Emit every complete line of BUF[0..LEN); return how much was consumed. */
+/* Number, classify and hand over a tokenized line. */
+static ALWAYS_INLINE gboolean
+finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
+{
+	l->lineno = ++r->lineno;
+	l->source_lineno = ++pt->lineno;
+	classify (l);
+	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
+		l->kind = MTA_LINE_BAD;
+	if (UNLIKELY (l->kind == MTA_LINE_BAD))
+		r->bad++;
+	return r->func (l, r->user_data, error);
+}
+
+/* A line without its '\n' (cut, or the last one of a part). */
 static gboolean
-emit_lines (MtaReader *r, const char *source, uint64_t *source_lineno,
-	    const char *buf, size_t len, size_t *consumed, GError **error)
+emit_one (MtaReader *r, Part *pt, const char *p, size_t len, GError **error)
+{
+	MtaLine l;
+
+	l.source = pt->name;
+	l.text.p = p;
+	l.text.len = len;
+	tokenize_slow (&l, p, len);
+	return finish_line (r, pt, &l, error);
+}
+
+/* Emit every complete line of BUF[0..LEN), where BUF[LEN] is a '\n'
+ * sentinel; set *CONSUMED to how much was used. */
+static gboolean
+emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
+	    size_t *consumed, GError **error)
 {
 	const char *p = buf, *end = buf + len;
+	MtaLine l;
+	gboolean ok = TRUE;
 
+	l.source = pt->name;
 	while (p < end) {
-		const char *nl = memchr (p, '\n', (size_t) (end - p));
-		if (nl == NULL)
+		const char *nl = tokenize_fast (&l, p);
+		if (UNLIKELY (nl == NULL)) {
+			nl = memchr (p, '\n', (size_t) (end - p) + 1);
+			if (nl == end)
+				break;
+			tokenize_slow (&l, p, (size_t) (nl - p));
+		} else if (UNLIKELY (nl == end))
 			break;
-		if (!emit_line (r, source, source_lineno, p, (size_t) (nl - p), error))
-			return FALSE;
+		l.text.p = p;
+		l.text.len = (size_t) (nl - p);
+		if (!finish_line (r, pt, &l, error)) {
+			ok = FALSE;
+			break;
+		}
 		p = nl + 1;
 	}
 	*consumed = (size_t) (p - buf);
+	return ok;
+}
+
+/* ------------------------------------------------------------ input */
+
+/* Make the buffer hold at least WANT bytes (a power of two). */
+static void
+reserve (MtaReader *r, size_t want)
+{
+	if (r->cap >= want)
+		return;
+	size_t old = r->cap;
+	r->mem = g_realloc (r->mem, PAD_FRONT + want + PAD_BACK);
+	r->buf = r->mem + PAD_FRONT;
+	r->cap = want;
+	/* defined bytes wherever a window or hex load may reach */
+	if (old == 0)
+		memset (r->mem, 0, PAD_FRONT + want + PAD_BACK);
+	else
+		memset (r->buf + old, 0, want - old + PAD_BACK);
+}
+
+/* Room for more input at buf + fill: grow the buffer, or cut an endless
+ * line (use its head, drop the rest).  FALSE when the callback failed. */
+static gboolean
+part_room (MtaReader *r, Part *pt, GError **error)
+{
+	if (pt->fill < r->cap)
+		return TRUE;
+	if (r->cap < MAX_LINE) {
+		reserve (r, r->cap * 2);
+		return TRUE;
+	}
+	if (!pt->skipping && !emit_one (r, pt, r->buf, pt->fill, error))
+		return FALSE;
+	pt->skipping = TRUE;
+	pt->fill = 0;
+	return TRUE;
+}
+
+/* BUF[START..fill) just arrived: emit the complete lines. */
+static gboolean
+part_input (MtaReader *r, Part *pt, size_t start, GError **error)
+{
+	size_t used;
+
+	if (pt->skipping) {
+		char *nl = memchr (r->buf + start, '\n', pt->fill - start);
+		if (nl == NULL) {
+			pt->fill = 0;
+			return TRUE;
+		}
+		pt->skipping = FALSE;
+		size_t rest = pt->fill - (size_t) (nl + 1 - r->buf);
+		memmove (r->buf, nl + 1, rest);
+		pt->fill = rest;
+		start = 0;
+	}
+	/* Nothing new to emit without a '\n' in the new bytes (the old ones
+	 * hold none): do not rescan a long line at every read. */
+	if (memrchr (r->buf + start, '\n', pt->fill - start) == NULL)
+		return TRUE;
+	r->buf[pt->fill] = '\n';
+	if (!emit_lines (r, pt, r->buf, pt->fill, &used, error))
+		return FALSE;
+	if (used > 0) {
+		memmove (r->buf, r->buf + used, pt->fill - used);
+		pt->fill -= used;
+	}
+	return TRUE;
+}
+
+/* The part ended: its last line may lack a '\n'. */
+static gboolean
+part_end (MtaReader *r, Part *pt, GError **error)
+{
+	if (pt->fill > 0 && !pt->skipping)
+		return emit_one (r, pt, r->buf, pt->fill, error);
 	return TRUE;
 }
 
@@ -435,14 +674,25 @@ gboolean
 mta_reader_read_buffer (MtaReader *reader, const char *name,
 			const char *data, size_t len, GError **error)
 {
-	uint64_t source_lineno = 0;
-	size_t used;
+	Part pt = { name, 0, 0, FALSE };
+	size_t want = 4096;
 
-	if (!emit_lines (reader, name, &source_lineno, data, len, &used, error))
-		return FALSE;
-	if (used < len)
-		return emit_line (reader, name, &source_lineno, data + used, len - used, error);
-	return TRUE;
+	/* small inputs (the fuzzer's) need no 4 MB buffer */
+	while (want < len && want < READ_CHUNK)
+		want *= 2;
+	reserve (reader, want);
+	while (len > 0) {
+		if (!part_room (reader, &pt, error))
+			return FALSE;
+		size_t n = MIN (len, reader->cap - pt.fill), start = pt.fill;
+		memcpy (reader->buf + pt.fill, data, n);
+		pt.fill += n;
+		data += n;
+		len -= n;
+		if (!part_input (reader, &pt, start, error))
+			return FALSE;
+	}
+	return part_end (reader, &pt, error);
 }
 
 static double
@@ -460,9 +710,7 @@ mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 	const char *name = is_stdin ? "<stdin>" : path;
 	int fd;
 	struct stat st;
-	uint64_t source_lineno = 0;
-	size_t fill = 0;
-	gboolean skipping = FALSE;   /* inside an over-long line */
+	Part pt = { name, 0, 0, FALSE };
 	gboolean ok = TRUE;
 	uint64_t total = 0;
 	double next_report = 0;
@@ -488,29 +736,15 @@ mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 		return FALSE;
 	}
 	progress = reader->progress && S_ISREG (st.st_mode) && st.st_size > (64 << 20);
+	reserve (reader, READ_CHUNK);
 	if (progress)
 		next_report = now_seconds () + 0.5;
-	if (reader->buf == NULL) {
-		reader->cap = READ_CHUNK;
-		reader->buf = g_malloc (reader->cap);
-	}
 	for (;;) {
-		if (fill == reader->cap) {
-			if (reader->cap < MAX_LINE) {
-				reader->cap *= 2;
-				reader->buf = g_realloc (reader->buf, reader->cap);
-			} else {
-				/* Cut an endless line: use its head, drop the rest. */
-				if (!skipping && !emit_line (reader, name, &source_lineno,
-							     reader->buf, fill, error)) {
-					ok = FALSE;
-					break;
-				}
-				skipping = TRUE;
-				fill = 0;
-			}
+		if (!part_room (reader, &pt, error)) {
+			ok = FALSE;
+			break;
 		}
-		ssize_t n = read (fd, reader->buf + fill, reader->cap - fill);
+		ssize_t n = read (fd, reader->buf + pt.fill, reader->cap - pt.fill);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -521,31 +755,15 @@ mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 			break;
 		}
 		if (n == 0) {
-			if (fill > 0 && !skipping)
-				ok = emit_line (reader, name, &source_lineno, reader->buf, fill, error);
+			ok = part_end (reader, &pt, error);
 			break;
 		}
 		total += (uint64_t) n;
-		size_t start = fill, used;
-		fill += (size_t) n;
-		if (skipping) {
-			char *nl = memchr (reader->buf + start, '\n', fill - start);
-			if (nl == NULL) {
-				fill = 0;
-				continue;
-			}
-			skipping = FALSE;
-			size_t rest = fill - (size_t) (nl + 1 - reader->buf);
-			memmove (reader->buf, nl + 1, rest);
-			fill = rest;
-		}
-		if (!emit_lines (reader, name, &source_lineno, reader->buf, fill, &used, error)) {
+		size_t start = pt.fill;
+		pt.fill += (size_t) n;
+		if (!part_input (reader, &pt, start, error)) {
 			ok = FALSE;
 			break;
-		}
-		if (used > 0) {
-			memmove (reader->buf, reader->buf + used, fill - used);
-			fill -= used;
 		}
 		if (progress && now_seconds () >= next_report) {
 			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", name,

@@ -149,6 +149,16 @@ test_expect_success 'the recorder never overwrites an existing file: NAME.PID ta
 	grep -x "# cmdline rec-fork leaf" "t.log.$child.1"
 '
 
+test_expect_success 'a child forked after chdir() writes its file beside the parent trace' '
+	mkdir chdir chdir/sub && cd chdir &&
+	rec "$FORK" chdir sub >out 2>err &&
+	child=$(sed -n "s/^child //p" out) &&
+	ls -R >files && cat files &&
+	test -f "t.log.$child" &&
+	test ! -e "sub/t.log.$child" &&
+	check_mtrace "t.log.$child" 2 2002
+'
+
 test_expect_success '200 forks while 3 threads allocate: no child deadlocks' '
 	mkdir threads && cd threads &&
 	timeout 60 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$FORK" threads 3 200 >out 2>err ||

@@ -24,6 +24,10 @@
  *                       ROUNDS times: fork a child that _exit(0)s at once;
  *                       the parent allocates 8008 around the forks and
  *                       leaks ROUNDS of them
+ *   rec-fork chdir DIR  leaks 1 block of 1001, changes directory to DIR,
+ *                       forks: the child leaks 2 blocks of 2002 and
+ *                       exit()s; prints "child PID" (a daemon's chdir("/")
+ *                       before its fork, in small)
  *   rec-fork raw-fork   leaks 3 blocks of 1001, forks with _Fork() (glibc
  *                       2.34+: no fork handlers run); the child leaks 5
  *                       blocks of 2002 and _exit()s; the parent waits and
@@ -213,6 +217,22 @@ int main(int argc, char **argv)
 				return 1;
 		}
 		say("children", rounds);
+		return 0;
+	}
+	if (!strcmp(mode, "chdir") && argc > 2) {
+		leak(1001, 1);
+		if (chdir(argv[2]) != 0)
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			leak(2002, 2);
+			exit(0);
+		}
+		if (!wait_ok(pid))
+			return 1;
+		say("child", pid);
 		return 0;
 	}
 	if (!strcmp(mode, "raw-fork")) {

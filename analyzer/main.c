@@ -4,7 +4,9 @@
  * `mtanalyze [OPTIONS] [BINARY] TRACE...` runs the default command (the
  * report of glibc's mtrace script).  Subcommands are looked up by the first
  * argument in `commands` below; each takes its arguments and returns the
- * exit status, or -1 with a GError that main prints once.
+ * exit status, or -1 with a GError that main prints once (a
+ * G_OPTION_ERROR_BAD_VALUE is a usage error: with the help, status 1).
+ * A command with options of its own (diff) names them in its entry.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 
 #include <glib.h>
 
+#include "diff.h"
 #include "mtrace-compat.h"
 #include "sites.h"
 #include "symbolize.h"
@@ -31,15 +34,31 @@ typedef struct {
 	const char *name;     /* NULL: the default command */
 	CommandFunc func;
 	const char *summary;
+	/* Options, arguments and help of its own; NULL: the report's */
+	const GOptionEntry *entries;
+	const char *params;
+	const char *description;
 } Command;
 
 static int cmd_report (int argc, char **argv, GError **error);
 static int cmd_addr2line (int argc, char **argv, GError **error);
+static int cmd_diff (int argc, char **argv, GError **error);
 
 static const Command commands[] = {
-	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace" },
-	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would" },
+	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace", NULL, NULL, NULL },
+	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would", NULL, NULL, NULL },
+	{ "diff", cmd_diff, "list the leaks that FEATURE has and BASE has not",
+	  mta_diff_entries, mta_diff_params, mta_diff_description },
 };
+
+/* ------------------------------------------------------------ diff */
+
+static int
+cmd_diff (int argc, char **argv, GError **error)
+{
+	int status = 0;
+	return mta_diff (argc, argv, &status, error) ? status : -1;
+}
 
 /* ------------------------------------------------------------ addr2line */
 
@@ -290,10 +309,19 @@ main (int argc, char **argv)
 			break;
 		}
 
-	ctx = g_option_context_new ("[BINARY] TRACE... - report the leaks of a malloc trace");
-	g_option_context_add_main_entries (ctx, report_entries, NULL);
-	g_option_context_add_main_entries (ctx, site_entries, NULL);
-	g_option_context_set_description (ctx,
+	if (cmd->entries != NULL) {
+		ctx = g_option_context_new (cmd->params);
+		g_option_context_add_main_entries (ctx, cmd->entries, NULL);
+		g_option_context_set_description (ctx, cmd->description);
+		g_autofree char *prgname = g_strconcat ("mtanalyze ", cmd->name, NULL);
+		g_set_prgname (prgname);
+	} else {
+		ctx = g_option_context_new ("[BINARY] TRACE... - report the leaks of a malloc trace");
+		g_option_context_add_main_entries (ctx, report_entries, NULL);
+		g_option_context_add_main_entries (ctx, site_entries, NULL);
+	}
+	if (cmd->entries == NULL)
+		g_option_context_set_description (ctx,
 		"With no options, prints exactly what glibc's mtrace(1) script prints for\n"
 		"BINARY and TRACE (frees of memory never allocated, memory not freed),\n"
 		"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
@@ -327,7 +355,7 @@ main (int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	if (argc < 2) {
+	if (argc < 2 && cmd->entries == NULL) {
 		fprintf (stderr, "mtanalyze: no trace given\n");
 		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
 		fputs (help, stderr);
@@ -337,6 +365,12 @@ main (int argc, char **argv)
 	if (fflush (stdout) != 0 && status >= 0) {
 		fprintf (stderr, "mtanalyze: cannot write the report: %s\n", g_strerror (errno));
 		return EXIT_INPUT;
+	}
+	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE)) {
+		fprintf (stderr, "mtanalyze: %s\n", error->message);
+		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+		fputs (help, stderr);
+		return EXIT_USAGE;
 	}
 	if (status < 0) {
 		fprintf (stderr, "mtanalyze: %s\n", error ? error->message : "failed");

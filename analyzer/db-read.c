@@ -1,0 +1,128 @@
+/* db-read.c -- reading a run's leaking sites back from a database loaded
+ * with --db (share/schema.sql), for `mtanalyze diff DB:RUN ...`.
+ *
+ * The file is opened read-only and must be one of ours (application_id),
+ * so that diff never writes to it nor takes another program's database
+ * for an empty one.  The caller of a site is taken, as for a trace, from
+ * the stack that leaked the most there: its frame one level out.
+ */
+#include "leak-set.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+
+#define MTA_APPLICATION_ID 0x6d747263   /* "mtrc", as db-load.c */
+
+#define MTA_DB_READ_ERROR (mta_db_read_error_quark ())
+G_DEFINE_QUARK (mta-db-read-error-quark, mta_db_read_error)
+
+/* The run: RUN itself when positive, else counted back from the last
+ * (-1 the last, -2 the one before). */
+static const char sql_run[] =
+	"SELECT id, start_epoch, leaked_blocks, leaked_bytes FROM runs"
+	" WHERE (?1 > 0 AND id = ?1) OR ?1 < 0 ORDER BY id DESC LIMIT 1 OFFSET max (0, -?1 - 1)";
+
+/* The run's leaking sites, each with the caller in its most leaking stack. */
+static const char sql_sites[] =
+	"SELECT s.function, s.file, s.line, s.object, st.leaked_blocks, st.leaked_bytes,"
+	"  (SELECT cs.function FROM stacks k"
+	"   JOIN frames f ON f.stack_id = k.id AND f.level = k.site_level + 1"
+	"   JOIN sites cs ON cs.id = f.site_id"
+	"   WHERE k.run_id = st.run_id AND k.site_id = st.site_id AND k.leaked_blocks > 0"
+	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
+	" FROM site_stats st JOIN sites s ON s.id = st.site_id"
+	" WHERE st.run_id = ?1 AND st.leaked_blocks > 0";
+
+static gboolean
+fail (GError **error, sqlite3 *db, const char *path)
+{
+	g_set_error (error, MTA_DB_READ_ERROR, db ? sqlite3_errcode (db) : 0, "cannot read '%s': %s",
+		     path, db ? sqlite3_errmsg (db) : "out of memory");
+	return FALSE;
+}
+
+static const char *
+text (sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text (st, col);
+	return t ? (const char *) t : "";
+}
+
+MtaLeakSet *
+mta_leak_set_from_db (const char *name, const char *path, int64_t run, GError **error)
+{
+	g_autoptr (MtaLeakSet) set = mta_leak_set_new (name);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	gboolean ok = FALSE;
+	int64_t id = 0;
+	int rc;
+
+	if (!mta_is_sqlite_file (path)) {
+		g_set_error (error, MTA_DB_READ_ERROR, 0, "cannot read '%s': not a SQLite database", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fail (error, db, path);
+		goto out;
+	}
+	sqlite3_busy_timeout (db, 60 * 1000);
+	if (sqlite3_prepare_v2 (db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step (st) != SQLITE_ROW) {
+		fail (error, db, path);
+		goto out;
+	}
+	if (sqlite3_column_int64 (st, 0) != MTA_APPLICATION_ID) {
+		g_set_error (error, MTA_DB_READ_ERROR, 0,
+			     "cannot read '%s': not a database of mtanalyze --db", path);
+		goto out;
+	}
+	sqlite3_finalize (st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2 (db, sql_run, -1, &st, NULL) != SQLITE_OK) {
+		fail (error, db, path);
+		goto out;
+	}
+	sqlite3_bind_int64 (st, 1, run);
+	rc = sqlite3_step (st);
+	if (rc == SQLITE_DONE) {
+		if (run > 0)
+			g_set_error (error, MTA_DB_READ_ERROR, 0, "'%s' has no run %" PRId64, path, run);
+		else
+			g_set_error (error, MTA_DB_READ_ERROR, 0, "'%s' has fewer than %" PRId64 " run%s",
+				     path, -run, run == -1 ? "" : "s");
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		fail (error, db, path);
+		goto out;
+	}
+	id = sqlite3_column_int64 (st, 0);
+	set->start = sqlite3_column_double (st, 1);
+	set->leaked_blocks = (uint64_t) sqlite3_column_int64 (st, 2);
+	set->leaked_bytes = (uint64_t) sqlite3_column_int64 (st, 3);
+	sqlite3_finalize (st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2 (db, sql_sites, -1, &st, NULL) != SQLITE_OK) {
+		fail (error, db, path);
+		goto out;
+	}
+	sqlite3_bind_int64 (st, 1, id);
+	while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+		mta_leak_set_add (set, text (st, 0), text (st, 1), (unsigned) sqlite3_column_int64 (st, 2),
+				  text (st, 3), text (st, 6), (uint64_t) sqlite3_column_int64 (st, 4),
+				  (uint64_t) sqlite3_column_int64 (st, 5));
+	if (rc != SQLITE_DONE) {
+		fail (error, db, path);
+		goto out;
+	}
+	g_free (set->name);
+	set->name = g_strdup_printf ("%s (run %" PRId64 ")", name, id);
+	ok = TRUE;
+out:
+	sqlite3_finalize (st);
+	sqlite3_close (db);
+	return ok ? g_steal_pointer (&set) : NULL;
+}

@@ -1,0 +1,163 @@
+/* leak-set.c -- the leaking sites of a run read from its trace.
+ *
+ * The trace is read exactly as `--by-site` reads it (an MtaRun, wrappers
+ * skipped), and only what a comparison of two runs needs is kept: each
+ * leaking site's location, counts, and the function that called it in
+ * the stack that leaked the most there (evidence for pairing the sites of
+ * two builds, see diff.c).
+ */
+#include "leak-set.h"
+#include "run.h"
+#include "symbolize.h"
+#include "trace-reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void
+site_free (gpointer p)
+{
+	MtaLeakSite *s = p;
+	g_free (s->function);
+	g_free (s->file);
+	g_free (s->object);
+	g_free (s->caller);
+	g_free (s);
+}
+
+MtaLeakSet *
+mta_leak_set_new (const char *name)
+{
+	MtaLeakSet *set = g_new0 (MtaLeakSet, 1);
+	set->name = g_strdup (name);
+	set->sites = g_ptr_array_new_with_free_func (site_free);
+	return set;
+}
+
+void
+mta_leak_set_free (MtaLeakSet *set)
+{
+	if (set == NULL)
+		return;
+	g_free (set->name);
+	g_ptr_array_free (set->sites, TRUE);
+	g_free (set);
+}
+
+void
+mta_leak_set_add (MtaLeakSet *set, const char *function, const char *file, unsigned line,
+		  const char *object, const char *caller, uint64_t blocks, uint64_t bytes)
+{
+	MtaLeakSite *s = g_new0 (MtaLeakSite, 1);
+	s->function = g_strdup (function ? function : "");
+	s->file = g_strdup (file ? file : "");
+	s->line = line;
+	s->object = g_strdup (object ? object : "");
+	s->caller = g_strdup (caller ? caller : "");
+	s->blocks = blocks;
+	s->bytes = bytes;
+	g_ptr_array_add (set->sites, s);
+}
+
+gboolean
+mta_is_sqlite_file (const char *path)
+{
+	char magic[16];
+	struct stat st;
+	int fd = open (path, O_RDONLY | O_CLOEXEC);
+	gboolean r = FALSE;
+
+	if (fd < 0)
+		return FALSE;
+	if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
+	    read (fd, magic, sizeof magic) == (ssize_t) sizeof magic &&
+	    memcmp (magic, "SQLite format 3", 16) == 0)
+		r = TRUE;
+	close (fd);
+	return r;
+}
+
+static void
+warn_cb (const char *message, gpointer data)
+{
+	(void) data;
+	fflush (stdout);
+	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+}
+
+MtaLeakSet *
+mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
+			  const MtaLeakSetOptions *opts, GError **error)
+{
+	g_autoptr (MtaLeakSet) set = mta_leak_set_new (name);
+	MtaSymbolizer *sym = mta_symbolizer_new (opts->sysroot, warn_cb, NULL);
+	mta_symbolizer_set_binary (sym, opts->binary);
+	g_autoptr (MtaRun) run = mta_run_new (sym, opts->wrappers, opts->binary);
+	MtaReader *reader = mta_reader_new (mta_run_line, run);
+	gboolean ok = TRUE;
+	double newest = 0;
+
+	for (guint i = 0; i < ntraces; i++)
+		mta_run_add_trace (run, traces[i]);
+	for (guint i = 0; i < ntraces && ok; i++) {
+		struct stat st;
+		if (strcmp (traces[i], "-") != 0 && stat (traces[i], &st) == 0) {
+			if (S_ISDIR (st.st_mode)) {
+				g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+					     "cannot read '%s': %s", traces[i], g_strerror (EISDIR));
+				ok = FALSE;
+				break;
+			}
+			newest = MAX (newest, (double) st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
+		}
+		ok = mta_reader_read_file (reader, traces[i], error);
+	}
+	if (ok) {
+		uint64_t bad = mta_reader_bad_lines (reader);
+		mta_run_finish (run, mta_reader_lines (reader), bad);
+		if (bad > 0 && !opts->quiet) {
+			fflush (stdout);
+			fprintf (stderr, "mtanalyze: %s: %" PRIu64 " unreadable line%s\n", name, bad,
+				 bad == 1 ? "" : "s");
+		}
+
+		const MtaRunInfo *info = mta_run_info (run);
+		GPtrArray *sites = mta_run_sites (run);
+		GPtrArray *paths = mta_run_paths (run);
+		/* the caller of each site: that of its path that leaked most */
+		g_autofree int64_t *best = g_new (int64_t, sites->len);
+		for (guint i = 0; i < sites->len; i++)
+			best[i] = -1;
+		for (guint i = 0; i < paths->len; i++) {
+			const MtaPath *p = paths->pdata[i];
+			if (p->site < 0 || p->leaked_blocks == 0 || p->site_frame + 1 >= p->nframes)
+				continue;
+			int64_t *b = &best[p->site];
+			if (*b < 0 || p->leaked_bytes > ((MtaPath *) paths->pdata[*b])->leaked_bytes)
+				*b = i;
+		}
+		set->start = info->start ? g_ascii_strtod (info->start, NULL) : newest;
+		set->leaked_blocks = info->leaked_blocks;
+		set->leaked_bytes = info->leaked_bytes;
+		for (guint i = 0; i < sites->len; i++) {
+			const MtaSite *s = sites->pdata[i];
+			const char *caller = NULL;
+			if (s->leaked_blocks == 0)
+				continue;
+			if (best[i] >= 0) {
+				const MtaPath *p = paths->pdata[best[i]];
+				caller = ((MtaSite *) sites->pdata[p->frames[p->site_frame + 1]])->function;
+			}
+			mta_leak_set_add (set, s->function, s->file, s->line, s->object, caller,
+					  s->leaked_blocks, s->leaked_bytes);
+		}
+	}
+	mta_reader_free (reader);
+	g_clear_pointer (&run, mta_run_free);
+	mta_symbolizer_free (sym);
+	return ok ? g_steal_pointer (&set) : NULL;
+}

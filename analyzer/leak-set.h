@@ -1,0 +1,55 @@
+/* leak-set.h -- the leaking call sites of one run, whatever it was read
+ * from: a trace (read and charged like --by-site does) or a run of a
+ * database loaded with --db.  What `mtanalyze diff` compares.
+ */
+#ifndef MTA_LEAK_SET_H
+#define MTA_LEAK_SET_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "wrappers.h"
+
+typedef struct {
+	char *function;            /* "" unknown, "0xOFF" no symbol */
+	char *file;                /* "" without debug information */
+	unsigned line;             /* 0 unknown */
+	char *object;              /* "" unknown */
+	char *caller;              /* function of the frame that called it, "" unknown */
+	uint64_t blocks, bytes;    /* leaked */
+} MtaLeakSite;
+
+typedef struct {
+	char *name;                /* the run, as the user named it */
+	double start;              /* when recording began (seconds since 1970), 0 unknown */
+	uint64_t leaked_blocks, leaked_bytes;
+	GPtrArray *sites;          /* MtaLeakSite *, leaking only */
+} MtaLeakSet;
+
+MtaLeakSet *mta_leak_set_new (const char *name);
+void mta_leak_set_free (MtaLeakSet *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaLeakSet, mta_leak_set_free)
+
+/* Add a site (the strings are copied). */
+void mta_leak_set_add (MtaLeakSet *set, const char *function, const char *file, unsigned line,
+		       const char *object, const char *caller, uint64_t blocks, uint64_t bytes);
+
+typedef struct {
+	const char *binary;        /* NULL: found from the trace */
+	const char *sysroot;
+	const MtaWrappers *wrappers;  /* NULL: nothing skipped */
+	gboolean quiet;            /* do not warn about unreadable lines */
+} MtaLeakSetOptions;
+
+/* Read the traces (parts of one run, in order). */
+MtaLeakSet *mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
+				      const MtaLeakSetOptions *opts, GError **error);
+
+/* Run RUN of the database DB: a run id, or -1, -2 ... for the last run,
+ * the one before it, ...  (db-read.c, the only SQL of diff). */
+MtaLeakSet *mta_leak_set_from_db (const char *name, const char *db, int64_t run, GError **error);
+
+/* TRUE when PATH starts with SQLite's magic string. */
+gboolean mta_is_sqlite_file (const char *path);
+
+#endif

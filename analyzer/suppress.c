@@ -59,8 +59,8 @@ mta_suppressions_count (const MtaSuppressions *s)
 	return s->rules->len;
 }
 
-/* Parse one line; NULL with *BAD set to the offending term, or NULL for
- * an empty line. */
+/* Parse one line; NULL with *BAD set to a copy of the offending term,
+ * or NULL for an empty line. */
 static Rule *
 parse_rule (char *line, char **bad)
 {
@@ -84,7 +84,7 @@ parse_rule (char *line, char **bad)
 			pattern = eq + 1;
 			if (k == N_KEYS || *pattern == '\0' || (r != NULL && r->spec[k] != NULL)) {
 				*eq = '=';
-				*bad = *t;
+				*bad = g_strdup (*t);
 				g_clear_pointer (&r, rule_free);
 				return NULL;
 			}
@@ -112,7 +112,7 @@ mta_suppressions_load (MtaSuppressions *s, const char *path, GError **error)
 	}
 	g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
 	for (guint i = 0; lines[i] != NULL; i++) {
-		char *bad;
+		g_autofree char *bad = NULL;
 		Rule *r = parse_rule (lines[i], &bad);
 		if (r != NULL)
 			g_ptr_array_add (s->rules, r);

@@ -331,6 +331,9 @@ main (int argc, char **argv)
 		"--by-site, --json and --db report by call site instead, skipping the\n"
 		"allocation wrappers of share/wrappers.txt when the trace has stacks.\n"
 		"\n"
+		"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
+		"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
+		"\n"
 		"Exit status: 0 no leaks, 1 leaks (or usage error), 2 unusable input.\n"
 		"See mtanalyze(1).");
 	if (!g_option_context_parse (ctx, &argc, &argv, &error)) {

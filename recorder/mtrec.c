@@ -14,6 +14,14 @@
 #include <unistd.h>
 
 static const char *progname = "mtrec";
+static volatile pid_t child;
+
+/* Signals meant to stop or steer the program reach it through us. */
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
 
 static void usage(FILE *out)
 {
@@ -120,32 +128,33 @@ int main(int argc, char **argv)
 	char lib[PATH_MAX], pattern[PATH_MAX], shown[PATH_MAX];
 	int c, status;
 	long depth = 1;
-	pid_t child;
 	char *end;
 
 	while ((c = getopt_long(argc, argv, "+o:sd:r:hV", opts, NULL)) != -1) {
+		const char *arg = optarg ? optarg : "";
+
 		switch (c) {
 		case 'o':
-			output = optarg;
+			output = arg;
 			break;
 		case 's':
 			setenv("MTREC_SCOPED", "1", 1);
 			break;
 		case 'd':
 			errno = 0;
-			depth = strtol(optarg, &end, 10);
+			depth = strtol(arg, &end, 10);
 			if (errno || *end || depth < 1 || depth > 64) {
 				fprintf(stderr, "%s: --depth takes a number from 1 to 64, not '%s'\n",
-					progname, optarg);
+					progname, arg);
 				return 125;
 			}
-			setenv("MTREC_DEPTH", optarg, 1);
+			setenv("MTREC_DEPTH", arg, 1);
 			break;
 		case 'F':
 			setenv("MTREC_FREERES", "0", 1);
 			break;
 		case 'r':
-			setenv("MTREC_ROTATE", optarg, 1);
+			setenv("MTREC_ROTATE", arg, 1);
 			break;
 		case 'S':
 			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);
@@ -191,9 +200,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	/* The program gets the terminal's signals; we wait for its verdict. */
+	/* The program gets the terminal's signals itself; we wait for its
+	 * verdict.  Those sent to us alone are passed on. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	{
+		static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT };
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = forward;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+			sigaction(passed[i], &sa, NULL);
+	}
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "%s: waitpid: %s\n", progname, strerror(errno));

@@ -32,7 +32,10 @@ char *prim_puts(char *o, char *lim, const char *s) MTREC_HIDDEN;
 char *prim_putu(char *o, char *lim, unsigned long v) MTREC_HIDDEN;
 char *prim_putx(char *o, char *lim, unsigned long v) MTREC_HIDDEN;
 
-/* "mtrec: " + the given pieces (NULL-terminated) + newline, on stderr. */
+/* Set from MTREC_QUIET: prim_say says nothing. */
+extern int prim_quiet MTREC_HIDDEN;
+/* "mtrec: " + the given pieces (ended by SAY_END) + newline, on stderr. */
 void prim_say(const char *first, ...) __attribute__((sentinel)) MTREC_HIDDEN;
+#define SAY_END ((const char *)0)
 
 #endif

@@ -82,10 +82,21 @@ static struct {
 	uint64_t start_ns, last_time_ns;
 	const void *hidden;	/* our putenv()'s environ array: not the program's */
 	int toggle_pending;	/* MTREC_SIGNAL arrived inside the recorder */
+	pid_t pid;		/* the process the state below belongs to */
+	int forked;		/* a child made by fork: no trace of its own yet */
+	int child_start;	/* ... and it should start recording at once */
 	pthread_mutex_t lock;	/* start, stop, mark, open */
 } g = { .gen = 1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ---- chunks ----------------------------------------------------------- */
+
+/* A character of a label, name or path as it may stand in one line. */
+static inline char flat(char c)
+{
+	if (c == '\n' || c == '\r' || c == '\0')
+		c = ' ';
+	return c;
+}
 
 static char *put_dec(char *o, unsigned long v)
 {
@@ -137,7 +148,7 @@ static char *maybe_thread_name(struct thread_slot *s, char *o, uint64_t now)
 	o = put_dec(o + 9, (unsigned long)s->tid);
 	*o++ = ' ';
 	for (size_t i = 0; i < len; i++)
-		*o++ = (name[i] == '\n' || name[i] == '\r') ? ' ' : name[i];
+		*o++ = flat(name[i]);
 	*o++ = '\n';
 	return o;
 }
@@ -314,9 +325,29 @@ static MTREC_COLD struct thread_slot *slot_attach(void)
 	return self;
 }
 
+static void child_begin(void);
+static int child_first_event(void);
+
+static MTREC_COLD struct thread_slot *me_slow(void)
+{
+	struct thread_slot *s;
+
+	if (getpid() != g.pid)
+		child_begin();
+	s = slot_attach();
+	if (unlikely(g.child_start) && s)
+		child_first_event();
+	return s;
+}
+
+/* A thread's slot.  A slot found empty (its thread's first event, or a
+ * child process: the slots are wiped on fork, even by _Fork() or a raw
+ * clone that runs no fork handler) takes the slow way. */
 static inline struct thread_slot *me(void)
 {
-	return likely(self != NULL) ? self : slot_attach();
+	if (likely(self != NULL) && likely(self->tid != 0))
+		return self;
+	return me_slow();
 }
 
 static void toggle_if_pending(void);
@@ -688,7 +719,7 @@ void mtrec_install_signal(void)
 	if (!g.enabled || !name || !*name)
 		return;
 	if ((sig = parse_signal(name)) == 0) {
-		prim_say("MTREC_SIGNAL: unknown signal '", name, "'", NULL);
+		prim_say("MTREC_SIGNAL: unknown signal '", name, "'", SAY_END);
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -729,7 +760,7 @@ static void write_keyed(const char *key, const char *rest, size_t len)
 	p += klen;
 	*p++ = ' ';
 	for (size_t i = 0; i < len; i++)
-		*p++ = (rest[i] == '\n' || rest[i] == '\r' || rest[i] == '\0') ? ' ' : rest[i];
+		*p++ = flat(rest[i]);
 	mtrec_line_end(p);
 }
 
@@ -751,7 +782,7 @@ static char *put_keyed(char *o, char *lim, const char *key, const char *val, siz
 	o = prim_puts(o, lim, key);
 	o = prim_puts(o, lim, " ");
 	for (size_t i = 0; i < len && o < lim; i++)
-		*o++ = (val[i] == '\n' || val[i] == '\r' || val[i] == '\0') ? ' ' : val[i];
+		*o++ = flat(val[i]);
 	return prim_puts(o, lim, "\n");
 }
 
@@ -878,9 +909,9 @@ void mtrec_give_up(const char *why, int err)
 	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
 	if (err)
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, ": ",
-			 prim_strerror(err), NULL);
+			 prim_strerror(err), SAY_END);
 	else
-		prim_say("stopped recording to '", mtrec_file.path, "': ", why, NULL);
+		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
 }
 
 /* ---- process life ----------------------------------------------------- */
@@ -893,8 +924,9 @@ static int env_int(const char *name, int dflt)
 }
 
 /* The session marker tells an exec'd program that it is not the first
- * process and must not take the trace file's name (see rec-file.c). */
-static char session_env[40] = "MTREC_SESSION=";
+ * process and must not take the trace file's name, and which absolute name
+ * pattern the session uses (see rec-file.c). */
+static char session_env[4096 + 16] = "MTREC_SESSION=";
 
 void mtrec_init(void)
 {
@@ -908,15 +940,21 @@ void mtrec_init(void)
 	mtrec_settings.scoped = env_int("MTREC_SCOPED", 0);
 	mtrec_settings.freeres = env_int("MTREC_FREERES", 1);
 	mtrec_settings.quiet = env_int("MTREC_QUIET", 0);
+	prim_quiet = mtrec_settings.quiet;
 	if (!trace || !*trace)
 		return;		/* like glibc: no MALLOC_TRACE, no trace */
 	g.first = getenv("MTREC_SESSION") == NULL;
+	mtrec_file_pattern_init(getenv("MTREC_SESSION"));
+	g.pid = getpid();
 	g.last_addr_event = prim_map_anon(NBUCKETS * sizeof(uintptr_t));
 	g.slots = prim_map_anon(NSLOTS * sizeof(struct thread_slot));
 	if (!g.last_addr_event || !g.slots) {
-		prim_say("cannot map memory for the recorder; not recording", NULL);
+		prim_say("cannot map memory for the recorder; not recording", SAY_END);
 		return;
 	}
+	/* A child starts with empty slots and buckets, whatever made it. */
+	madvise(g.slots, NSLOTS * sizeof(struct thread_slot), MADV_WIPEONFORK);
+	madvise(g.last_addr_event, NBUCKETS * sizeof(uintptr_t), MADV_WIPEONFORK);
 	g.enabled = 1;
 	if (!mtrec_settings.scoped)
 		mtrec_start();
@@ -929,8 +967,8 @@ void mtrec_mark_session(void)
 
 	if (!g.enabled || !g.first)
 		return;
-	o = prim_putu(session_env + 14, session_env + sizeof(session_env) - 1,
-		      (unsigned long)getpid());
+	o = prim_puts(session_env + 14, session_env + sizeof(session_env) - 1,
+		      mtrec_file_pattern());
 	*o = '\0';
 	/* putenv() grows libc's environ array with malloc: that block is ours,
 	 * not the program's, and is left out of the trace until the program
@@ -949,8 +987,11 @@ void mtrec_fini(void)
 	if (!g.opened || g.ended)
 		return;
 	/* libc's private buffers are freed while still recording, so that
-	 * they are not reported as leaks (as glibc's mtrace and valgrind). */
-	if (mtrec_settings.freeres && mtrec_recording)
+	 * they are not reported as leaks (as glibc's mtrace and valgrind).
+	 * Not in a forked child: most of what it would free was allocated by
+	 * the parent before the fork, and would show as frees of memory never
+	 * allocated in the child's trace. */
+	if (mtrec_settings.freeres && mtrec_recording && !g.forked)
 		__libc_freeres();
 	mtrec_busy = 1;
 	pthread_mutex_lock(&g.lock);
@@ -975,46 +1016,73 @@ static pthread_mutex_t *const module_locks[] = {
 };
 #define NLOCKS (sizeof(module_locks) / sizeof(module_locks[0]))
 
+/* No lock is held across fork: other libraries' fork handlers may allocate
+ * (they run around ours), and the child discards everything the locks
+ * protect anyway.  The child re-creates them (child_begin). */
 void mtrec_fork_prepare(void)
 {
-	pthread_mutex_lock(&g.lock);
-	for (unsigned i = 0; i < NLOCKS; i++)
-		pthread_mutex_lock(module_locks[i]);
 }
 
 void mtrec_fork_parent(void)
 {
-	for (unsigned i = NLOCKS; i-- > 0;)
-		pthread_mutex_unlock(module_locks[i]);
-	pthread_mutex_unlock(&g.lock);
 }
 
-/* The child keeps nothing of the parent's file: it records into its own,
- * named by the rule in rec-file.c, from a clean state. */
-void mtrec_fork_child(void)
+/* The child keeps nothing of the parent's trace: it records into a file
+ * of its own (named by the rule in rec-file.c), opened at its first event,
+ * so that a child that only execs or exits leaves no file.  Called by our
+ * fork handler, or from me() when a child made without handlers records. */
+static void child_begin(void)
 {
 	int was_recording = mtrec_recording;
 
 	pthread_mutex_init(&g.lock, NULL);
 	for (unsigned i = 0; i < NLOCKS; i++)
 		pthread_mutex_init(module_locks[i], NULL);
+	g.pid = getpid();
 	if (!g.enabled)
 		return;
-	mtrec_busy = 1;
 	mtrec_recording = 0;
 	self = NULL;
 	memset(g.slots, 0, sizeof(struct thread_slot) * (g.next_slot < NSLOTS ? g.next_slot : NSLOTS));
 	g.next_slot = 0;
-	madvise(g.last_addr_event, NBUCKETS * sizeof(uintptr_t), MADV_DONTNEED);
-	mtrec_file_forget();
-	g.opened = 0;
-	g.ended = 0;
-	g.failed = 0;
+	memset(g.last_addr_event, 0, NBUCKETS * sizeof(uintptr_t));
+	if (g.opened)
+		mtrec_file_forget();
+	g.opened = g.ended = 0;
 	g.first = 0;
+	g.forked = 1;
 	mtrec_objects_reset();
 	mtrec_stack_reset();
 	new_epoch();
-	if (was_recording)
+	/* A parent that could not record has said why; its children are quiet. */
+	if (was_recording && !g.failed) {
+		g.child_start = 1;
+		mtrec_recording = 1;	/* so that the first event comes here */
+	}
+}
+
+/* Another library's fork handler (they run before ours in the child) may
+ * have made this process a child already. */
+void mtrec_fork_child(void)
+{
+	if (g.pid != getpid())
+		child_begin();
+}
+
+/* The child's first event: open its trace.  Returns 0 when the event may be
+ * recorded. */
+static MTREC_COLD int child_first_event(void)
+{
+	int ok;
+
+	if (pthread_mutex_trylock(&g.lock) != 0)
+		return -1;
+	if (g.child_start) {
+		g.child_start = 0;
+		mtrec_recording = 0;
 		start_locked();
-	mtrec_busy = 0;
+	}
+	ok = mtrec_recording ? 0 : -1;
+	pthread_mutex_unlock(&g.lock);
+	return ok;
 }

@@ -1,6 +1,9 @@
 /* rec-file.c -- the trace file: its name, its mapping, its growth.
  *
  * Names.  MALLOC_TRACE names the file; "%p" in it becomes the process id.
+ * A relative name is taken from the directory the session's first process
+ * started in, for every process of the session (a daemon that chdir()s to
+ * "/" and forks still writes beside the first trace).
  * The session's first process (the one that found no MTREC_SESSION in its
  * environment) opens that name, truncating it as glibc does.  Every other
  * process -- a forked child, or a program started by exec from a traced
@@ -29,7 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GROW_STEP (4u << 20)
+#define GROW_STEP (4u << 20)	/* the largest step the file grows by */
+#define MIN_STEP (64u << 10)	/* the first */
 /* The first line says what the file is; a pad line takes the file to 64
  * bytes, so that every chunk after it is aligned (see rec-core.c). */
 #define MAGIC "# mtrec 1\n#                                                    \n"
@@ -40,6 +44,28 @@ pthread_mutex_t mtrec_grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static dev_t file_dev;
 static ino_t file_ino;
 static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
+static char name_pattern[sizeof(mtrec_file.path)];	/* MALLOC_TRACE, absolute */
+
+void mtrec_file_pattern_init(const char *inherited)
+{
+	const char *trace = prim_getenv("MALLOC_TRACE");
+	char *o = name_pattern, *lim = name_pattern + sizeof(name_pattern) - 1;
+
+	if (inherited && inherited[0] == '/') {
+		o = prim_puts(o, lim, inherited);
+	} else if (trace && trace[0] != '/' && getcwd(name_pattern, sizeof(name_pattern) - 2)) {
+		o = prim_puts(name_pattern + strlen(name_pattern), lim, "/");
+		o = prim_puts(o, lim, trace);
+	} else if (trace) {
+		o = prim_puts(o, lim, trace);
+	}
+	*o = '\0';
+}
+
+const char *mtrec_file_pattern(void)
+{
+	return name_pattern;
+}
 
 /* pattern with %p replaced by pid, then suffix; 0 or -1 when too long. */
 static int make_name(char *out, size_t cap, const char *pattern, pid_t pid,
@@ -73,20 +99,19 @@ static int make_name(char *out, size_t cap, const char *pattern, pid_t pid,
 
 static int open_name(int first)
 {
-	const char *pattern = prim_getenv("MALLOC_TRACE");
 	int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 	pid_t pid = getpid();
 	int fd = -1;
 
-	if (!pattern || !*pattern)
+	if (!*name_pattern)
 		return -1;
 	if (first) {
-		if (make_name(mtrec_file.path, sizeof(mtrec_file.path), pattern, pid, 0, 0) < 0)
+		if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern, pid, 0, 0) < 0)
 			goto too_long;
 		fd = open(mtrec_file.path, flags | O_TRUNC, 0600);
 	} else {
 		for (unsigned serial = 0; serial < 10000; serial++) {
-			if (make_name(mtrec_file.path, sizeof(mtrec_file.path), pattern,
+			if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern,
 				      pid, 1, serial) < 0)
 				goto too_long;
 			fd = open(mtrec_file.path, flags | O_EXCL, 0600);
@@ -96,10 +121,10 @@ static int open_name(int first)
 	}
 	if (fd < 0)
 		prim_say("cannot open trace file '", mtrec_file.path, "': ",
-			 prim_strerror(errno), "; not recording", NULL);
+			 prim_strerror(errno), "; not recording", SAY_END);
 	return fd;
 too_long:
-	prim_say("MALLOC_TRACE is too long; not recording", NULL);
+	prim_say("MALLOC_TRACE is too long; not recording", SAY_END);
 	return -1;
 }
 
@@ -122,7 +147,7 @@ static size_t rotate_size(void)
 	case 'g': case 'G': n <<= 30; p++; break;
 	}
 	if (p == v || *p || n == 0) {
-		prim_say("MTREC_ROTATE: not a size: '", v, "'; not rotating", NULL);
+		prim_say("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
 		return 0;
 	}
 	n = (n + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
@@ -189,13 +214,13 @@ int mtrec_file_open(int first)
 		}
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", NULL);
+		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", SAY_END);
 		close(fd);
 		return -1;
 	}
 	if (map_file(fd) < 0) {
 		prim_say("cannot map trace file '", mtrec_file.path, "': ",
-			 prim_strerror(errno), "; not recording", NULL);
+			 prim_strerror(errno), "; not recording", SAY_END);
 		close(fd);
 		return -1;
 	}
@@ -284,7 +309,7 @@ static int next_part(void)
 int mtrec_file_grow(size_t end)
 {
 	struct rlimit rl;
-	size_t size, want, part_end;
+	size_t size, want, part_end, step;
 	int ret = -1;
 
 	pthread_mutex_lock(&mtrec_grow_lock);
@@ -295,7 +320,11 @@ int mtrec_file_grow(size_t end)
 				goto out;
 			continue;
 		}
-		want = (end + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+		/* Steps double from 64 KiB to GROW_STEP: a short-lived process
+		 * keeps a small file even when it never gets to trim it. */
+		step = size - mtrec_file.part_start;
+		step = step < MIN_STEP ? MIN_STEP : step > GROW_STEP ? GROW_STEP : step;
+		want = (end + step + MIN_STEP - 1) & ~(size_t)(MIN_STEP - 1);
 		if (want > part_end)
 			want = part_end;
 		/* Writing past RLIMIT_FSIZE would raise SIGXFSZ in the program. */
@@ -344,7 +373,7 @@ int mtrec_file_close(char *pos, char *end)
 	if (still_ours() && used >= mtrec_file.part_start)
 		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
-				 prim_strerror(errno), NULL);
+				 prim_strerror(errno), SAY_END);
 	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&mtrec_grow_lock);
 	return cut;

@@ -94,15 +94,23 @@ char *prim_putx(char *o, char *lim, unsigned long v)
 	return o;
 }
 
+int prim_quiet;
+
 void prim_say(const char *first, ...)
 {
 	char buf[1024], *o = buf, *lim = buf + sizeof(buf) - 1;
+	const char *s = first;
 	va_list ap;
 
+	if (prim_quiet)
+		return;
 	o = prim_puts(o, lim, "mtrec: ");
 	va_start(ap, first);
-	for (const char *s = first; s; s = va_arg(ap, const char *))
+	while (s) {
 		o = prim_puts(o, lim, s);
+		/* va_start() is above: the analyzer's warning is mistaken. */
+		s = va_arg(ap, const char *); // NOLINT(clang-analyzer-valist.Uninitialized)
+	}
 	va_end(ap);
 	*o++ = '\n';
 	prim_write_all(2, buf, (size_t)(o - buf));

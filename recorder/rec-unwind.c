@@ -616,7 +616,7 @@ static uint64_t compute_rule(uintptr_t key)
 		slot = 0;
 		break;
 	case R_OFFSET:
-		if ((row.bp_off & 7) || row.bp_off == 0 || row.bp_off < -8 * 63 || row.bp_off > 8 * 63)
+		if ((row.bp_off & 7) || row.bp_off == 0 || row.bp_off < -8L * 63 || row.bp_off > 8L * 63)
 			return K_STOP;
 		slot = (int)(row.bp_off / 8);
 		break;

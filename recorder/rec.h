@@ -75,6 +75,10 @@ void mtrec_fork_child(void) MTREC_HIDDEN;
 
 /* ---- the trace file (rec-file.c) ---- */
 
+/* Fix the name pattern once: MALLOC_TRACE made absolute, or the absolute
+ * one a session's first process passed down (inherited, may be NULL). */
+void mtrec_file_pattern_init(const char *inherited) MTREC_HIDDEN;
+const char *mtrec_file_pattern(void) MTREC_HIDDEN;
 /* Open the trace named by MALLOC_TRACE for this process and map it.
  * first: this is the session's first process (it may truncate the name).
  * Returns 0, or -1 after saying why on stderr. */

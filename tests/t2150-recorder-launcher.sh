@@ -157,4 +157,18 @@ test_expect_success '--scoped records only the spans' '
 	grep -x "# mark first" scoped.log
 '
 
+test_expect_success 'SIGTERM sent to the launcher reaches the program (exit 143)' '
+	"$MTREC" -o "$OUT/term.log" sleep 30 2>err &
+	pid=$! && sleep 0.5 && kill -TERM $pid;
+	wait $pid; test $? = 143 &&
+	grep -q "trace written to .*term.log" err
+'
+
+test_expect_success 'MTREC_QUIET=1: no message even when the trace cannot be opened' '
+	MTREC_QUIET=1 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=/nonexistent/dir/t.log /bin/true 2>err &&
+	test ! -s err &&
+	LD_PRELOAD=$LIBMTREC MALLOC_TRACE=/nonexistent/dir/t.log /bin/true 2>err &&
+	grep -q "mtrec: cannot open trace file ./nonexistent/dir/t.log." err
+'
+
 test_done

@@ -10,7 +10,8 @@
  *   rec-fork exec       leaks 3 blocks of 3003, then execs itself ("leaf":
  *                       leaks 2 blocks of 4004) without forking; prints
  *                       "pid PID" before the exec
- *   rec-fork fork-exec  leaks 3 of 3003, forks; the child execs "leaf";
+ *   rec-fork fork-exec  leaks 3 of 3003, forks; the child allocates and
+ *                       frees one block of 5005, then execs "leaf";
  *                       the parent leaks 1 more of 3003; prints "child PID"
  *   rec-fork spawn      as fork-exec, but with posix_spawn()
  *   rec-fork leaf       leaks 2 blocks of 4004 (what exec runs)
@@ -161,8 +162,10 @@ int main(int argc, char **argv)
 			pid = fork();
 			if (pid < 0)
 				return 1;
-			if (pid == 0)
+			if (pid == 0) {
+				churn(5005, 1);	/* the child records before it execs */
 				exec_leaf();
+			}
 		}
 		if (!wait_ok(pid))
 			return 1;

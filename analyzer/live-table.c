@@ -175,7 +175,9 @@ hash_long (const char *p, size_t len)
 static inline uint64_t
 hash_bytes (const char *p, size_t len)
 {
-	if (len - 8 <= 8)   /* 8 to 16 bytes, most callers: two overlapping words */
+	/* 8 to 16 bytes, most callers: two overlapping words (the compiler
+	 * folds the range test into one unsigned compare, len - 8 <= 8) */
+	if (len >= 8 && len <= 16)
 		return mix64 (((0xcbf29ce484222325ULL ^ len ^ load64 (p)) * 0x100000001b3ULL) ^
 			      load64 (p + len - 8));
 	return hash_long (p, len);
@@ -185,7 +187,7 @@ hash_bytes (const char *p, size_t len)
 static inline gboolean
 bytes_eq (const char *a, const char *b, size_t len)
 {
-	if (len - 8 <= 8)
+	if (len >= 8 && len <= 16)
 		return load64 (a) == load64 (b) && load64 (a + len - 8) == load64 (b + len - 8);
 	return memcmp (a, b, len) == 0;
 }

@@ -12,6 +12,7 @@
  * database, or is read-only, is refused without being opened for writing.
  */
 #include "db-load.h"
+#include "growth.h"
 #include "pkgdata.h"
 #include "site-report.h"
 
@@ -23,14 +24,14 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 1
+#define MTA_SCHEMA_VERSION 2
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
 G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
 
 enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
-       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, N_ST };
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
 
 /* One statement per row kind; the run's id is always parameter 1 where
  * there is one. */
@@ -46,8 +47,9 @@ static const char *const sql_text[N_ST] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id) VALUES (?1, ?2, ?3, ?4)",
 	[ST_SITE_STATS] = "INSERT INTO site_stats (run_id, site_id, allocations, frees, bytes_allocated,"
-		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line,"
+		" temporary_allocations, peak_share_bytes, growth, growth_exponent)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	[ST_LEAK] = "INSERT INTO leaks (run_id, address, size, site_id, stack_id, line, thread)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_BAD_FREE] = "INSERT INTO bad_frees (run_id, address, kind, site_id, stack_id, line, thread)"
@@ -58,7 +60,26 @@ static const char *const sql_text[N_ST] = {
 		" allocations = ?12, frees = ?13, reallocations = ?14, failed_allocations = ?15,"
 		" duplicate_allocations = ?16, bytes_allocated = ?17, peak_live_bytes = ?18,"
 		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21 WHERE id = ?1",
+	[ST_RUN_V2] = "UPDATE runs SET peak_line = ?2, peak_time_ns = ?3, temporary_allocations = ?4,"
+		" timeline_axis = ?5 WHERE id = ?1",
+	[ST_TIMELINE] = "INSERT INTO timeline (run_id, seq, line, time_ns) VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_TIMELINE] = "INSERT INTO site_timeline (run_id, site_id, seq, live_blocks, live_bytes)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
 };
+
+/* Version 1 -> 2 (issue 7): the new columns of existing tables; the new
+ * tables and views come from schema.sql, run right after. */
+static const char sql_migrate_v1[] =
+	"ALTER TABLE runs ADD COLUMN peak_line INTEGER;"
+	"ALTER TABLE runs ADD COLUMN peak_time_ns INTEGER;"
+	"ALTER TABLE runs ADD COLUMN temporary_allocations INTEGER;"
+	"ALTER TABLE runs ADD COLUMN timeline_axis TEXT;"
+	"ALTER TABLE site_stats ADD COLUMN growth TEXT;"
+	"ALTER TABLE site_stats ADD COLUMN growth_exponent REAL;"
+	"ALTER TABLE site_stats ADD COLUMN temporary_allocations INTEGER;"
+	"ALTER TABLE site_stats ADD COLUMN peak_share_bytes INTEGER;"
+	"DROP VIEW IF EXISTS leaks_by_site;"
+	"DROP VIEW IF EXISTS site_summary;";
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -244,7 +265,16 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 		return FALSE;
 	d->in_tx = TRUE;
 	/* Another process may have made the file something else meanwhile. */
-	if (!check_schema (d, error) || !exec (d, schema, error))
+	if (!check_schema (d, error))
+		return FALSE;
+	int64_t app = query_int (d, "PRAGMA application_id", error);
+	int64_t version = app < 0 ? -1 : query_int (d, "PRAGMA user_version", error);
+	if (version < 0)
+		return FALSE;
+	/* An older database of ours: brought up to date in this transaction */
+	if (app == MTA_APPLICATION_ID && version == 1 && !exec (d, sql_migrate_v1, error))
+		return FALSE;
+	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)
 		if (sqlite3_prepare_v3 (d->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -439,9 +469,15 @@ store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **
 		sqlite3_bind_int64 (st, 1, d->run_id);
 		sqlite3_bind_int64 (st, 2, site_ids[i]);
 		const uint64_t v[] = { s->allocs, s->frees, s->bytes_allocated, s->peak_live_bytes,
-				       s->leaked_blocks, s->leaked_bytes, s->bad_frees, s->first_line };
+				       s->leaked_blocks, s->leaked_bytes, s->bad_frees, s->first_line,
+				       s->temporary, s->peak_share_bytes };
 		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
 			sqlite3_bind_int64 (st, 3 + (int) k, (sqlite3_int64) v[k]);
+		if (s->growth != MTA_GROWTH_NONE)
+			sqlite3_bind_text (st, 13, mta_growth_name (s->growth), -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null (st, 13);
+		sqlite3_bind_double (st, 14, s->growth_exponent);
 		if (!step (d, ST_SITE_STATS, error))
 			return FALSE;
 	}
@@ -474,6 +510,62 @@ store_records (MtaDb *d, GArray *recs, GPtrArray *paths, const int64_t *site_ids
 	return TRUE;
 }
 
+/* The peak, the temporary allocations and the moments of the timeline. */
+static gboolean
+store_timeline (MtaDb *d, const MtaRun *run, GError **error)
+{
+	const MtaRunInfo *i = mta_run_info (run);
+	sqlite3_stmt *st = d->st[ST_RUN_V2], *tl = d->st[ST_TIMELINE];
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	sqlite3_bind_int64 (st, 2, (sqlite3_int64) i->peak_line);
+	if (i->time_axis)
+		sqlite3_bind_int64 (st, 3, (sqlite3_int64) mta_run_position (run, i->peak_line));
+	else
+		sqlite3_bind_null (st, 3);
+	sqlite3_bind_int64 (st, 4, (sqlite3_int64) i->temporary);
+	sqlite3_bind_text (st, 5, i->time_axis ? "time" : "line", -1, SQLITE_STATIC);
+	if (!step (d, ST_RUN_V2, error))
+		return FALSE;
+	for (guint k = 0; k < i->tl_len; k++) {
+		sqlite3_bind_int64 (tl, 1, d->run_id);
+		sqlite3_bind_int64 (tl, 2, k);
+		sqlite3_bind_int64 (tl, 3, (sqlite3_int64) i->tl_lines[k]);
+		if (i->time_axis)
+			sqlite3_bind_int64 (tl, 4, (sqlite3_int64) i->tl_times[k]);
+		else
+			sqlite3_bind_null (tl, 4);
+		if (!step (d, ST_TIMELINE, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* Live blocks and bytes over time, for the leaking sites only. */
+static gboolean
+store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **error)
+{
+	const MtaRunInfo *i = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	sqlite3_stmt *st = d->st[ST_SITE_TIMELINE];
+
+	for (guint k = 0; k < sites->len; k++) {
+		const MtaSite *s = sites->pdata[k];
+		if (s->leaked_blocks == 0 || s->tl_bytes == NULL)
+			continue;
+		for (guint j = 0; j < i->tl_len; j++) {
+			sqlite3_bind_int64 (st, 1, d->run_id);
+			sqlite3_bind_int64 (st, 2, site_ids[k]);
+			sqlite3_bind_int64 (st, 3, j);
+			sqlite3_bind_int64 (st, 4, s->tl_blocks[j]);
+			sqlite3_bind_int64 (st, 5, (sqlite3_int64) s->tl_bytes[j]);
+			if (!step (d, ST_SITE_TIMELINE, error))
+				return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 static gboolean
 store_threads (MtaDb *d, GHashTable *threads, GError **error)
 {
@@ -499,9 +591,11 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 	g_autofree int64_t *site_ids = g_new (int64_t, sites->len + 1);
 
 	if (!store_totals (d, mta_run_info (run), error) ||
+	    !store_timeline (d, run, error) ||
 	    !store_sites (d, sites, site_ids, error) ||
 	    !store_paths (d, paths, site_ids, error) ||
 	    !store_site_stats (d, sites, site_ids, error) ||
+	    !store_site_timelines (d, run, site_ids, error) ||
 	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, error) ||
 	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, error) ||
 	    !store_threads (d, mta_run_threads (run), error))

@@ -8,6 +8,7 @@
  * never rename.
  */
 #include "json-out.h"
+#include "growth.h"
 #include "site-report.h"
 
 #include <inttypes.h>
@@ -126,12 +127,79 @@ put_site_index (FILE *out, GHashTable *index, uint32_t site)
 		fputs ("null", out);
 }
 
+#define TOP_SITES 5
+
+static void
+put_u64_array (FILE *out, const char *key, const uint64_t *v, const uint32_t *v32, guint n)
+{
+	fprintf (out, "\"%s\": [", key);
+	for (guint k = 0; k < n; k++)
+		fprintf (out, "%s%" PRIu64, k ? ", " : "", v ? v[k] : (uint64_t) v32[k]);
+	fputs ("]", out);
+}
+
+static void
+put_time_or_null (FILE *out, const MtaRun *run, uint64_t line)
+{
+	if (mta_run_info (run)->time_axis)
+		fprintf (out, "%.0f", mta_run_position (run, line));
+	else
+		fputs ("null", out);
+}
+
+/* "peak" and "temporary": the run's peak, the sites that held most then,
+ * and the allocations freed before any other in their thread. */
+static void
+put_peak_and_temporary (FILE *out, const MtaRun *run)
+{
+	const MtaRunInfo *i = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GArray) peak = mta_run_peak_sites (run, TOP_SITES);
+	g_autoptr (GArray) temp = mta_run_temporary_sites (run, TOP_SITES);
+
+	fputs ("  \"peak\": {", out);
+	put_u64 (out, "bytes", i->peak_live_bytes, TRUE);
+	put_u64 (out, "line", i->peak_line, TRUE);
+	fputs ("\"time_ns\": ", out);
+	put_time_or_null (out, run, i->peak_line);
+	fputs (", \"sites\": [", out);
+	for (guint k = 0; k < peak->len; k++) {
+		const MtaSite *s = sites->pdata[g_array_index (peak, uint32_t, k)];
+		fputs (k ? ",\n    {" : "\n    {", out);
+		put_site_fields (out, s);
+		fputs (", ", out);
+		put_u64 (out, "bytes", s->peak_share_bytes, FALSE);
+		fputs ("}", out);
+	}
+	fputs (peak->len ? "\n  ]},\n" : "]},\n", out);
+
+	fputs ("  \"temporary\": {", out);
+	put_u64 (out, "allocations", i->temporary, TRUE);
+	fputs ("\"sites\": [", out);
+	for (guint k = 0; k < temp->len; k++) {
+		const MtaSite *s = sites->pdata[g_array_index (temp, uint32_t, k)];
+		fputs (k ? ",\n    {" : "\n    {", out);
+		put_site_fields (out, s);
+		fputs (", ", out);
+		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
+		put_u64 (out, "allocations", s->allocs, FALSE);
+		fputs ("}", out);
+	}
+	fputs (temp->len ? "\n  ]},\n" : "]},\n", out);
+}
+
 void
 mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
 {
+	mta_json_write_growth (run, frames, 0, run_id, out);
+}
+
+void
+mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out)
+{
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
-	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
 	g_autoptr (GHashTable) leak_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	g_autoptr (GHashTable) bad_index = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -175,8 +243,28 @@ mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
 	put_u64 (out, "peak_live_bytes", i->peak_live_bytes, TRUE);
 	put_u64 (out, "leaked_blocks", i->leaked_blocks, TRUE);
 	put_u64 (out, "leaked_bytes", i->leaked_bytes, TRUE);
-	put_u64 (out, "bad_frees", i->bad_frees, FALSE);
-	fputs ("\n  },\n", out);
+	put_u64 (out, "bad_frees", i->bad_frees, TRUE);
+	fputs ("\n    ", out);
+	put_u64 (out, "temporary_allocations", i->temporary, TRUE);
+	put_u64 (out, "peak_line", i->peak_line, TRUE);
+	fputs ("\"growth_filter\": ", out);
+	if (growth) {
+		fputs ("[", out);
+		for (int k = 1, n = 0; k < MTA_GROWTH_N; k++)
+			if (growth & (1u << k))
+				fprintf (out, "%s\"%s\"", n++ ? ", " : "", mta_growth_name (k));
+		fputs ("]", out);
+	} else
+		fputs ("null", out);
+	fprintf (out, ",\n    \"timeline\": {\"axis\": \"%s\", ", i->time_axis ? "time" : "line");
+	put_u64_array (out, "lines", i->tl_lines, NULL, i->tl_len);
+	fputs (", ", out);
+	if (i->time_axis)
+		put_u64_array (out, "times_ns", i->tl_times, NULL, i->tl_len);
+	else
+		fputs ("\"times_ns\": null", out);
+	fputs ("}\n  },\n", out);
+	put_peak_and_temporary (out, run);
 
 	fputs ("  \"leak_sites\": [", out);
 	for (guint k = 0; k < leak_sites->len; k++) {
@@ -193,7 +281,17 @@ mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
 		put_u64 (out, "bytes_allocated", s->bytes_allocated, TRUE);
 		put_u64 (out, "peak_live_bytes", s->peak_live_bytes, TRUE);
 		put_u64 (out, "first_line", s->first_line, TRUE);
+		fprintf (out, "\n      \"growth\": \"%s\", \"growth_exponent\": %.3f, ",
+			 mta_growth_name (s->growth), s->growth_exponent);
+		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
+		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
 		fputs ("\n      ", out);
+		if (s->tl_bytes != NULL) {
+			put_u64_array (out, "live_blocks_over_time", NULL, s->tl_blocks, i->tl_len);
+			fputs (",\n      ", out);
+			put_u64_array (out, "live_bytes_over_time", s->tl_bytes, NULL, i->tl_len);
+			fputs (",\n      ", out);
+		}
 		put_stacks (out, run, si, frames, TRUE);
 		fputs ("}", out);
 	}
@@ -216,12 +314,15 @@ mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
 	fputs (bad_sites->len ? "\n  ],\n" : "],\n", out);
 
 	GArray *leaks = mta_run_leaks (run);
+	guint nleaks = 0;
 	fputs ("  \"leaks\": [", out);
 	for (guint k = 0; k < leaks->len; k++) {
 		const MtaRecord *r = &g_array_index (leaks, MtaRecord, k);
 		const MtaPath *p = paths->pdata[r->path];
+		if (!g_hash_table_contains (leak_index, GUINT_TO_POINTER ((uint32_t) p->site + 1)))
+			continue;
 		fprintf (out, "%s{\"address\": \"0x%" PRIx64 "\", \"size\": %" PRIu64
-			 ", \"line\": %" PRIu64 ", \"thread\": ", k ? ",\n    " : "\n    ",
+			 ", \"line\": %" PRIu64 ", \"thread\": ", nleaks++ ? ",\n    " : "\n    ",
 			 r->addr, r->size, r->line);
 		if (r->tid)
 			fprintf (out, "%u", r->tid);
@@ -231,7 +332,7 @@ mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
 		put_site_index (out, leak_index, (uint32_t) p->site);
 		fputs ("}", out);
 	}
-	fputs (leaks->len ? "\n  ],\n" : "],\n", out);
+	fputs (nleaks ? "\n  ],\n" : "],\n", out);
 
 	GArray *bad = mta_run_bad_frees (run);
 	fputs ("  \"bad_frees\": [", out);

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include "run.h"
 
-/* RUN_ID: the run's id in the database (--db), 0 when not loaded. */
+/* RUN_ID: the run's id in the database (--db), 0 when not loaded.
+ * GROWTH: the growth classes of the leak sites written (1 << MtaGrowth),
+ * 0: all. */
+void mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out);
+/* All leak sites. */
 void mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out);
 
 #endif

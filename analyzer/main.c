@@ -18,9 +18,12 @@
 
 #include <glib.h>
 
+#include "analysis.h"
 #include "diff.h"
+#include "growth.h"
 #include "mtrace-compat.h"
-#include "sites.h"
+#include "parts.h"
+#include "shrink.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 
@@ -43,13 +46,27 @@ typedef struct {
 static int cmd_report (int argc, char **argv, GError **error);
 static int cmd_addr2line (int argc, char **argv, GError **error);
 static int cmd_diff (int argc, char **argv, GError **error);
+static int cmd_shrink (int argc, char **argv, GError **error);
 
 static const Command commands[] = {
 	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace", NULL, NULL, NULL },
 	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would", NULL, NULL, NULL },
 	{ "diff", cmd_diff, "list the leaks that FEATURE has and BASE has not",
 	  mta_diff_entries, mta_diff_params, mta_diff_description },
+	{ "shrink", cmd_shrink, "write the trace without the blocks that were freed",
+	  mta_shrink_entries, mta_shrink_params, mta_shrink_description },
 };
+
+/* ------------------------------------------------------------ shrink */
+
+static void warn_cb (const char *message, gpointer data);
+
+static int
+cmd_shrink (int argc, char **argv, GError **error)
+{
+	int status = 0;
+	return mta_shrink (argc, argv, warn_cb, &status, error) ? status : -1;
+}
 
 /* ------------------------------------------------------------ diff */
 
@@ -95,6 +112,7 @@ static gboolean opt_all_events;
 static gboolean opt_no_skip;
 static char **opt_skip;
 static int opt_frames = 5;
+static char *opt_growth;
 
 static const GOptionEntry report_entries[] = {
 	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
@@ -123,6 +141,9 @@ static const GOptionEntry site_entries[] = {
 	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
 	  "With --db, also store every event (large; see mtanalyze(1))", NULL },
+	{ "growth", 0, 0, G_OPTION_ARG_STRING, &opt_growth,
+	  "Report, and exit 1 for, only the leaks that grow as CLASSES (e.g. linear,exponential)",
+	  "CLASSES" },
 	{ NULL }
 };
 
@@ -224,8 +245,9 @@ cmd_report (int argc, char **argv, GError **error)
 	int first = 0;
 	ReportState st = { 0 };
 	MtaCompat *compat = NULL;
-	g_autoptr (MtaSites) sites = NULL;
-	gboolean by_site = opt_by_site || opt_json || opt_db != NULL;
+	g_autoptr (MtaAnalysis) sites = NULL;
+	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL;
+	guint growth = 0;
 	int status;
 
 	if (argc >= 2 && is_elf_file (argv[0])) {
@@ -235,21 +257,27 @@ cmd_report (int argc, char **argv, GError **error)
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
 			return -1;
+	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
+		return -1;
+	/* rotated parts in the order of their "# part" headers */
+	if (!mta_parts_order (argv + first, argc - first, warn_cb, NULL, error))
+		return -1;
 
 	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	mta_symbolizer_set_binary (sym, binary);
 	if (by_site) {
-		MtaSitesOptions o = {
-			.by_site = opt_by_site, .json = opt_json, .db = opt_db,
+		MtaAnalysisOptions o = {
+			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL),
+			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
-			.frames = MAX (opt_frames, 0),
+			.frames = MAX (opt_frames, 0), .growth = growth,
 		};
-		sites = mta_sites_new (&o, sym, binary, argv + first, argc - first, error);
+		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
 		if (sites == NULL) {
 			mta_symbolizer_free (sym);
 			return -1;
 		}
-		st.func = mta_sites_line;
+		st.func = mta_analysis_line;
 		st.data = sites;
 	} else {
 		compat = mta_compat_new (sym, binary, stdout);
@@ -270,7 +298,7 @@ cmd_report (int argc, char **argv, GError **error)
 	if (status == 0) {
 		uint64_t bad = mta_reader_bad_lines (reader);
 		if (sites != NULL)
-			status = mta_sites_finish (sites, mta_reader_lines (reader), bad, stdout, error);
+			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, stdout, error);
 		else
 			status = mta_compat_finish (compat);
 		if (bad > st.bad_shown && !opt_quiet) {
@@ -281,7 +309,7 @@ cmd_report (int argc, char **argv, GError **error)
 	}
 	mta_reader_free (reader);
 	mta_compat_free (compat);
-	g_clear_pointer (&sites, mta_sites_free);
+	g_clear_pointer (&sites, mta_analysis_free);
 	mta_symbolizer_free (sym);
 	return status;
 }
@@ -329,7 +357,15 @@ main (int argc, char **argv)
 		"more arguments the first is the BINARY when it is an ELF file.\n"
 		"\n"
 		"--by-site, --json and --db report by call site instead, skipping the\n"
-		"allocation wrappers of share/wrappers.txt when the trace has stacks.\n"
+		"allocation wrappers of share/wrappers.txt when the trace has stacks,\n"
+		"with each leak's growth over the run (constant, logarithmic, linear,\n"
+		"exponential: share/growth.md), the peak and the temporary allocations.\n"
+		"--growth linear,exponential reports (and exits 1 for) real leaks only.\n"
+		"Rotated parts (t.log, t.log.part2, ...) are read in the order of their\n"
+		"'# part' headers, whatever the order given.\n"
+		"\n"
+		"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
+		"that were freed: see 'mtanalyze shrink --help'.\n"
 		"\n"
 		"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
 		"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"

@@ -8,8 +8,18 @@
  * used the stack first (trace-format.md), the path waits for the "# stack"
  * line and is charged then (its site's peak then counts the path's live
  * bytes from that point).
+ *
+ * Over time (issue 7): every site's live blocks and bytes are sampled at
+ * up to TL_MAX points of the run, evenly spaced in lines; when the samples
+ * fill up every other one is dropped and the spacing doubles, so memory
+ * stays TL_MAX values a site however long the trace.  "# time" lines are
+ * kept as anchors (line, time), thinned the same way, to put lines on the
+ * recorder's clock.  The run's peak is found with a lazy snapshot: each
+ * new peak starts an epoch, and a site saves its live bytes the first time
+ * it changes in a later epoch, so the snapshot costs O(1) an event.
  */
 #include "run.h"
+#include "growth.h"
 #include "live-table.h"
 
 #include <inttypes.h>
@@ -20,6 +30,21 @@
 #define MAX_BAD_FREES (1u << 20)
 /* Stack ids below this index an array, others a hash table. */
 #define DENSE_STACK_IDS (1u << 24)
+/* Timeline samples kept (even), and "# time" anchors. */
+#define TL_MAX 64
+#define MAX_ANCHORS 1024
+/* Fewer "# time" lines than this (under a second of recording): the
+ * timeline is in lines. */
+#define MIN_TIME_LINES 8
+
+typedef struct {
+	uint64_t line, ns;
+} Anchor;
+
+typedef struct {
+	uint64_t last_addr;        /* its latest allocation */
+	gboolean valid;            /* ... not followed by a free yet */
+} ThreadState;
 
 typedef struct {
 	uint64_t addr, size, line;
@@ -57,6 +82,19 @@ struct MtaRun {
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
+	/* timeline */
+	uint64_t tl_step, tl_next;
+	uint64_t tl_lines[TL_MAX + 1];
+	GArray *anchors;           /* Anchor, thinned */
+	uint64_t anchor_every, anchor_seen;
+	Anchor last_anchor;
+	uint64_t cur_line;
+	/* peak */
+	uint64_t peak_epoch;
+	/* temporary allocations: tid -> ThreadState index + 1 */
+	GHashTable *thread_index;
+	GArray *thread_states;
+	ThreadState *cur_thread;
 };
 
 /* ------------------------------------------------------------ blocks */
@@ -163,6 +201,8 @@ site_free (gpointer p)
 	g_free (s->function);
 	g_free (s->file);
 	g_free (s->object);
+	g_free (s->tl_bytes);
+	g_free (s->tl_blocks);
 	g_free (s);
 }
 
@@ -190,6 +230,13 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+	r->tl_step = r->tl_next = 1;
+	r->anchors = g_array_new (FALSE, FALSE, sizeof (Anchor));
+	r->anchor_every = 1;
+	r->thread_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+	r->thread_states = g_array_new (FALSE, TRUE, sizeof (ThreadState));
+	g_array_set_size (r->thread_states, 1);
+	r->cur_thread = &g_array_index (r->thread_states, ThreadState, 0);
 	return r;
 }
 
@@ -216,6 +263,11 @@ mta_run_free (MtaRun *r)
 	g_array_free (r->leaks, TRUE);
 	g_array_free (r->bad_frees, TRUE);
 	g_hash_table_destroy (r->threads);
+	g_free (r->info.tl_lines);
+	g_free (r->info.tl_times);
+	g_array_free (r->anchors, TRUE);
+	g_hash_table_destroy (r->thread_index);
+	g_array_free (r->thread_states, TRUE);
 	g_free (r);
 }
 
@@ -288,6 +340,20 @@ site_at (MtaRun *r, uint32_t i)
 	return r->sites->pdata[i];
 }
 
+/* Before S's live bytes change: keep what it held at the latest peak. */
+static inline void
+site_touch (MtaRun *r, MtaSite *s)
+{
+	if (s->peak_mark != r->peak_epoch) {
+		s->peak_share_bytes = s->live_bytes;
+		s->peak_mark = r->peak_epoch;
+	}
+	if (G_UNLIKELY (s->tl_bytes == NULL)) {
+		s->tl_bytes = g_new0 (uint64_t, TL_MAX + 1);
+		s->tl_blocks = g_new0 (uint32_t, TL_MAX + 1);
+	}
+}
+
 char *
 mta_site_label (const MtaSite *s)
 {
@@ -345,7 +411,9 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 		}
 	p->site = (int32_t) p->frames[p->site_frame];
 	MtaSite *s = site_at (r, (uint32_t) p->site);
+	site_touch (r, s);
 	s->live_bytes += p->live_bytes;
+	s->live_blocks += p->allocs - p->frees;
 	if (s->live_bytes > s->peak_live_bytes)
 		s->peak_live_bytes = s->live_bytes;
 }
@@ -438,12 +506,86 @@ rest_after (const char *text, size_t len, size_t skip)
 }
 
 static void
+set_thread (MtaRun *r)
+{
+	gpointer v = g_hash_table_lookup (r->thread_index, GUINT_TO_POINTER (r->tid));
+	guint i;
+	if (v != NULL)
+		i = GPOINTER_TO_UINT (v) - 1;
+	else {
+		i = r->thread_states->len;
+		g_array_set_size (r->thread_states, i + 1);
+		g_hash_table_insert (r->thread_index, GUINT_TO_POINTER (r->tid), GUINT_TO_POINTER (i + 1));
+	}
+	r->cur_thread = &g_array_index (r->thread_states, ThreadState, i);
+}
+
+/* A "# time" line: an anchor of the clock, kept one in anchor_every. */
+static void
+time_line (MtaRun *r, uint64_t ns)
+{
+	/* Threads write their lines in chunks of their own: keep the clock
+	 * monotonic along the file. */
+	if (ns < r->last_anchor.ns)
+		ns = r->last_anchor.ns;
+	r->info.time_lines++;
+	r->last_anchor.line = r->cur_line;
+	r->last_anchor.ns = ns;
+	if (r->anchor_seen++ % r->anchor_every != 0)
+		return;
+	if (r->anchors->len == MAX_ANCHORS) {
+		for (guint i = 0; i < MAX_ANCHORS / 2; i++)
+			g_array_index (r->anchors, Anchor, i) = g_array_index (r->anchors, Anchor, 2 * i);
+		g_array_set_size (r->anchors, MAX_ANCHORS / 2);
+		r->anchor_every *= 2;
+	}
+	g_array_append_val (r->anchors, r->last_anchor);
+}
+
+/* Sample every site's live blocks and bytes (before the event of LINE). */
+static void
+take_sample (MtaRun *r, uint64_t line)
+{
+	guint n = r->info.tl_len;
+	if (n == TL_MAX) {
+		for (guint i = 0; i < TL_MAX / 2; i++)
+			r->tl_lines[i] = r->tl_lines[2 * i + 1];
+		for (guint k = 0; k < r->sites->len; k++) {
+			MtaSite *s = r->sites->pdata[k];
+			if (s->tl_bytes == NULL)
+				continue;
+			for (guint i = 0; i < TL_MAX / 2; i++) {
+				s->tl_bytes[i] = s->tl_bytes[2 * i + 1];
+				s->tl_blocks[i] = s->tl_blocks[2 * i + 1];
+			}
+		}
+		n = TL_MAX / 2;
+		r->tl_step *= 2;
+	}
+	r->tl_lines[n] = line;
+	for (guint k = 0; k < r->sites->len; k++) {
+		MtaSite *s = r->sites->pdata[k];
+		if (s->tl_bytes == NULL)
+			continue;
+		s->tl_bytes[n] = s->live_bytes;
+		s->tl_blocks[n] = (uint32_t) MIN (s->live_blocks, G_MAXUINT32);
+	}
+	r->info.tl_len = n + 1;
+	r->tl_next = line + r->tl_step;
+}
+
+static void
 ext_line (MtaRun *r, const char *t, size_t len)
 {
 	const char *end = t + len;
 
 	if (len > 4 && memcmp (t, "# T ", 4) == 0) {
 		r->tid = (uint32_t) g_ascii_strtoull (t + 4, NULL, 10);
+		set_thread (r);
+		return;
+	}
+	if (len > 7 && memcmp (t, "# time ", 7) == 0) {
+		time_line (r, g_ascii_strtoull (t + 7, NULL, 10));
 		return;
 	}
 	if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
@@ -482,13 +624,18 @@ add_live (MtaRun *r, MtaPath *p, uint64_t size)
 	p->live_bytes += size;
 	if (p->site >= 0) {
 		MtaSite *s = site_at (r, (uint32_t) p->site);
+		site_touch (r, s);
 		s->live_bytes += size;
+		s->live_blocks++;
 		if (s->live_bytes > s->peak_live_bytes)
 			s->peak_live_bytes = s->live_bytes;
 	}
 	r->info.live_bytes += size;
-	if (r->info.live_bytes > r->info.peak_live_bytes)
+	if (r->info.live_bytes > r->info.peak_live_bytes) {
 		r->info.peak_live_bytes = r->info.live_bytes;
+		r->info.peak_line = r->cur_line;
+		r->peak_epoch++;
+	}
 }
 
 static void
@@ -497,8 +644,19 @@ free_block (MtaRun *r, Block *b)
 	MtaPath *p = r->paths->pdata[b->path1 - 1];
 	p->frees++;
 	p->live_bytes -= b->size;
-	if (p->site >= 0)
-		site_at (r, (uint32_t) p->site)->live_bytes -= b->size;
+	if (p->site >= 0) {
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		site_touch (r, s);
+		s->live_bytes -= b->size;
+		s->live_blocks--;
+	}
+	/* heaptrack's temporary allocation: nothing allocated in between, in
+	 * this thread */
+	if (r->cur_thread->valid && r->cur_thread->last_addr == b->addr) {
+		p->temporary++;
+		r->info.temporary++;
+		r->cur_thread->valid = FALSE;
+	}
 	r->info.live_bytes -= b->size;
 	r->info.frees++;
 	blocks_remove (&r->blocks, b);
@@ -510,12 +668,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	MtaRun *r = data;
 	Block *b;
 
+	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
 		ext_line (r, l->text.p, l->text.len);
 		return TRUE;
 	}
 	if (l->kind != MTA_LINE_EVENT)
 		return TRUE;
+	if (G_UNLIKELY (l->lineno >= r->tl_next))
+		take_sample (r, l->lineno);
 	r->info.events++;
 	uint32_t pi = path_of (r, l);
 	MtaPath *p = r->paths->pdata[pi];
@@ -546,6 +707,8 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 		r->info.allocs++;
 		r->info.bytes_allocated += l->size;
 		add_live (r, p, l->size);
+		r->cur_thread->last_addr = l->addr;
+		r->cur_thread->valid = TRUE;
 		break;
 	case '-':
 	case '<':
@@ -574,6 +737,103 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 }
 
 /* ------------------------------------------------------------ finish */
+
+/* The anchors of the clock, from (0, 0) to the last "# time" line; the
+ * last sample of the timeline is the end of the run. */
+static void
+finish_timeline (MtaRun *r)
+{
+	MtaRunInfo *i = &r->info;
+	Anchor zero = { 0, 0 };
+
+	i->time_axis = i->time_lines >= MIN_TIME_LINES;
+	g_array_prepend_val (r->anchors, zero);
+	if (r->last_anchor.line > g_array_index (r->anchors, Anchor, r->anchors->len - 1).line)
+		g_array_append_val (r->anchors, r->last_anchor);
+	i->end_time_ns = r->last_anchor.ns;
+
+	/* the end of the run as a last sample */
+	guint n = i->tl_len;
+	r->tl_lines[n] = i->lines + 1;
+	for (guint k = 0; k < r->sites->len; k++) {
+		MtaSite *s = r->sites->pdata[k];
+		if (s->tl_bytes == NULL)
+			continue;
+		s->tl_bytes[n] = s->live_bytes;
+		s->tl_blocks[n] = (uint32_t) MIN (s->live_blocks, G_MAXUINT32);
+	}
+	i->tl_len = n + 1;
+	i->tl_lines = g_memdup2 (r->tl_lines, i->tl_len * sizeof (uint64_t));
+	if (i->time_axis) {
+		i->tl_times = g_new (uint64_t, i->tl_len);
+		for (guint k = 0; k < i->tl_len; k++)
+			i->tl_times[k] = (uint64_t) mta_run_position (r, i->tl_lines[k]);
+	}
+}
+
+double
+mta_run_position (const MtaRun *r, uint64_t line)
+{
+	if (!r->info.time_axis)
+		return (double) line;
+	const Anchor *a = (const Anchor *) (void *) r->anchors->data;
+	guint lo = 0, hi = r->anchors->len - 1;
+	if (line >= a[hi].line)
+		return (double) a[hi].ns;
+	while (hi - lo > 1) {   /* a[lo].line <= line < a[hi].line */
+		guint mid = (lo + hi) / 2;
+		if (a[mid].line <= line)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	double f = (double) (line - a[lo].line) / (double) (a[hi].line - a[lo].line);
+	return (double) a[lo].ns + f * (double) (a[hi].ns - a[lo].ns);
+}
+
+typedef struct {
+	uint32_t site;
+	MtaGrowthPoint pt;
+} SitePoint;
+
+static int
+site_point_cmp (const void *a, const void *b)
+{
+	const SitePoint *x = a, *y = b;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* Each leaking site's class, from the moments its leaked blocks were
+ * allocated (growth.c). */
+static void
+classify_growth (MtaRun *r)
+{
+	guint n = r->leaks->len;
+	SitePoint *sp = g_new (SitePoint, n ? n : 1);
+	MtaGrowthPoint *pts = g_new (MtaGrowthPoint, n ? n : 1);
+	double end = r->info.time_axis ? (double) r->info.end_time_ns : (double) r->info.lines;
+
+	for (guint k = 0; k < n; k++) {
+		const MtaRecord *rec = &g_array_index (r->leaks, MtaRecord, k);
+		const MtaPath *p = r->paths->pdata[rec->path];
+		sp[k].site = (uint32_t) p->site;
+		sp[k].pt.pos = mta_run_position (r, rec->line);
+		sp[k].pt.bytes = rec->size;
+	}
+	qsort (sp, n, sizeof *sp, site_point_cmp);
+	for (guint k = 0; k < n;) {
+		guint j = k;
+		while (j < n && sp[j].site == sp[k].site) {
+			pts[j - k] = sp[j].pt;
+			j++;
+		}
+		MtaSite *s = site_at (r, sp[k].site);
+		s->growth = mta_growth_classify (pts, j - k, 0, end, &s->growth_exponent);
+		k = j;
+	}
+	g_free (sp);
+	g_free (pts);
+}
 
 static int
 record_by_addr (const void *a, const void *b)
@@ -615,9 +875,17 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->leaked_blocks += p->leaked_blocks;
 		s->leaked_bytes += p->leaked_bytes;
 		s->bad_frees += p->bad_frees;
+		s->temporary += p->temporary;
 		if (s->first_line == 0 || (p->first_line != 0 && p->first_line < s->first_line))
 			s->first_line = p->first_line;
 	}
+	finish_timeline (r);
+	for (guint i = 0; i < r->sites->len; i++) {
+		MtaSite *s = r->sites->pdata[i];
+		if (s->peak_mark != r->peak_epoch)
+			s->peak_share_bytes = s->live_bytes;
+	}
+	classify_growth (r);
 }
 
 static const MtaRun *sort_run;
@@ -668,4 +936,68 @@ GArray *
 mta_run_bad_free_sites (const MtaRun *r)
 {
 	return select_sites (r, FALSE);
+}
+
+GArray *
+mta_run_leak_sites_filtered (const MtaRun *r, guint mask)
+{
+	GArray *a = select_sites (r, TRUE);
+	if (mask == 0)
+		return a;
+	guint k = 0;
+	for (guint i = 0; i < a->len; i++) {
+		uint32_t si = g_array_index (a, uint32_t, i);
+		if (mask & (1u << site_at ((MtaRun *) r, si)->growth))
+			g_array_index (a, uint32_t, k++) = si;
+	}
+	g_array_set_size (a, k);
+	return a;
+}
+
+static int
+peak_site_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	if (x->peak_share_bytes != y->peak_share_bytes)
+		return x->peak_share_bytes > y->peak_share_bytes ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+static int
+temporary_site_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	if (x->temporary != y->temporary)
+		return x->temporary > y->temporary ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+static GArray *
+top_sites (const MtaRun *r, guint max, gboolean peak)
+{
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	for (guint i = 0; i < r->sites->len; i++) {
+		const MtaSite *s = r->sites->pdata[i];
+		if (peak ? s->peak_share_bytes > 0 : s->temporary > 0)
+			g_array_append_val (a, i);
+	}
+	sort_run = r;
+	g_array_sort (a, peak ? peak_site_cmp : temporary_site_cmp);
+	if (a->len > max)
+		g_array_set_size (a, max);
+	return a;
+}
+
+GArray *
+mta_run_peak_sites (const MtaRun *r, guint max)
+{
+	return top_sites (r, max, TRUE);
+}
+
+GArray *
+mta_run_temporary_sites (const MtaRun *r, guint max)
+{
+	return top_sites (r, max, FALSE);
 }

@@ -38,6 +38,14 @@ typedef struct {
 	uint64_t bad_frees;        /* frees here of memory never allocated */
 	uint64_t first_line;       /* first event charged here; 0: none */
 	uint64_t live_bytes;       /* while reading */
+	uint64_t live_blocks;      /* while reading */
+	uint64_t temporary;        /* allocations here freed before any other in their thread */
+	uint64_t peak_share_bytes; /* bytes from here live at the run's peak (after finish) */
+	uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
+	int growth;                /* MtaGrowth of its leaks (after finish) */
+	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
+	uint64_t *tl_bytes;        /* live bytes at each timeline sample, NULL: never charged */
+	uint32_t *tl_blocks;       /* live blocks at each sample */
 } MtaSite;
 
 typedef struct {
@@ -51,6 +59,7 @@ typedef struct {
 	uint64_t allocs, frees, bytes_allocated, live_bytes;
 	uint64_t leaked_blocks, leaked_bytes, bad_frees;
 	uint64_t first_line;
+	uint64_t temporary;
 } MtaPath;
 
 /* A leaked block or a bad free. */
@@ -75,6 +84,17 @@ typedef struct {
 	uint64_t leaked_blocks, leaked_bytes, bad_frees;
 	uint64_t bad_frees_kept;   /* records in mta_run_bad_frees (capped) */
 	gboolean skip_wrappers;
+	/* Peak and temporary allocations */
+	uint64_t peak_line;        /* the event that reached peak_live_bytes (first time) */
+	uint64_t temporary;        /* blocks freed before any other allocation in their thread */
+	/* Timeline: the run's axis is the recorder's clock ("# time") when the
+	 * trace has enough of it, else the trace's lines (event order). */
+	gboolean time_axis;
+	uint64_t time_lines;       /* "# time" lines read */
+	uint64_t end_time_ns;      /* the last "# time" (time axis) */
+	guint tl_len;              /* timeline samples (after finish: the last is the end) */
+	uint64_t *tl_lines;        /* the line of each sample */
+	uint64_t *tl_times;        /* its time (ns since start), time axis only */
 } MtaRunInfo;
 
 typedef struct {
@@ -113,6 +133,21 @@ GHashTable *mta_run_threads (const MtaRun *run);
  * first seen); and with bad frees, most first.  Free with g_array_unref. */
 GArray *mta_run_leak_sites (const MtaRun *run);
 GArray *mta_run_bad_free_sites (const MtaRun *run);
+
+/* Position of trace line LINE on the run's axis: ns since the start
+ * (time axis, interpolated between "# time" lines) or the line itself. */
+double mta_run_position (const MtaRun *run, uint64_t line);
+
+/* Sites with leaks whose growth class is in MASK (1 << MtaGrowth), largest
+ * first; MASK 0: all of them (mta_run_leak_sites). */
+GArray *mta_run_leak_sites_filtered (const MtaRun *run, guint mask);
+
+/* Sites by their live bytes at the run's peak, most first, those holding
+ * any; at most MAX. */
+GArray *mta_run_peak_sites (const MtaRun *run, guint max);
+
+/* Sites by temporary allocations, most first, those having any; at most MAX. */
+GArray *mta_run_temporary_sites (const MtaRun *run, guint max);
 
 /* "function at file:line in object", the way the reports print a site. */
 char *mta_site_label (const MtaSite *site);

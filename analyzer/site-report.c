@@ -5,8 +5,15 @@
  * the frames after the site's own, up to --frames of them, one group per
  * distinct sequence (two stacks that differ only deeper down, or in the
  * wrappers skipped, are one group), largest first.
+ *
+ * Each leaking site ends with its growth class in brackets (growth.c);
+ * --growth keeps only the sites of the classes named.  After the leaks
+ * and the bad frees: the run's peak (when, and the sites holding most
+ * then) and its temporary allocations.  None of these lines starts with a
+ * digit, so that scripts reading the table rows ("^ *[0-9]") still do.
  */
 #include "site-report.h"
+#include "growth.h"
 
 #include <inttypes.h>
 
@@ -133,27 +140,96 @@ print_groups (const MtaRun *run, const GPtrArray *by_site, uint32_t site, guint 
 	}
 }
 
-void
-mta_site_report (const MtaRun *run, guint frames, FILE *out)
+#define TOP_SITES 5
+
+/* "linear, exponential" */
+char *
+mta_growth_mask_text (guint mask)
+{
+	GString *g = g_string_new (NULL);
+	for (int k = 1; k < MTA_GROWTH_N; k++)
+		if (mask & (1u << k))
+			g_string_append_printf (g, "%s%s", g->len ? ", " : "", mta_growth_name (k));
+	return g_string_free (g, FALSE);
+}
+
+static void
+print_position (const MtaRun *run, uint64_t line, FILE *out)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	fprintf (out, "line %" PRIu64, line);
+	if (info->time_axis)
+		fprintf (out, ", %.3f s into the run", mta_run_position (run, line) / 1e9);
+}
+
+static void
+print_peak_and_temporary (const MtaRun *run, FILE *out)
 {
 	const MtaRunInfo *info = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
-	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+
+	if (info->peak_live_bytes > 0) {
+		g_autoptr (GArray) top = mta_run_peak_sites (run, TOP_SITES);
+		fprintf (out, "\nPeak: %" PRIu64 " bytes live at ", info->peak_live_bytes);
+		print_position (run, info->peak_line, out);
+		fputs (", held most by:\n", out);
+		for (guint i = 0; i < top->len; i++) {
+			const MtaSite *s = sites->pdata[g_array_index (top, uint32_t, i)];
+			g_autofree char *label = mta_site_label (s);
+			fprintf (out, "  - %" PRIu64 " bytes (%.1f%%) in %s\n", s->peak_share_bytes,
+				 100.0 * (double) s->peak_share_bytes / (double) info->peak_live_bytes, label);
+		}
+	}
+	if (info->allocs > 0) {
+		fprintf (out, "\nTemporary allocations: %" PRIu64 " of %" PRIu64 " (%.1f%%) freed before"
+			 " any other allocation in their thread", info->temporary, info->allocs,
+			 100.0 * (double) info->temporary / (double) info->allocs);
+		g_autoptr (GArray) top = mta_run_temporary_sites (run, TOP_SITES);
+		fputs (top->len ? ", most at:\n" : "\n", out);
+		for (guint i = 0; i < top->len; i++) {
+			const MtaSite *s = sites->pdata[g_array_index (top, uint32_t, i)];
+			g_autofree char *label = mta_site_label (s);
+			fprintf (out, "  - %" PRIu64 " of %" PRIu64 " in %s\n", s->temporary, s->allocs, label);
+		}
+	}
+}
+
+void
+mta_site_report (const MtaRun *run, guint frames, FILE *out)
+{
+	mta_site_report_growth (run, frames, 0, out);
+}
+
+void
+mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GArray) all_leak_sites = mta_run_leak_sites (run);
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
+	g_autofree char *classes = growth ? mta_growth_mask_text (growth) : NULL;
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
 	g_autoptr (GPtrArray) by_site = paths_by_site (run);
 
-	if (leak_sites->len == 0)
+	if (all_leak_sites->len == 0)
 		fputs ("No memory leaks.\n", out);
+	else if (leak_sites->len == 0)
+		fprintf (out, "No leaks that grow as %s (%u site%s leak otherwise: --growth).\n",
+			 classes, all_leak_sites->len, all_leak_sites->len == 1 ? "" : "s");
 	else {
 		fprintf (out, "Memory not freed, by call site: %" PRIu64 " block%s, %" PRIu64
-			 " bytes, %u site%s\n\n", info->leaked_blocks, info->leaked_blocks == 1 ? "" : "s",
-			 info->leaked_bytes, leak_sites->len, leak_sites->len == 1 ? "" : "s");
-		fputs ("   Blocks        Bytes  Site\n", out);
+			 " bytes, %u site%s\n", info->leaked_blocks, info->leaked_blocks == 1 ? "" : "s",
+			 info->leaked_bytes, all_leak_sites->len, all_leak_sites->len == 1 ? "" : "s");
+		if (growth)
+			fprintf (out, "Only the leaks that grow as %s: %u of the %u sites (--growth)\n",
+				 classes, leak_sites->len, all_leak_sites->len);
+		fputs ("\n   Blocks        Bytes  Site [growth]\n", out);
 		for (guint i = 0; i < leak_sites->len; i++) {
 			uint32_t si = g_array_index (leak_sites, uint32_t, i);
 			const MtaSite *s = sites->pdata[si];
 			g_autofree char *label = mta_site_label (s);
-			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s\n", s->leaked_blocks, s->leaked_bytes, label);
+			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s  [%s]\n", s->leaked_blocks, s->leaked_bytes,
+				 label, mta_growth_name (s->growth));
 			print_groups (run, by_site, si, frames, TRUE, out);
 		}
 	}
@@ -170,6 +246,7 @@ mta_site_report (const MtaRun *run, guint frames, FILE *out)
 			print_groups (run, by_site, si, frames, FALSE, out);
 		}
 	}
+	print_peak_and_temporary (run, out);
 	if (!info->skip_wrappers)
 		fputs ("\n(wrappers not skipped: --no-skip)\n", out);
 	else if (info->depth <= 1 && leak_sites->len > 0) {

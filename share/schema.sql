@@ -14,7 +14,10 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 1;              -- this schema's version
+PRAGMA user_version = 2;              -- this schema's version
+-- Version 2 (issue 7) added the columns marked "v2" and the tables
+-- timeline and site_timeline; mtanalyze adds them to a version 1 database
+-- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -44,7 +47,11 @@ CREATE TABLE IF NOT EXISTS runs (
 	peak_live_bytes INTEGER NOT NULL, -- most bytes live at once
 	leaked_blocks INTEGER NOT NULL,   -- blocks never freed: mtrace's "Memory not freed"
 	leaked_bytes INTEGER NOT NULL,
-	bad_frees INTEGER NOT NULL        -- frees and reallocs of memory never allocated
+	bad_frees INTEGER NOT NULL,       -- frees and reallocs of memory never allocated
+	peak_line INTEGER,                -- v2: trace line where peak_live_bytes was reached
+	peak_time_ns INTEGER,             -- v2: its time ('# time' clock), NULL without one
+	temporary_allocations INTEGER,    -- v2: blocks freed before any other allocation in their thread
+	timeline_axis TEXT                -- v2: 'time' or 'line' (see timeline)
 );
 
 -- A source location: where a block was allocated (charged), or one frame
@@ -101,7 +108,32 @@ CREATE TABLE IF NOT EXISTS site_stats (
 	leaked_bytes INTEGER NOT NULL,
 	bad_frees INTEGER NOT NULL,       -- frees here of memory never allocated
 	first_line INTEGER NOT NULL,      -- first event charged here
+	growth TEXT,                      -- v2: how its leak grew: constant, logarithmic,
+	                                  --     linear, exponential (share/growth.md); NULL no leak
+	growth_exponent REAL,             -- v2: p of the fit y = a + b x^p (0: not fitted)
+	temporary_allocations INTEGER,    -- v2: allocated here, freed before any other allocation
+	peak_share_bytes INTEGER,         -- v2: bytes from here live at the run's peak
 	PRIMARY KEY (run_id, site_id)
+) WITHOUT ROWID;
+
+-- v2: the moments at which every site's live blocks and bytes were sampled
+-- (up to 64, evenly spaced in lines; the last is the end of the run).
+CREATE TABLE IF NOT EXISTS timeline (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	seq INTEGER NOT NULL,             -- 0, 1, ...
+	line INTEGER NOT NULL,            -- trace line of the sample
+	time_ns INTEGER,                  -- its time, NULL when runs.timeline_axis = 'line'
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+-- v2: live blocks and bytes of each leaking site at each sample.
+CREATE TABLE IF NOT EXISTS site_timeline (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	seq INTEGER NOT NULL,             -- timeline.seq
+	live_blocks INTEGER NOT NULL,
+	live_bytes INTEGER NOT NULL,
+	PRIMARY KEY (run_id, site_id, seq)
 ) WITHOUT ROWID;
 
 -- Blocks never freed.
@@ -161,14 +193,24 @@ CREATE VIEW IF NOT EXISTS site_summary AS
 SELECT st.run_id, s.id AS site_id, s.function, s.file, s.line,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
        s.object, st.allocations, st.frees, st.bytes_allocated, st.peak_live_bytes,
-       st.leaked_blocks, st.leaked_bytes, st.bad_frees, st.first_line
+       st.leaked_blocks, st.leaked_bytes, st.bad_frees, st.first_line,
+       st.growth, st.growth_exponent, st.temporary_allocations, st.peak_share_bytes
 FROM site_stats st JOIN sites s ON s.id = st.site_id;
 
 -- Leaks by call site, per run (order by leaked_bytes DESC for the report).
 CREATE VIEW IF NOT EXISTS leaks_by_site AS
 SELECT run_id, site_id, function, location, object, leaked_blocks, leaked_bytes,
-       allocations, frees, peak_live_bytes, first_line, file, line
+       allocations, frees, peak_live_bytes, first_line, file, line, growth
 FROM site_summary WHERE leaked_blocks > 0;
+
+-- v2: each leaking site's live blocks and bytes over the run.
+CREATE VIEW IF NOT EXISTS leak_growth AS
+SELECT g.run_id, g.site_id, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       st.growth, g.seq, t.line, t.time_ns, g.live_blocks, g.live_bytes
+FROM site_timeline g JOIN timeline t ON t.run_id = g.run_id AND t.seq = g.seq
+JOIN sites s ON s.id = g.site_id
+JOIN site_stats st ON st.run_id = g.run_id AND st.site_id = g.site_id;
 
 -- Each leaked block with its site.
 CREATE VIEW IF NOT EXISTS leak_list AS

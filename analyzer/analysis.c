@@ -1,0 +1,109 @@
+/* analysis.c -- one reading of the trace feeds an MtaRun; then the run goes
+ * to the database, the JSON writer or the site report, and the exit status
+ * says whether it leaks (only leaks of the --growth classes count).
+ *
+ * The database is opened (and checked, and created when missing) before
+ * the trace is read, so that a wrong --db argument fails at once and
+ * nothing is written to it.  With --all-events the load's transaction
+ * spans the reading, since the events are not kept in memory.
+ *
+ * (This is sites.c with the growth gate of issue 7; sites.c is no longer
+ * used by main.c.)
+ */
+#include "analysis.h"
+#include "db-load.h"
+#include "json-out.h"
+#include "run.h"
+#include "site-report.h"
+#include "wrappers.h"
+
+#include <inttypes.h>
+
+struct MtaAnalysis {
+	MtaAnalysisOptions opts;
+	MtaWrappers *wrappers;
+	MtaRun *run;
+	MtaDb *db;
+};
+
+void
+mta_analysis_free (MtaAnalysis *a)
+{
+	if (a == NULL)
+		return;
+	mta_db_close (a->db);
+	mta_run_free (a->run);
+	mta_wrappers_free (a->wrappers);
+	g_free (a);
+}
+
+static gboolean
+event_to_db (const MtaRunEvent *ev, gpointer data, GError **error)
+{
+	return mta_db_event (data, ev, error);
+}
+
+MtaAnalysis *
+mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char *binary,
+		  char **traces, int ntraces, GError **error)
+{
+	g_autoptr (MtaAnalysis) a = g_new0 (MtaAnalysis, 1);
+
+	a->opts = *opts;
+	if (!opts->no_skip) {
+		a->wrappers = mta_wrappers_new ();
+		if (!mta_wrappers_load_default (a->wrappers, error))
+			return NULL;
+		for (char **p = opts->skip; p && *p; p++)
+			mta_wrappers_add (a->wrappers, *p);
+	}
+	a->run = mta_run_new (sym, a->wrappers, binary);
+	for (int i = 0; i < ntraces; i++)
+		mta_run_add_trace (a->run, traces[i]);
+	if (opts->db != NULL) {
+		if ((a->db = mta_db_open (opts->db, error)) == NULL)
+			return NULL;
+		if (opts->all_events) {
+			if (!mta_db_begin (a->db, a->run, TRUE, error))
+				return NULL;
+			mta_run_set_event_func (a->run, event_to_db, a->db);
+		}
+	}
+	return g_steal_pointer (&a);
+}
+
+gboolean
+mta_analysis_line (const MtaLine *line, gpointer data, GError **error)
+{
+	MtaAnalysis *a = data;
+	return mta_run_line (line, a->run, error);
+}
+
+int
+mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, FILE *out,
+		     GError **error)
+{
+	const MtaRunInfo *info = mta_run_info (a->run);
+	int64_t run_id = 0;
+
+	mta_run_finish (a->run, lines, unreadable_lines);
+	if (a->db != NULL) {
+		if (!a->opts.all_events && !mta_db_begin (a->db, a->run, FALSE, error))
+			return -1;
+		if (!mta_db_store (a->db, a->run, &run_id, error))
+			return -1;
+	}
+	if (a->opts.json)
+		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, out);
+	else if (a->opts.by_site)
+		mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
+	else
+		fprintf (out, "run %" PRId64 " loaded into '%s': %" PRIu64 " leaked block%s, %" PRIu64
+			 " bytes, %" PRIu64 " bad free%s\n", run_id, a->opts.db, info->leaked_blocks,
+			 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
+			 info->bad_frees == 1 ? "" : "s");
+	if (a->opts.growth == 0)
+		return info->leaked_blocks > 0;
+	g_autoptr (GArray) gated = mta_run_leak_sites_filtered (a->run, a->opts.growth);
+	return gated->len > 0;
+}

@@ -1,0 +1,40 @@
+/* growth.h -- how a site's leak grew over the run: constant (a one-off),
+ * logarithmic (a cache filling up), linear or exponential (real leaks).
+ * The rule is share/growth.md's.
+ */
+#ifndef MTA_GROWTH_H
+#define MTA_GROWTH_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef enum {
+	MTA_GROWTH_NONE,           /* not a leaking site */
+	MTA_GROWTH_CONSTANT,
+	MTA_GROWTH_LOGARITHMIC,
+	MTA_GROWTH_LINEAR,
+	MTA_GROWTH_EXPONENTIAL,
+	MTA_GROWTH_N
+} MtaGrowth;
+
+/* All classes of real leaks, for --growth's default. */
+#define MTA_GROWTH_REAL ((1u << MTA_GROWTH_LINEAR) | (1u << MTA_GROWTH_EXPONENTIAL))
+
+/* "constant", "logarithmic", "linear", "exponential"; "" for NONE. */
+const char *mta_growth_name (MtaGrowth g);
+
+/* "linear,exponential" -> a mask of (1 << MtaGrowth); "all" is every class. */
+gboolean mta_growth_parse (const char *list, guint *mask, GError **error);
+
+typedef struct {
+	double pos;                /* when the leaked block was allocated, on the run's axis */
+	uint64_t bytes;
+} MtaGrowthPoint;
+
+/* Classify the leak made of the N blocks PTS (sorted here) in a run that
+ * spans [START, END] on its axis; *EXPONENT gets the fitted power (0 when
+ * the rule decided without a fit). */
+MtaGrowth mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
+			       double *exponent);
+
+#endif

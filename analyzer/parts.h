@@ -1,0 +1,24 @@
+/* parts.h -- the TRACE arguments of one run, put in the order of their
+ * parts.
+ *
+ * A rotated mtrec trace is FILE, FILE.part2, FILE.part3, ... and each part
+ * says which it is in its header ("# mtrec 1", then "# part N" for N >= 2:
+ * share/trace-format.md).  The shell orders "t.log*" by name (part10
+ * before part2), so the analyses read the parts by that header, never by
+ * their names.
+ */
+#ifndef MTA_PARTS_H
+#define MTA_PARTS_H
+
+#include <glib.h>
+
+typedef void (*MtaPartsWarnFunc) (const char *message, gpointer data);
+
+/* Reorder TRACES (N paths) in place by part number when all of them are
+ * parts of one mtrec run; leave them as given otherwise (glibc traces,
+ * standard input, traces of several processes).  Warns through WARN about
+ * a missing part; fails on two files claiming the same part. */
+gboolean mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data,
+			  GError **error);
+
+#endif

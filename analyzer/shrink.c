@@ -1,0 +1,568 @@
+/* shrink.c -- `mtanalyze shrink`: drop every block that was freed.
+ *
+ * OUT has exactly as many lines as the input (the parts, concatenated),
+ * and every line that matters to a report is at its own line number:
+ * dropped lines become empty lines, which glibc's mtrace script and
+ * mtanalyze both skip but count.  So "Free N was never alloc'd" names the
+ * same N, and OUT stays a plain trace that /usr/bin/mtrace reads.
+ *
+ * Two streaming passes over the input, both following the script's own
+ * bookkeeping (its %allocated hash, keyed by the address *string*: see
+ * mtrace-compat.c), so that odd lines behave as the script sees them:
+ *
+ *   pass 1 finds the blocks that must stay: those never freed (the leaks)
+ *          and those live when an allocation of the same address came
+ *          ("Alloc N duplicate" names their caller and size); and the
+ *          stack ids used by every line that will be kept;
+ *   pass 2 writes: an allocation iff pass 1 kept its block, a free or
+ *          realloc iff its block was kept or it frees nothing (a bad free),
+ *          every duplicate; "=" lines, the header and object lines, the
+ *          stacks of kept lines (once each), thread names and marks.
+ *
+ * "# T" and "# time" lines are written only where a kept event needs
+ * them: in the place of a dropped line just before it (there is always
+ * one, the "# T" line itself).  Memory follows the live blocks of the
+ * run (twice) and the kept blocks, never the trace's length.
+ */
+#include "shrink.h"
+#include "live-table.h"
+#include "trace-reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *opt_output;
+static gboolean opt_quiet;
+
+const GOptionEntry mta_shrink_entries[] = {
+	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
+	  "Write the shrunk trace to FILE ('-': standard output)", "FILE" },
+	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
+	  "Do not print the sizes", NULL },
+	{ NULL }
+};
+
+const char mta_shrink_params[] = "TRACE... -o OUT - drop the blocks that were freed";
+
+const char mta_shrink_description[] =
+	"Writes the trace (the parts of a rotated one, in the order of their\n"
+	"headers) without the allocations that were freed later, nor their\n"
+	"frees.  Analyzing OUT, with mtanalyze or /usr/bin/mtrace, gives the same\n"
+	"leaks, the same frees of memory never allocated and the same duplicate\n"
+	"allocations, at the same line numbers: dropped lines are left empty.\n"
+	"Totals of allocations, the peak, temporary allocations and growth over\n"
+	"time are the full trace's business: analyze the full trace for those.\n"
+	"The input is read twice, so it must be files, not standard input.\n"
+	"See share/shrink.md.";
+
+/* Flags of a block (MtaLiveEntry.caller; OddEntry.flags). */
+#define KEPT 1u            /* pass 1: a duplicate met it; pass 2: written */
+
+typedef struct {
+	uint64_t line;
+	int64_t stack;
+	uint32_t flags;
+} OddEntry;
+
+typedef struct {
+	int pass;
+	FILE *out;
+	/* the script's %allocated: canonical addresses here (seq: line of
+	 * the allocation, size: its stack id + 1, caller: flags) ... */
+	MtaLiveTable live;
+	/* ... and any other spelling, by its bytes */
+	GHashTable *odd;           /* GBytes -> OddEntry */
+	GArray *kept_lines;        /* pass 1: lines of the blocks kept; sorted for pass 2 */
+	guint kept_next;           /* pass 2: next index in kept_lines */
+	GHashTable *stacks;        /* stack ids needed (pass 1), -> 2 once written (pass 2) */
+	/* pass 2 output */
+	uint64_t pending;          /* dropped lines not yet written */
+	uint32_t tid, out_tid;     /* thread of the lines read / of the lines written */
+	gboolean have_tid;
+	char *time_text, *out_time_text;
+	uint64_t lines_out, bytes_out, events_in, events_out;
+	GHashTable *header_seen;   /* header lines already written (parts repeat them) */
+} Shrink;
+
+/* ------------------------------------------------------------ the script's view */
+
+typedef struct {
+	char op;                   /* '+' '-' '<' '>', or 0: no effect */
+	MtaSpan key;
+	gboolean canonical;
+	uint64_t value;
+	int64_t stack;
+} Event;
+
+/* What the script does with line L (mtrace-compat.c's compat_line_slow). */
+static void
+parse_event (const MtaLine *l, Event *ev)
+{
+	static const MtaSpan none = { "", 0 };
+	int n = 0;
+
+	ev->op = 0;
+	ev->stack = l->kind == MTA_LINE_EVENT ? l->stack_id : -1;
+	if (l->ncols == 0)
+		return;
+	if (mta_span_eq (l->cols[0], "@"))
+		n = 2;
+	if (n >= l->ncols || l->cols[n].len != 1)
+		return;
+	char op = l->cols[n].p[0];
+	if (op != '+' && op != '-' && op != '<' && op != '>')
+		return;
+	ev->op = op;
+	ev->key = n + 1 < l->ncols ? l->cols[n + 1] : none;
+	if (l->kind == MTA_LINE_EVENT) {
+		ev->canonical = l->addr_canonical;
+		ev->value = l->addr;
+	} else
+		ev->canonical = mta_canonical_hex (ev->key, &ev->value);
+}
+
+/* The block stored under the event's key: its line, stack and flags. */
+typedef struct {
+	MtaLiveEntry *live;
+	OddEntry *odd;
+} Slot;
+
+static gboolean
+slot_find (Shrink *s, const Event *ev, Slot *slot)
+{
+	slot->live = NULL;
+	slot->odd = NULL;
+	if (ev->canonical)
+		slot->live = mta_live_lookup (&s->live, ev->value);
+	else if (g_hash_table_size (s->odd) > 0) {
+		g_autoptr (GBytes) k = g_bytes_new_static (ev->key.p, ev->key.len);
+		slot->odd = g_hash_table_lookup (s->odd, k);
+	}
+	return slot->live != NULL || slot->odd != NULL;
+}
+
+static void
+slot_store (Shrink *s, const Event *ev, uint64_t line, uint32_t flags)
+{
+	if (ev->canonical) {
+		MtaLiveEntry *e = mta_live_insert (&s->live, ev->value);
+		e->seq = line;
+		e->size = (uint64_t) (ev->stack + 1);
+		e->caller = flags;
+	} else {
+		OddEntry *o = g_new (OddEntry, 1);
+		o->line = line;
+		o->stack = ev->stack;
+		o->flags = flags;
+		g_hash_table_insert (s->odd, g_bytes_new (ev->key.p, ev->key.len), o);
+	}
+}
+
+static void
+slot_remove (Shrink *s, const Event *ev, Slot *slot)
+{
+	if (slot->live != NULL)
+		mta_live_remove_entry (&s->live, slot->live);
+	else {
+		g_autoptr (GBytes) k = g_bytes_new_static (ev->key.p, ev->key.len);
+		g_hash_table_remove (s->odd, k);
+	}
+}
+
+static uint32_t *
+slot_flags (Slot *slot)
+{
+	return slot->live ? &slot->live->caller : &slot->odd->flags;
+}
+
+static uint64_t
+slot_line (const Slot *slot)
+{
+	return slot->live ? slot->live->seq : slot->odd->line;
+}
+
+static int64_t
+slot_stack (const Slot *slot)
+{
+	return slot->live ? (int64_t) slot->live->size - 1 : slot->odd->stack;
+}
+
+static void
+need_stack (Shrink *s, int64_t id)
+{
+	if (id >= 0)
+		g_hash_table_add (s->stacks, g_memdup2 (&id, sizeof id));
+}
+
+/* ------------------------------------------------------------ pass 1 */
+
+static gboolean
+pass1_line (const MtaLine *l, gpointer data, GError **error)
+{
+	Shrink *s = data;
+	Event ev;
+	Slot slot;
+
+	(void) error;
+	parse_event (l, &ev);
+	switch (ev.op) {
+	case '+':
+	case '>':
+		if (slot_find (s, &ev, &slot)) {
+			/* a duplicate: its line and the block it names stay */
+			uint32_t *f = slot_flags (&slot);
+			if (!(*f & KEPT)) {
+				uint64_t line = slot_line (&slot);
+				*f |= KEPT;
+				g_array_append_val (s->kept_lines, line);
+				need_stack (s, slot_stack (&slot));
+			}
+			need_stack (s, ev.stack);
+		} else if (ev.op == '>' || (ev.key.len >= 2 && ev.key.p[0] == '0' && ev.key.p[1] == 'x'))
+			slot_store (s, &ev, l->lineno, 0);
+		break;
+	case '-':
+	case '<':
+		if (slot_find (s, &ev, &slot)) {
+			if (*slot_flags (&slot) & KEPT)
+				need_stack (s, ev.stack);
+			slot_remove (s, &ev, &slot);
+		} else
+			need_stack (s, ev.stack);   /* a bad free stays */
+		break;
+	default:
+		break;
+	}
+	return TRUE;
+}
+
+/* The blocks still live at the end are the leaks: they stay. */
+static void
+pass1_finish (Shrink *s)
+{
+	const MtaLiveEntry *e;
+	GHashTableIter it;
+	gpointer v;
+
+	for (size_t i = 0; mta_live_next (&s->live, &i, &e);) {
+		if (e->caller & KEPT)
+			continue;
+		g_array_append_val (s->kept_lines, e->seq);
+		need_stack (s, (int64_t) e->size - 1);
+	}
+	g_hash_table_iter_init (&it, s->odd);
+	while (g_hash_table_iter_next (&it, NULL, &v)) {
+		OddEntry *o = v;
+		if (o->flags & KEPT)
+			continue;
+		g_array_append_val (s->kept_lines, o->line);
+		need_stack (s, o->stack);
+	}
+}
+
+/* ------------------------------------------------------------ pass 2 */
+
+static void
+put_text (Shrink *s, const char *p, size_t len)
+{
+	for (; s->pending > 0; s->pending--)
+		fputc ('\n', s->out);
+	fwrite (p, 1, len, s->out);
+	fputc ('\n', s->out);
+	s->bytes_out += len + 1;
+	s->lines_out++;
+}
+
+/* One dropped line: written as an empty line, later. */
+static void
+drop (Shrink *s)
+{
+	s->pending++;
+	s->bytes_out++;
+}
+
+/* A kept event: first the "# T" (and "# time") line it needs, in the
+ * place of dropped lines before it. */
+static void
+put_event (Shrink *s, const MtaLine *l)
+{
+	char buf[32];
+	if (s->have_tid && s->tid != s->out_tid && s->pending > 0) {
+		int n = g_snprintf (buf, sizeof buf, "# T %u", s->tid);
+		s->pending--;
+		s->bytes_out--;
+		put_text (s, buf, (size_t) n);
+		s->out_tid = s->tid;
+	}
+	if (s->time_text != NULL && g_strcmp0 (s->time_text, s->out_time_text) != 0 && s->pending > 0) {
+		s->pending--;
+		s->bytes_out--;
+		put_text (s, s->time_text, strlen (s->time_text));
+		g_free (s->out_time_text);
+		s->out_time_text = g_strdup (s->time_text);
+	}
+	put_text (s, l->text.p, l->text.len);
+	s->events_out++;
+}
+
+static gboolean
+starts (const MtaLine *l, const char *prefix)
+{
+	size_t n = strlen (prefix);
+	return l->text.len >= n && memcmp (l->text.p, prefix, n) == 0;
+}
+
+/* An extension line: kept, dropped, or remembered for put_event. */
+static void
+pass2_ext (Shrink *s, const MtaLine *l)
+{
+	const char *p = l->text.p;
+	size_t len = l->text.len;
+
+	if (starts (l, "# T ")) {
+		s->tid = (uint32_t) g_ascii_strtoull (p + 4, NULL, 10);
+		s->have_tid = TRUE;
+		drop (s);
+	} else if (starts (l, "# time ")) {
+		g_free (s->time_text);
+		s->time_text = g_strndup (p, len);
+		drop (s);
+	} else if (starts (l, "# stack ")) {
+		int64_t id = g_ascii_strtoll (p + 8, NULL, 10);
+		gpointer v = g_hash_table_lookup (s->stacks, &id);
+		if (v != NULL && GPOINTER_TO_INT (v) == 1) {
+			g_hash_table_replace (s->stacks, g_memdup2 (&id, sizeof id), GINT_TO_POINTER (2));
+			put_text (s, p, len);
+		} else
+			drop (s);
+	} else if (starts (l, "# part ") || (starts (l, "# mtrec ") && l->lineno > 1)) {
+		drop (s);
+	} else if (starts (l, "# pid ") || starts (l, "# exe ") || starts (l, "# cmdline ") ||
+		   starts (l, "# start ") || starts (l, "# depth ")) {
+		/* the header again, at the top of every part */
+		GBytes *b = g_bytes_new (p, len);
+		if (g_hash_table_add (s->header_seen, b))
+			put_text (s, p, len);
+		else
+			drop (s);
+	} else {
+		/* filler lines are '#' and spaces */
+		size_t i = 1;
+		while (i < len && (p[i] == ' ' || p[i] == '\r'))
+			i++;
+		if (i == len)
+			drop (s);
+		else
+			put_text (s, p, len);
+	}
+}
+
+static gboolean
+pass2_line (const MtaLine *l, gpointer data, GError **error)
+{
+	Shrink *s = data;
+	Event ev;
+	Slot slot;
+	gboolean keep = FALSE;
+
+	(void) error;
+	parse_event (l, &ev);
+	switch (ev.op) {
+	case '+':
+	case '>':
+		s->events_in++;
+		if (slot_find (s, &ev, &slot))
+			keep = TRUE;         /* a duplicate */
+		else if (ev.op == '>' || (ev.key.len >= 2 && ev.key.p[0] == '0' && ev.key.p[1] == 'x')) {
+			GArray *k = s->kept_lines;
+			while (s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) < l->lineno)
+				s->kept_next++;
+			keep = s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) == l->lineno;
+			slot_store (s, &ev, l->lineno, keep ? KEPT : 0);
+		}
+		break;
+	case '-':
+	case '<':
+		s->events_in++;
+		if (slot_find (s, &ev, &slot)) {
+			keep = (*slot_flags (&slot) & KEPT) != 0;
+			slot_remove (s, &ev, &slot);
+		} else
+			keep = TRUE;         /* never allocated */
+		break;
+	default:
+		if (l->kind == MTA_LINE_EXT) {
+			pass2_ext (s, l);
+			return TRUE;
+		}
+		if (l->kind == MTA_LINE_MARKER) {
+			put_text (s, l->text.p, l->text.len);
+			return TRUE;
+		}
+		if (l->kind == MTA_LINE_EVENT)
+			s->events_in++;     /* '!' */
+		break;
+	}
+	if (keep)
+		put_event (s, l);
+	else
+		drop (s);
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ command */
+
+static int
+line_cmp (const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+	return x < y ? -1 : x > y;
+}
+
+static void
+shrink_reset (Shrink *s)
+{
+	mta_live_release (&s->live);
+	mta_live_init (&s->live);
+	g_hash_table_remove_all (s->odd);
+}
+
+static gboolean
+read_all (MtaLineFunc func, Shrink *s, char **traces, int n, GError **error)
+{
+	MtaReader *reader = mta_reader_new (func, s);
+	gboolean ok = TRUE;
+	mta_reader_set_progress (reader, isatty (2));
+	for (int i = 0; i < n && ok; i++)
+		ok = mta_reader_read_file (reader, traces[i], error);
+	mta_reader_free (reader);
+	return ok;
+}
+
+static uint64_t
+input_bytes (char **traces, int n)
+{
+	uint64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (stat (traces[i], &st) == 0)
+			total += (uint64_t) st.st_size;
+	}
+	return total;
+}
+
+gboolean
+mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error)
+{
+	Shrink s = { 0 };
+	gboolean ok = FALSE;
+	g_autofree char *tmp = NULL;
+
+	*status = 0;
+	if (argc < 1 || opt_output == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			     argc < 1 ? "shrink needs a trace" : "shrink needs -o OUT");
+		return FALSE;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (strcmp (argv[i], "-") == 0) {
+			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				     "shrink reads its input twice: give files, not standard input");
+			return FALSE;
+		}
+		if (strcmp (argv[i], opt_output) == 0) {
+			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				     "'%s' is both a trace and the output", argv[i]);
+			return FALSE;
+		}
+		if (access (argv[i], R_OK) != 0) {
+			int e = errno;
+			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+				     "cannot read '%s': %s", argv[i], g_strerror (e));
+			return FALSE;
+		}
+	}
+	if (!mta_parts_order (argv, argc, warn, NULL, error))
+		return FALSE;
+
+	mta_live_init (&s.live);
+	s.odd = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
+	s.kept_lines = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	s.stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+	s.header_seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+					       (GDestroyNotify) g_bytes_unref, NULL);
+
+	s.pass = 1;
+	if (!read_all (pass1_line, &s, argv, argc, error))
+		goto out;
+	pass1_finish (&s);
+	g_array_sort (s.kept_lines, line_cmp);
+	/* every needed stack: 1 until written */
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init (&it, s.stacks);
+	while (g_hash_table_iter_next (&it, &k, NULL))
+		g_hash_table_iter_replace (&it, GINT_TO_POINTER (1));
+	shrink_reset (&s);
+
+	s.pass = 2;
+	gboolean to_stdout = strcmp (opt_output, "-") == 0;
+	if (to_stdout)
+		s.out = stdout;
+	else {
+		tmp = g_strconcat (opt_output, ".tmp", NULL);
+		s.out = fopen (tmp, "we");
+		if (s.out == NULL) {
+			int e = errno;
+			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+				     "cannot write '%s': %s", tmp, g_strerror (e));
+			goto out;
+		}
+	}
+	if (!read_all (pass2_line, &s, argv, argc, error))
+		goto out;
+	for (; s.pending > 0; s.pending--)
+		fputc ('\n', s.out);
+	if (!to_stdout) {
+		int e = 0;
+		if (ferror (s.out))
+			e = EIO;
+		if (fclose (s.out) != 0 && e == 0)
+			e = errno;
+		s.out = NULL;
+		if (e == 0 && rename (tmp, opt_output) != 0)
+			e = errno;
+		if (e != 0) {
+			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+				     "cannot write '%s': %s", opt_output, g_strerror (e));
+			goto out;
+		}
+		g_clear_pointer (&tmp, g_free);
+	}
+	if (!opt_quiet) {
+		uint64_t in = input_bytes (argv, argc);
+		FILE *msg = to_stdout ? stderr : stdout;
+		fprintf (msg, "%s: %" PRIu64 " of %" PRIu64 " events kept, %" PRIu64 " of %" PRIu64
+			 " bytes (%.1fx smaller)\n", opt_output, s.events_out, s.events_in,
+			 s.bytes_out, in, s.bytes_out ? (double) in / (double) s.bytes_out : 0.0);
+	}
+	ok = TRUE;
+out:
+	if (s.out != NULL && s.out != stdout)
+		fclose (s.out);
+	if (tmp != NULL)
+		unlink (tmp);
+	mta_live_release (&s.live);
+	g_hash_table_destroy (s.odd);
+	g_array_free (s.kept_lines, TRUE);
+	g_hash_table_destroy (s.stacks);
+	g_hash_table_destroy (s.header_seen);
+	g_free (s.time_text);
+	g_free (s.out_time_text);
+	return ok;
+}

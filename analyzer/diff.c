@@ -146,9 +146,11 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 	}
 
 	if (db != NULL) {
-		char *end;
-		int64_t run = strcmp (rest, "last") == 0 ? -1 : g_ascii_strtoll (rest, &end, 10);
-		if (strcmp (rest, "last") != 0 && (end == rest || *end != '\0' || run == 0)) {
+		char *end = NULL;
+		int64_t run = -1;
+		if (strcmp (rest, "last") != 0)
+			run = g_ascii_strtoll (rest, &end, 10);
+		if (end != NULL && (end == rest || *end != '\0' || run == 0)) {
 			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 				     "'%s': '%s' is not a run of '%s' (a run id, or -1 for the last)",
 				     arg, rest, db);
@@ -329,11 +331,11 @@ static void
 align_group (Group *g)
 {
 	GArray *B = g->side[0], *F = g->side[1];
-	guint n = B->len, m = F->len;
+	gsize n = B->len, m = F->len;   /* gsize: i * m + j indexes n * m cells */
 	if (n == 0 || m == 0)
 		return;
-	g_autofree int64_t *best = g_new (int64_t, (gsize) n * m);
-	g_autofree int64_t *from = g_new (int64_t, (gsize) n * m);
+	int64_t *best = g_new (int64_t, (gsize) n * m);
+	int64_t *from = g_new (int64_t, (gsize) n * m);
 	int64_t total = (int64_t) (n + m) * COST_UNPAIRED, last = -1;
 
 	for (guint i = 0; i < n; i++)
@@ -350,7 +352,7 @@ align_group (Group *g)
 				for (guint j0 = j > ALIGN_WINDOW ? j - ALIGN_WINDOW : 0; j0 < j; j0++) {
 					if (best[i0 * m + j0] >= COST_NEVER)
 						continue;
-					c = best[i0 * m + j0] + (int64_t) (i - i0 - 1 + j - j0 - 1) * COST_UNPAIRED +
+					c = best[i0 * m + j0] + ((int64_t) i - i0 - 1 + (int64_t) j - j0 - 1) * COST_UNPAIRED +
 						shift_cost (&g_array_index (B, Entry, i0), &g_array_index (F, Entry, j0), b, f);
 					if (c < bc) {
 						bc = c;
@@ -359,7 +361,7 @@ align_group (Group *g)
 				}
 			best[i * m + j] = bc + pc;
 			from[i * m + j] = prev;
-			c = best[i * m + j] + (int64_t) (n - 1 - i + m - 1 - j) * COST_UNPAIRED;
+			c = best[i * m + j] + ((int64_t) n - 1 - i + (int64_t) m - 1 - j) * COST_UNPAIRED;
 			if (c < total) {
 				total = c;
 				last = (int64_t) (i * m + j);
@@ -370,6 +372,8 @@ align_group (Group *g)
 		g_array_index (B, Entry, i).pair = (int) j;
 		g_array_index (F, Entry, j).pair = (int) i;
 	}
+	g_free (best);
+	g_free (from);
 }
 
 /* ------------------------------------------------------------ changes */
@@ -541,9 +545,10 @@ print_changes (const GArray *a, FILE *out)
 	for (guint i = 0; i < a->len; i++) {
 		const Change *c = &g_array_index (a, Change, i);
 		const MtaLeakSite *s = c->feature ? c->feature : c->base;
+		g_assert (s != NULL);   /* a change has one side at least */
 		g_autofree char *label = site_label (s);
-		fprintf (out, "  %-6s %*s  %*s  %s", change_word (c), wb, (char *) cols->pdata[2 * i],
-			 wB, (char *) cols->pdata[2 * i + 1], label);
+		fprintf (out, "  %-6s %*s  %*s  %s", change_word (c), wb, (char *) cols->pdata[2 * (gsize) i],
+			 wB, (char *) cols->pdata[2 * (gsize) i + 1], label);
 		if (c->base && c->feature && c->base->line != c->feature->line)
 			fprintf (out, " (line %u in BASE)", c->base->line);
 		fputc ('\n', out);

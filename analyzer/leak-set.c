@@ -112,7 +112,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 				ok = FALSE;
 				break;
 			}
-			newest = MAX (newest, (double) st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
+			newest = MAX (newest, (double) st.st_mtim.tv_sec + (double) st.st_mtim.tv_nsec / 1e9);
 		}
 		ok = mta_reader_read_file (reader, traces[i], error);
 	}
@@ -129,7 +129,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 		GPtrArray *sites = mta_run_sites (run);
 		GPtrArray *paths = mta_run_paths (run);
 		/* the caller of each site: that of its path that leaked most */
-		g_autofree int64_t *best = g_new (int64_t, sites->len);
+		int64_t *best = g_new (int64_t, sites->len);
 		for (guint i = 0; i < sites->len; i++)
 			best[i] = -1;
 		for (guint i = 0; i < paths->len; i++) {
@@ -155,9 +155,10 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 			mta_leak_set_add (set, s->function, s->file, s->line, s->object, caller,
 					  s->leaked_blocks, s->leaked_bytes);
 		}
+		g_free (best);
 	}
 	mta_reader_free (reader);
-	g_clear_pointer (&run, mta_run_free);
+	mta_run_free (g_steal_pointer (&run));   /* before the symbolizer it uses */
 	mta_symbolizer_free (sym);
-	return ok ? g_steal_pointer (&set) : NULL;
+	return ok ? g_steal_pointer (&set) : NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
 }

@@ -240,8 +240,9 @@ print_location (MtaCompat *c, const char *s, size_t len)
 	return;
 out:
 	if (e->unresolved && c->improve && c->sym != NULL && memchr (s, '\0', len) == NULL) {
-		g_autofree char *field = dup_bytes (s, len);
+		char *field = dup_bytes (s, len);   /* the lookup wants a C string */
 		const MtaLocation *l = mta_symbolizer_resolve (c->sym, field);
+		g_free (field);
 		if (l->file_line != NULL) {
 			fputs (l->file_line, c->out);
 			return;

@@ -49,7 +49,7 @@ mta_sites_new (const MtaSitesOptions *opts, MtaSymbolizer *sym, const char *bina
 	if (!opts->no_skip) {
 		s->wrappers = mta_wrappers_new ();
 		if (!mta_wrappers_load_default (s->wrappers, error))
-			return NULL;
+			return NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
 		for (char **p = opts->skip; p && *p; p++)
 			mta_wrappers_add (s->wrappers, *p);
 	}

@@ -85,7 +85,8 @@ parse_rule (char *line, char **bad)
 			if (k == N_KEYS || *pattern == '\0' || (r != NULL && r->spec[k] != NULL)) {
 				*eq = '=';
 				*bad = g_strdup (*t);
-				g_clear_pointer (&r, rule_free);
+				if (r != NULL)
+					rule_free (r);
 				return NULL;
 			}
 		}

@@ -700,7 +700,7 @@ now_seconds (void)
 {
 	struct timespec ts;
 	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 gboolean

@@ -458,6 +458,8 @@ static inline size_t event_room(const struct event_ctx *e)
 static char *put_event(char *o, const struct event_ctx *e, char op,
 		       const void *p, int with_size, size_t size)
 {
+	char *line;
+
 	if (e->st) {
 		unsigned part = (unsigned)((size_t)(o - mtrec_file.base) / mtrec_file.part_size) + 1;
 		unsigned *defined_in = mtrec_stack_part(e->st);
@@ -466,7 +468,12 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 			*defined_in = part;
 		}
 	}
-	memcpy(o, e->c->text, e->c->len);
+	line = o;
+	/* The line's first byte, '@', is stored last: until the whole line is
+	 * there it starts with a NUL (a chunk starts zeroed), so a process
+	 * killed while writing it leaves no half event, only a line every
+	 * reader skips. */
+	memcpy(o + 1, e->c->text + 1, e->c->len - 1u);
 	o += e->c->len;
 	o[0] = op;
 	o[1] = ' ';
@@ -480,6 +487,8 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 		o = put_dec(o + 3, mtrec_stack_id_of(e->st));
 	}
 	*o++ = '\n';
+	__asm__ volatile("" ::: "memory");
+	line[0] = e->c->text[0];
 	return o;
 }
 

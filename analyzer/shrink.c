@@ -268,7 +268,7 @@ pass1_finish (Shrink *s)
 /* ------------------------------------------------------------ pass 2 */
 
 static void
-put_text (Shrink *s, const char *p, size_t len)
+put_raw (Shrink *s, const char *p, size_t len)
 {
 	for (; s->pending > 0; s->pending--)
 		fputc ('\n', s->out);
@@ -276,6 +276,31 @@ put_text (Shrink *s, const char *p, size_t len)
 	fputc ('\n', s->out);
 	s->bytes_out += len + 1;
 	s->lines_out++;
+}
+
+/* Write a line that stays, in its place.  When the thread (or the clock)
+ * changed since the last line written, its "# T" (and "# time") line goes
+ * first, in the place of dropped lines: there is always one for "# T",
+ * the "# T" line read, which was dropped. */
+static void
+put_text (Shrink *s, const char *p, size_t len)
+{
+	char buf[32];
+	if (s->have_tid && s->tid != s->out_tid && s->pending > 0) {
+		int n = g_snprintf (buf, sizeof buf, "# T %u", s->tid);
+		s->pending--;
+		s->bytes_out--;
+		put_raw (s, buf, (size_t) n);
+		s->out_tid = s->tid;
+	}
+	if (s->time_text != NULL && g_strcmp0 (s->time_text, s->out_time_text) != 0 && s->pending > 0) {
+		s->pending--;
+		s->bytes_out--;
+		put_raw (s, s->time_text, strlen (s->time_text));
+		g_free (s->out_time_text);
+		s->out_time_text = g_strdup (s->time_text);
+	}
+	put_raw (s, p, len);
 }
 
 /* One dropped line: written as an empty line, later. */
@@ -286,26 +311,9 @@ drop (Shrink *s)
 	s->bytes_out++;
 }
 
-/* A kept event: first the "# T" (and "# time") line it needs, in the
- * place of dropped lines before it. */
 static void
 put_event (Shrink *s, const MtaLine *l)
 {
-	char buf[32];
-	if (s->have_tid && s->tid != s->out_tid && s->pending > 0) {
-		int n = g_snprintf (buf, sizeof buf, "# T %u", s->tid);
-		s->pending--;
-		s->bytes_out--;
-		put_text (s, buf, (size_t) n);
-		s->out_tid = s->tid;
-	}
-	if (s->time_text != NULL && g_strcmp0 (s->time_text, s->out_time_text) != 0 && s->pending > 0) {
-		s->pending--;
-		s->bytes_out--;
-		put_text (s, s->time_text, strlen (s->time_text));
-		g_free (s->out_time_text);
-		s->out_time_text = g_strdup (s->time_text);
-	}
 	put_text (s, l->text.p, l->text.len);
 	s->events_out++;
 }

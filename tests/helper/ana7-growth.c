@@ -13,10 +13,13 @@
  * and keeps a working set of 32 blocks that come and go (not leaks).
  * Each leaking call carries its tag in a comment, for grep -n.
  *
- * usage: ana7-growth [ITERATIONS [SLEEP_EVERY]]: with SLEEP_EVERY, sleep
- * 1 ms every SLEEP_EVERY iterations (so that the recorder's clock spans
- * the run).
+ * usage: ana7-growth [ITERATIONS [SLEEP_EVERY [LEAKS]]]: with SLEEP_EVERY,
+ * sleep 1 ms every SLEEP_EVERY iterations (so that the recorder's clock
+ * spans the run); LEAKS names the leaks made, "ocsf" (the default) for
+ * one-off, cache, steady and faster.  It calls mtrace(), so that glibc's
+ * libc_malloc_debug.so traces it too.
  */
+#include <mcheck.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,20 +69,25 @@ main (int argc, char **argv)
 	void *work[32] = { 0 };
 	long next_cache = 1;
 	double gap = n * 0.07, next_faster = gap;
+	const char *leaks = argc > 3 ? argv[3] : "ocsf";
 
-	startup ();
+	mtrace ();
+	if (strchr (leaks, 'o'))
+		startup ();
 	for (long i = 0; i < n; i++) {
 		temporary ((int) i);
 		free (work[i % 32]);
 		work[i % 32] = malloc (100 + i % 200);   /* WORKING-SET */
 		if (i == next_cache) {
-			cache_add ((int) i);
+			if (strchr (leaks, 'c'))
+				cache_add ((int) i);
 			next_cache += next_cache / 8 + 1;
 		}
-		if (i % 50 == 49)
+		if (i % 50 == 49 && strchr (leaks, 's'))
 			steady_leak ();
 		if (i >= (long) next_faster) {
-			faster_leak ();
+			if (strchr (leaks, 'f'))
+				faster_leak ();
 			gap *= 0.93;
 			next_faster += gap + 1;
 		}

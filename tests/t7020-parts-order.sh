@@ -1,0 +1,67 @@
+#!/bin/sh
+# t7020-parts-order: the parts of a rotated trace are one run in the order
+# of their "# part N" headers, whatever order the shell gives them, and in
+# every report; a missing part is a warning, a part given twice an error.
+. "$(dirname "$0")/lib.sh"
+
+if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
+	test_skip 'rotated parts' 'needs the analyzer and the recorder'
+	test_done; exit
+fi
+
+test_expect_success 'record a rotated trace of many parts' '
+	MTREC_QUIET=1 MTREC_ROTATE=4M MTREC_DEPTH=4 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=$OUT/rot.log \
+		"$HELPER/rec-handoff" 4 200000 3 &&
+	test -f rot.log.part10 &&
+	{ echo rot.log; n=2; while [ -f rot.log.part$n ]; do echo rot.log.part$n; n=$((n + 1)); done; } >order &&
+	cat $(cat order) >all.log
+'
+
+test_expect_success 'the shell'"'"'s order (part10 before part2), reversed, shuffled: the same report' '
+	st=0; "$MTANALYZE" all.log >expect || st=$?; test $st = 1 &&
+	! grep -q "never alloc" expect &&
+	{ "$MTANALYZE" rot.log* >actual 2>err || :; } && test_cmp expect actual && test ! -s err &&
+	{ "$MTANALYZE" $(sort -r order) >actual || :; } && test_cmp expect actual &&
+	{ "$MTANALYZE" $(awk "{ print NR % 3, \$0 }" order | sort | cut -d" " -f2) >actual || :; } &&
+	test_cmp expect actual
+'
+
+test_expect_success 'by the header, not the name: renamed parts keep their place' '
+	mkdir -p renamed && n=0 &&
+	for f in $(sort -r order); do n=$((n + 1)); cp $f renamed/x$n; done &&
+	{ "$MTANALYZE" renamed/x* >actual || :; } && test_cmp expect actual
+'
+
+test_expect_success '--by-site and --json read the parts in order too' '
+	"$MTANALYZE" --by-site all.log >expect.sites || : &&
+	"$MTANALYZE" --by-site $(sort -r order) >actual.sites || : &&
+	test_cmp expect.sites actual.sites &&
+	"$MTANALYZE" --json $(sort -r order) >j || : &&
+	grep -q "\"traces\": \[\"rot.log\", \"rot.log.part2\", \"rot.log.part3\"" j
+'
+
+test_expect_success 'a missing part: a warning naming it, the analysis goes on' '
+	st=0; "$MTANALYZE" $(grep -v "^rot.log.part3\$" order) >/dev/null 2>err || st=$?; test $st = 1 &&
+	grep -q "warning: part 3 of the run is missing (before .rot.log.part4.)" err
+'
+
+test_expect_success 'the last parts not given: a warning' '
+	"$MTANALYZE" rot.log rot.log.part2 >/dev/null 2>err || : &&
+	grep -q "warning: the run continues in .rot.log.part3., not given" err
+'
+
+test_expect_success 'a part given twice: an error (status 2), before any output' '
+	st=0; "$MTANALYZE" rot.log rot.log.part2 rot.log.part2 >out 2>err || st=$?; test $st = 2 &&
+	grep -q "both part 2 of the run" err && test ! -s out
+'
+
+test_expect_success 'glibc traces and pieces without headers are read as given' '
+	if [ ! -f "$GLIBC_DEBUG" ]; then exit 0; fi
+	LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=g.log "$HELPER/ana7-growth" 2000 &&
+	split -l 3000 g.log piece. &&
+	"$MTANALYZE" g.log >expect || : &&
+	"$MTANALYZE" piece.* >actual 2>err || : &&
+	test_cmp expect actual && test ! -s err
+'
+
+test_done

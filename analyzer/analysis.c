@@ -53,7 +53,7 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 	if (!opts->no_skip) {
 		a->wrappers = mta_wrappers_new ();
 		if (!mta_wrappers_load_default (a->wrappers, error))
-			return NULL;
+			return NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
 		for (char **p = opts->skip; p && *p; p++)
 			mta_wrappers_add (a->wrappers, *p);
 	}

@@ -588,7 +588,7 @@ gboolean
 mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 {
 	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
-	g_autofree int64_t *site_ids = g_new (int64_t, sites->len + 1);
+	g_autofree int64_t *site_ids = g_new0 (int64_t, sites->len + 1);
 
 	if (!store_totals (d, mta_run_info (run), error) ||
 	    !store_timeline (d, run, error) ||
@@ -599,9 +599,9 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, error) ||
 	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, error) ||
 	    !store_threads (d, mta_run_threads (run), error))
-		return FALSE;
+		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	if (!exec (d, "COMMIT", error))
-		return FALSE;
+		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	d->in_tx = FALSE;
 	d->committed = TRUE;
 	*run_id = d->run_id;

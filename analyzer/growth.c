@@ -138,7 +138,10 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end, do
 		y[i] = sum / (double) total;
 	}
 	double best_p = 1, best = INFINITY;
-	for (double p = 0.05; p <= 8.0; p *= 1.1) {
+	for (int step = 0;; step++) {
+		double p = 0.05 * pow (1.1, step);
+		if (p > 8.0)
+			break;
 		double sse = fit_power (x, y, SAMPLES, p);
 		if (sse < best) {
 			best = sse;

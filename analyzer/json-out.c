@@ -130,11 +130,20 @@ put_site_index (FILE *out, GHashTable *index, uint32_t site)
 #define TOP_SITES 5
 
 static void
-put_u64_array (FILE *out, const char *key, const uint64_t *v, const uint32_t *v32, guint n)
+put_u64_array (FILE *out, const char *key, const uint64_t *v, guint n)
 {
 	fprintf (out, "\"%s\": [", key);
 	for (guint k = 0; k < n; k++)
-		fprintf (out, "%s%" PRIu64, k ? ", " : "", v ? v[k] : (uint64_t) v32[k]);
+		fprintf (out, "%s%" PRIu64, k ? ", " : "", v[k]);
+	fputs ("]", out);
+}
+
+static void
+put_u32_array (FILE *out, const char *key, const uint32_t *v, guint n)
+{
+	fprintf (out, "\"%s\": [", key);
+	for (guint k = 0; k < n; k++)
+		fprintf (out, "%s%" PRIu32, k ? ", " : "", v[k]);
 	fputs ("]", out);
 }
 
@@ -257,10 +266,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	} else
 		fputs ("null", out);
 	fprintf (out, ",\n    \"timeline\": {\"axis\": \"%s\", ", i->time_axis ? "time" : "line");
-	put_u64_array (out, "lines", i->tl_lines, NULL, i->tl_len);
+	put_u64_array (out, "lines", i->tl_lines, i->tl_len);
 	fputs (", ", out);
 	if (i->time_axis)
-		put_u64_array (out, "times_ns", i->tl_times, NULL, i->tl_len);
+		put_u64_array (out, "times_ns", i->tl_times, i->tl_len);
 	else
 		fputs ("\"times_ns\": null", out);
 	fputs ("}\n  },\n", out);
@@ -287,9 +296,9 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
 		fputs ("\n      ", out);
 		if (s->tl_bytes != NULL) {
-			put_u64_array (out, "live_blocks_over_time", NULL, s->tl_blocks, i->tl_len);
+			put_u32_array (out, "live_blocks_over_time", s->tl_blocks, i->tl_len);
 			fputs (",\n      ", out);
-			put_u64_array (out, "live_bytes_over_time", s->tl_bytes, NULL, i->tl_len);
+			put_u64_array (out, "live_bytes_over_time", s->tl_bytes, i->tl_len);
 			fputs (",\n      ", out);
 		}
 		put_stacks (out, run, si, frames, TRUE);

@@ -309,7 +309,7 @@ cmd_report (int argc, char **argv, GError **error)
 	}
 	mta_reader_free (reader);
 	mta_compat_free (compat);
-	g_clear_pointer (&sites, mta_analysis_free);
+	mta_analysis_free (g_steal_pointer (&sites));
 	mta_symbolizer_free (sym);
 	return status;
 }

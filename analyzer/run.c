@@ -393,7 +393,7 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 		p->addrs = g_memdup2 (st->addrs, n * sizeof (uint64_t));
 	for (uint32_t i = 0; i < n; i++) {
 		const char *field;
-		if (i == 0 && (p->caller[0] || p->addrs == NULL))
+		if (p->addrs == NULL || (i == 0 && p->caller[0]))
 			field = p->caller;
 		else {
 			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", p->addrs[i]);
@@ -535,7 +535,7 @@ time_line (MtaRun *r, uint64_t ns)
 		return;
 	if (r->anchors->len == MAX_ANCHORS) {
 		for (guint i = 0; i < MAX_ANCHORS / 2; i++)
-			g_array_index (r->anchors, Anchor, i) = g_array_index (r->anchors, Anchor, 2 * i);
+			g_array_index (r->anchors, Anchor, i) = g_array_index (r->anchors, Anchor, (gsize) 2 * i);
 		g_array_set_size (r->anchors, MAX_ANCHORS / 2);
 		r->anchor_every *= 2;
 	}

@@ -173,7 +173,7 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 	}
 	if (binary != NULL) {
 		char magic[4] = { 0 };
-		int fd = open (binary, O_RDONLY | O_CLOEXEC);
+		int fd = mta_open_regular (binary);
 		if (fd < 0 || read (fd, magic, 4) != 4 || memcmp (magic, "\177ELF", 4) != 0) {
 			if (fd >= 0)
 				close (fd);
@@ -236,12 +236,22 @@ source_line (SourceCache *c, const char *file, unsigned line, double start)
 							     : g_strdup (file);
 	g_autofree char *key = g_strdup_printf ("%.0f\x1f%s", start, path);
 	if (!g_hash_table_lookup_extended (c->files, key, NULL, (gpointer *) &lines)) {
-		g_autofree char *text = NULL;
+		char *text = NULL;
 		gsize len = 0;
+		int fd = mta_open_regular (path);   /* the name comes from debug info */
 		lines = NULL;
-		if (stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size < MAX_SOURCE_SIZE &&
-		    (start <= 0 || (double) st.st_mtim.tv_sec <= start + 1) &&
-		    g_file_get_contents (path, &text, &len, NULL)) {
+		if (fd >= 0 && fstat (fd, &st) == 0 && st.st_size < MAX_SOURCE_SIZE &&
+		    (start <= 0 || (double) st.st_mtim.tv_sec <= start + 1)) {
+			text = g_malloc ((gsize) st.st_size + 1);
+			ssize_t n;
+			while (len < (gsize) st.st_size &&
+			       (n = read (fd, text + len, (gsize) st.st_size - len)) > 0)
+				len += (gsize) n;
+			text[len] = '\0';
+		}
+		if (fd >= 0)
+			close (fd);
+		if (text != NULL) {
 			lines = g_ptr_array_new_with_free_func (g_free);
 			const char *p = text, *end = text + len;
 			while (p < end) {
@@ -251,6 +261,7 @@ source_line (SourceCache *c, const char *file, unsigned line, double start)
 				g_ptr_array_add (lines, squeeze (p, nl));
 				p = nl + 1;
 			}
+			g_free (text);
 		}
 		g_hash_table_insert (c->files, g_steal_pointer (&key), lines);
 	}

@@ -68,13 +68,12 @@ mta_is_sqlite_file (const char *path)
 {
 	char magic[16];
 	struct stat st;
-	int fd = open (path, O_RDONLY | O_CLOEXEC);
+	int fd = mta_open_regular (path);   /* a FIFO is a trace: not opened here */
 	gboolean r = FALSE;
 
 	if (fd < 0)
 		return FALSE;
-	if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
-	    read (fd, magic, sizeof magic) == (ssize_t) sizeof magic &&
+	if (fstat (fd, &st) == 0 && read (fd, magic, sizeof magic) == (ssize_t) sizeof magic &&
 	    memcmp (magic, "SQLite format 3", 16) == 0)
 		r = TRUE;
 	close (fd);

@@ -62,6 +62,12 @@ void mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len);
  * nothing (file missing or not an object).  Owned by the symbolizer. */
 const char *mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64_t addr);
 
+/* A descriptor on PATH when it is a non-empty regular file outside /proc
+ * and /sys, else -1 (errno EINVAL when it is not such a file).  Never waits:
+ * a FIFO or a device named by a trace is refused, not read; the checks are
+ * made on the descriptor, so the file checked is the file read. */
+int mta_open_regular (const char *path);
+
 /* Best location of a caller field; owned by the symbolizer. */
 const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
 

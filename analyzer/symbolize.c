@@ -845,6 +845,16 @@ mta_symbolizer_free (MtaSymbolizer *s)
 }
 
 void
+mta_symbolizer_forget_trace (MtaSymbolizer *s)
+{
+	g_hash_table_remove_all (s->locations);
+	g_hash_table_remove_all (s->frames);
+	g_hash_table_remove_all (s->warned);
+	g_ptr_array_set_size (s->objects, 0);
+	g_clear_pointer (&s->exe, g_free);
+}
+
+void
 mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path)
 {
 	g_free (s->binary);

@@ -53,6 +53,11 @@ typedef void (*MtaWarnFunc) (const char *message, gpointer user_data);
 MtaSymbolizer *mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data);
 void mta_symbolizer_free (MtaSymbolizer *s);
 
+/* Forget what the last trace said (its executable, objects, and the
+ * answers that depend on them), keep the opened files: the next trace is
+ * read as if by a new symbolizer, without opening them again. */
+void mta_symbolizer_forget_trace (MtaSymbolizer *s);
+
 /* The program the trace was recorded from (BINARY argument). */
 void mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path);
 /* Feed the text of a '#' extension line (exe, object, unload). */

@@ -13,6 +13,8 @@ rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 1
 LIBMTREC="$TOP/recorder/libmtrec.so"
 MTREC="$TOP/recorder/mtrec"
 MTANALYZE="$TOP/analyzer/mtanalyze"
+# make check-valgrind: every mtanalyze run under memcheck (tests/vg-mtanalyze)
+[ -n "${MTA_VALGRIND:-}" ] && MTANALYZE="$TOP/tests/vg-mtanalyze"
 HELPER="$TOP/tests/helper"
 GLIBC_DEBUG=/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0
 CC=${CC:-cc}

@@ -170,7 +170,8 @@ check_file (const char *path, gboolean *exists, GError **error)
 	}
 	if (st.st_size == 0)
 		return TRUE;
-	int fd = open (path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: if the name became a FIFO since stat(), do not wait. */
+	int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	ssize_t n = fd < 0 ? -1 : read (fd, magic, sizeof magic);
 	int e = errno;
 	if (fd >= 0)

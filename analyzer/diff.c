@@ -32,6 +32,7 @@
  * which a change must reach to be reported.
  */
 #include "diff.h"
+#include "json-out.h"
 #include "leak-set.h"
 #include "suppress.h"
 #include "symbolize.h"
@@ -603,40 +604,11 @@ print_text (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 
 /* ------------------------------------------------------------ JSON */
 
-/* RFC 8259 string; bytes that are not UTF-8 become U+FFFD, as json-out.c. */
-static void
-put_string (FILE *out, const char *s)
-{
-	const char *end = s + strlen (s);
-	fputc ('"', out);
-	while (s < end) {
-		unsigned char c = (unsigned char) *s;
-		if (c == '"' || c == '\\')
-			fprintf (out, "\\%c", c), s++;
-		else if (c < 0x20)
-			fprintf (out, "\\u%04x", c), s++;
-		else if (c < 0x80)
-			fputc (c, out), s++;
-		else {
-			gunichar u = g_utf8_get_char_validated (s, end - s);
-			if (u == (gunichar) -1 || u == (gunichar) -2) {
-				fputs ("\\ufffd", out);
-				s++;
-			} else {
-				const char *n = g_utf8_next_char (s);
-				fwrite (s, 1, (size_t) (n - s), out);
-				s = n;
-			}
-		}
-	}
-	fputc ('"', out);
-}
-
 static void
 put_run (FILE *out, const char *key, const MtaLeakSet *set)
 {
 	fprintf (out, "  \"%s\": {\"run\": ", key);
-	put_string (out, set->name);
+	mta_json_put_string (out, set->name);
 	fprintf (out, ", \"leaked_blocks\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64 "},\n",
 		 set->leaked_blocks, set->leaked_bytes);
 }
@@ -649,11 +621,11 @@ put_changes (FILE *out, const char *key, const GArray *a, gboolean comma)
 		const Change *c = &g_array_index (a, Change, i);
 		const MtaLeakSite *s = c->feature ? c->feature : c->base;
 		fprintf (out, "%s\n    {\"change\": \"%s\", \"function\": ", i ? "," : "", change_word (c));
-		put_string (out, s->function);
+		mta_json_put_string (out, s->function);
 		fputs (", \"file\": ", out);
-		put_string (out, s->file);
+		mta_json_put_string (out, s->file);
 		fprintf (out, ", \"line\": %u, \"object\": ", s->line);
-		put_string (out, s->object);
+		mta_json_put_string (out, s->object);
 		if (c->base)
 			fprintf (out, ", \"base_line\": %u", c->base->line);
 		else

@@ -15,8 +15,8 @@
 
 #define JSON_FORMAT_VERSION 1
 
-static void
-put_string (FILE *out, const char *s)
+void
+mta_json_put_string (FILE *out, const char *s)
 {
 	if (s == NULL) {
 		fputs ("null", out);
@@ -67,13 +67,13 @@ static void
 put_site_fields (FILE *out, const MtaSite *s)
 {
 	put_key (out, "function");
-	put_string (out, s->function);
+	mta_json_put_string (out, s->function);
 	fputs (", ", out);
 	put_key (out, "file");
-	put_string (out, s->file);
+	mta_json_put_string (out, s->file);
 	fprintf (out, ", \"line\": %u, ", s->line);
 	put_key (out, "object");
-	put_string (out, s->object);
+	mta_json_put_string (out, s->object);
 }
 
 static void
@@ -198,12 +198,6 @@ put_peak_and_temporary (FILE *out, const MtaRun *run)
 }
 
 void
-mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out)
-{
-	mta_json_write_growth (run, frames, 0, run_id, out);
-}
-
-void
 mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out)
 {
 	const MtaRunInfo *i = mta_run_info (run);
@@ -219,10 +213,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	for (guint k = 0; k < i->traces->len; k++) {
 		if (k)
 			fputs (", ", out);
-		put_string (out, i->traces->pdata[k]);
+		mta_json_put_string (out, i->traces->pdata[k]);
 	}
 	fputs ("],\n    \"binary\": ", out);
-	put_string (out, i->binary);
+	mta_json_put_string (out, i->binary);
 	if (run_id > 0)
 		fprintf (out, ", \"db_run_id\": %" PRId64, run_id);
 	fputs (",\n    \"pid\": ", out);
@@ -231,11 +225,11 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	else
 		fputs ("null", out);
 	fputs (", \"exe\": ", out);
-	put_string (out, i->exe);
+	mta_json_put_string (out, i->exe);
 	fputs (", \"cmdline\": ", out);
-	put_string (out, i->cmdline);
+	mta_json_put_string (out, i->cmdline);
 	fputs (", \"start\": ", out);
-	put_string (out, i->start);
+	mta_json_put_string (out, i->start);
 	fprintf (out, ", \"stack_depth\": %d, \"wrappers_skipped\": %s,\n    ", i->depth,
 		 i->skip_wrappers ? "true" : "false");
 	put_u64 (out, "lines", i->lines, TRUE);
@@ -368,7 +362,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	g_hash_table_iter_init (&it, threads);
 	while (g_hash_table_iter_next (&it, &hk, &hv)) {
 		fprintf (out, "%s\"%u\": ", first ? "" : ", ", GPOINTER_TO_UINT (hk));
-		put_string (out, hv);
+		mta_json_put_string (out, hv);
 		first = FALSE;
 	}
 	fputs ("}\n}\n", out);

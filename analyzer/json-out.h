@@ -9,8 +9,11 @@
 /* RUN_ID: the run's id in the database (--db), 0 when not loaded.
  * GROWTH: the growth classes of the leak sites written (1 << MtaGrowth),
  * 0: all. */
+/* S as an RFC 8259 string ("null" for NULL); bytes that are not UTF-8
+ * become U+FFFD. */
+void mta_json_put_string (FILE *out, const char *s);
+
 void mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out);
 /* All leak sites. */
-void mta_json_write (const MtaRun *run, int frames, int64_t run_id, FILE *out);
 
 #endif

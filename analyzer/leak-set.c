@@ -9,6 +9,7 @@
 #include "leak-set.h"
 #include "run.h"
 #include "symbolize.h"
+#include "parts.h"
 #include "trace-reader.h"
 
 #include <errno.h>
@@ -100,7 +101,10 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 	gboolean ok = TRUE;
 	double newest = 0;
 
-	for (guint i = 0; i < ntraces; i++)
+	/* rotated parts in the order of their "# part" headers, as the
+	 * other analyses read them */
+	ok = mta_parts_order (traces, (int) ntraces, warn_cb, NULL, error);
+	for (guint i = 0; i < ntraces && ok; i++)
 		mta_run_add_trace (run, traces[i]);
 	for (guint i = 0; i < ntraces && ok; i++) {
 		struct stat st;

@@ -7,6 +7,7 @@
  * (same pid and start time): anything else is read as given, as before.
  */
 #include "parts.h"
+#include "symbolize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,9 +39,14 @@ line_value (const char *p, const char *end, size_t skip)
 static gboolean
 read_head (PartHead *h, GError **error)
 {
-	int fd = open (h->path, O_RDONLY | O_CLOEXEC);
+	/* Only a regular file can be a part, and only its header is read
+	 * here: a pipe or FIFO is a trace read once, by the analysis, and is
+	 * left in its place (h->part stays 0: "not a part"). */
+	int fd = mta_open_regular (h->path);
 	if (fd < 0) {
 		int e = errno;
+		if (e == EINVAL)
+			return TRUE;
 		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
 			     "cannot read '%s': %s", h->path, g_strerror (e));
 		return FALSE;

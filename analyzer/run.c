@@ -482,7 +482,8 @@ define_stack (MtaRun *r, const char *p, const char *end)
 	}
 	StackDef *d = g_malloc (sizeof *d + a->len * sizeof (uint64_t));
 	d->n = a->len;
-	memcpy (d->addrs, a->data, a->len * sizeof (uint64_t));
+	if (a->len > 0)	/* "# stack 1" with no frames: a->data is NULL */
+		memcpy (d->addrs, a->data, a->len * sizeof (uint64_t));
 	g_array_free (a, TRUE);
 	g_hash_table_insert (r->stacks, g_memdup2 (&id, sizeof id), d);
 

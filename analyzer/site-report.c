@@ -195,12 +195,6 @@ print_peak_and_temporary (const MtaRun *run, FILE *out)
 }
 
 void
-mta_site_report (const MtaRun *run, guint frames, FILE *out)
-{
-	mta_site_report_growth (run, frames, 0, out);
-}
-
-void
 mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out)
 {
 	const MtaRunInfo *info = mta_run_info (run);

@@ -11,7 +11,6 @@
  * 0: all).  Then the peak and the temporary allocations. */
 void mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out);
 /* All leak sites. */
-void mta_site_report (const MtaRun *run, guint frames, FILE *out);
 
 /* "linear, exponential" for a mask of growth classes. */
 char *mta_growth_mask_text (guint mask);

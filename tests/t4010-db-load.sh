@@ -142,8 +142,11 @@ big_trace() {
 test_expect_success 'a load killed in the middle leaves no partial run' '
 	big_trace >big.log &&
 	"$MTANALYZE" --db kill.db deep.log >/dev/null || : &&
-	cp kill.db before.db &&
-	"$MTANALYZE" --db kill.db --all-events big.log >/dev/null & pid=$!
+	cp kill.db before.db || exit 1
+	# A command of its own: "a && b &" would put the whole list aside and
+	# $! would be the subshell, not mtanalyze.
+	"$MTANALYZE" --db kill.db --all-events big.log >/dev/null &
+	pid=$!
 	i=0; while [ ! -f kill.db-journal ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
 	sleep 0.2; kill -9 $pid; wait $pid; st=$?
 	test $st = 137 &&

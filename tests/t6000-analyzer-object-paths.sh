@@ -101,4 +101,16 @@ test_expect_success 'a symbolic link to /dev/zero' '
 	check_path "$PWD/zlink"
 '
 
+# A FIFO among the arguments is a trace, read once: deciding whether the
+# first argument is the BINARY must not open it (that read its first bytes).
+test_expect_success 'a trace through a FIFO as first argument is read whole' '
+	printf "= Start\n@ ./x:[0x10] + 0x1000 0x10\n@ ./x:[0x10] + 0x2000 0x20\n= End\n" >user.log &&
+	printf "= Start\n= End\n" >empty.log &&
+	{ "$MTANALYZE" user.log empty.log >expect || test $? = 1; } &&
+	mkfifo tfifo &&
+	{ cat user.log >tfifo & } &&
+	st=0; timeout 20 "$MTANALYZE" tfifo empty.log >actual || st=$?
+	test $st = 1 && test_cmp expect actual
+'
+
 test_done

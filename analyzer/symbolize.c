@@ -210,10 +210,20 @@ elf_build_id (Elf *elf)
 int
 mta_open_regular (const char *path)
 {
-	int fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 	struct statfs fs;
+	int fd;
 
+	/* Look before opening: even a non-blocking open of a FIFO makes us a
+	 * reader for a moment, which lets its writer go on and lose what it
+	 * writes when we close it again. */
+	if (stat (path, &st) < 0)
+		return -1;
+	if (!S_ISREG (st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size == 0 ||

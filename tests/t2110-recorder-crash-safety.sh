@@ -88,8 +88,9 @@ test_expect_success 'SIGKILL after 0.15 s: every returned allocation is in the t
 	kill_run k1 0.15 1
 '
 
-# Kill times drawn at random (logged), two threads each.
-delays=$(awk -v seed="$$" "BEGIN { srand(seed); for (i = 0; i < 3; i++) printf \"%.2f \", 0.03 + rand() * 0.12 }")
+# Kill times drawn at random (logged), two threads each: with the run
+# above, SIGKILL at 20 moments.
+delays=$(awk -v seed="$$" "BEGIN { srand(seed); for (i = 0; i < 19; i++) printf \"%.3f \", 0.01 + rand() * 0.07 }")
 n=0
 for d in $delays; do
 	n=$((n + 1))

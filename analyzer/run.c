@@ -889,8 +889,37 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	classify_growth (r);
 }
 
+/* Sorting sites by a key: sort_run and sort_key hold the comparison's
+ * context (g_array_sort has no user data). */
+typedef uint64_t (*SiteKey) (const MtaSite *s);
 static const MtaRun *sort_run;
+static SiteKey sort_key;
 
+static uint64_t key_leaked_blocks (const MtaSite *s) { return s->leaked_blocks; }
+static uint64_t key_bad_frees (const MtaSite *s) { return s->bad_frees; }
+static uint64_t key_peak_share (const MtaSite *s) { return s->peak_share_bytes; }
+static uint64_t key_temporary (const MtaSite *s) { return s->temporary; }
+
+static int
+first_seen_cmp (const MtaSite *x, const MtaSite *y)
+{
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+/* Largest key first, ties in order of first appearance. */
+static int
+key_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	uint64_t kx = sort_key (x), ky = sort_key (y);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return first_seen_cmp (x, y);
+}
+
+/* Leaks: most bytes first, then most blocks, then first appearance. */
 static int
 leak_site_cmp (const void *a, const void *b)
 {
@@ -900,49 +929,42 @@ leak_site_cmp (const void *a, const void *b)
 		return x->leaked_bytes > y->leaked_bytes ? -1 : 1;
 	if (x->leaked_blocks != y->leaked_blocks)
 		return x->leaked_blocks > y->leaked_blocks ? -1 : 1;
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+	return first_seen_cmp (x, y);
 }
 
-static int
-bad_site_cmp (const void *a, const void *b)
-{
-	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
-	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
-	if (x->bad_frees != y->bad_frees)
-		return x->bad_frees > y->bad_frees ? -1 : 1;
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
-}
-
+/* The indexes of the sites whose KEY is not zero, sorted by CMP, at most
+ * MAX of them (0: all). */
 static GArray *
-select_sites (const MtaRun *r, gboolean leaks)
+sites_where (const MtaRun *r, SiteKey key, GCompareFunc cmp, guint max)
 {
 	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-	for (guint i = 0; i < r->sites->len; i++) {
-		const MtaSite *s = r->sites->pdata[i];
-		if (leaks ? s->leaked_blocks > 0 : s->bad_frees > 0)
+	for (guint i = 0; i < r->sites->len; i++)
+		if (key (r->sites->pdata[i]) > 0)
 			g_array_append_val (a, i);
-	}
 	sort_run = r;
-	g_array_sort (a, leaks ? leak_site_cmp : bad_site_cmp);
+	sort_key = key;
+	g_array_sort (a, cmp);
+	if (max > 0 && a->len > max)
+		g_array_set_size (a, max);
 	return a;
 }
 
 GArray *
 mta_run_leak_sites (const MtaRun *r)
 {
-	return select_sites (r, TRUE);
+	return sites_where (r, key_leaked_blocks, leak_site_cmp, 0);
 }
 
 GArray *
 mta_run_bad_free_sites (const MtaRun *r)
 {
-	return select_sites (r, FALSE);
+	return sites_where (r, key_bad_frees, key_cmp, 0);
 }
 
 GArray *
 mta_run_leak_sites_filtered (const MtaRun *r, guint mask)
 {
-	GArray *a = select_sites (r, TRUE);
+	GArray *a = mta_run_leak_sites (r);
 	if (mask == 0)
 		return a;
 	guint k = 0;
@@ -955,50 +977,14 @@ mta_run_leak_sites_filtered (const MtaRun *r, guint mask)
 	return a;
 }
 
-static int
-peak_site_cmp (const void *a, const void *b)
-{
-	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
-	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
-	if (x->peak_share_bytes != y->peak_share_bytes)
-		return x->peak_share_bytes > y->peak_share_bytes ? -1 : 1;
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
-}
-
-static int
-temporary_site_cmp (const void *a, const void *b)
-{
-	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
-	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
-	if (x->temporary != y->temporary)
-		return x->temporary > y->temporary ? -1 : 1;
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
-}
-
-static GArray *
-top_sites (const MtaRun *r, guint max, gboolean peak)
-{
-	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-	for (guint i = 0; i < r->sites->len; i++) {
-		const MtaSite *s = r->sites->pdata[i];
-		if (peak ? s->peak_share_bytes > 0 : s->temporary > 0)
-			g_array_append_val (a, i);
-	}
-	sort_run = r;
-	g_array_sort (a, peak ? peak_site_cmp : temporary_site_cmp);
-	if (a->len > max)
-		g_array_set_size (a, max);
-	return a;
-}
-
 GArray *
 mta_run_peak_sites (const MtaRun *r, guint max)
 {
-	return top_sites (r, max, TRUE);
+	return sites_where (r, key_peak_share, key_cmp, max);
 }
 
 GArray *
 mta_run_temporary_sites (const MtaRun *r, guint max)
 {
-	return top_sites (r, max, FALSE);
+	return sites_where (r, key_temporary, key_cmp, max);
 }

@@ -143,10 +143,11 @@ double mta_run_position (const MtaRun *run, uint64_t line);
 GArray *mta_run_leak_sites_filtered (const MtaRun *run, guint mask);
 
 /* Sites by their live bytes at the run's peak, most first, those holding
- * any; at most MAX. */
+ * any; at most MAX (0: all). */
 GArray *mta_run_peak_sites (const MtaRun *run, guint max);
 
-/* Sites by temporary allocations, most first, those having any; at most MAX. */
+/* Sites by temporary allocations, most first, those having any; at most
+ * MAX (0: all). */
 GArray *mta_run_temporary_sites (const MtaRun *run, guint max);
 
 /* "function at file:line in object", the way the reports print a site. */

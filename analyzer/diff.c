@@ -33,6 +33,7 @@
  */
 #include "diff.h"
 #include "json-out.h"
+#include "run.h"
 #include "leak-set.h"
 #include "suppress.h"
 #include "symbolize.h"
@@ -503,15 +504,7 @@ compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppression
 static char *
 site_label (const MtaLeakSite *s)
 {
-	GString *g = g_string_new (s->function[0] ? s->function : "??");
-	if (s->file[0]) {
-		g_string_append_printf (g, " at %s", s->file);
-		if (s->line)
-			g_string_append_printf (g, ":%u", s->line);
-	}
-	if (s->object[0])
-		g_string_append_printf (g, " in %s", s->object);
-	return g_string_free (g, FALSE);
+	return mta_location_label (s->function, s->file, s->line, s->object);
 }
 
 static const char *

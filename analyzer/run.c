@@ -355,17 +355,24 @@ site_touch (MtaRun *r, MtaSite *s)
 }
 
 char *
+mta_location_label (const char *function, const char *file, unsigned line,
+		    const char *object)
+{
+	GString *g = g_string_new (function[0] ? function : "??");
+	if (file[0]) {
+		g_string_append_printf (g, " at %s", file);
+		if (line)
+			g_string_append_printf (g, ":%u", line);
+	}
+	if (object[0])
+		g_string_append_printf (g, " in %s", object);
+	return g_string_free (g, FALSE);
+}
+
+char *
 mta_site_label (const MtaSite *s)
 {
-	GString *g = g_string_new (s->function[0] ? s->function : "??");
-	if (s->file[0]) {
-		g_string_append_printf (g, " at %s", s->file);
-		if (s->line)
-			g_string_append_printf (g, ":%u", s->line);
-	}
-	if (s->object[0])
-		g_string_append_printf (g, " in %s", s->object);
-	return g_string_free (g, FALSE);
+	return mta_location_label (s->function, s->file, s->line, s->object);
 }
 
 /* ------------------------------------------------------------ paths */

@@ -152,5 +152,9 @@ GArray *mta_run_temporary_sites (const MtaRun *run, guint max);
 
 /* "function at file:line in object", the way the reports print a site. */
 char *mta_site_label (const MtaSite *site);
+/* The same words for any location: "FUNCTION at FILE:LINE in OBJECT",
+ * leaving out what is unknown (empty strings, line 0). */
+char *mta_location_label (const char *function, const char *file, unsigned line,
+			  const char *object);
 
 #endif

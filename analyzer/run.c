@@ -724,7 +724,8 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			free_block (r, b);
 			break;
 		}
-		p->bad_frees++;
+		if (p->bad_frees++ == 0)
+			p->first_bad_line = l->lineno;
 		r->info.bad_frees++;
 		if (r->bad_frees->len < MAX_BAD_FREES) {
 			MtaRecord rec = { l->addr, 0, l->lineno, pi, r->tid, l->op };
@@ -850,6 +851,13 @@ record_by_addr (const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The earlier of two line numbers, 0 meaning none. */
+static uint64_t
+earliest (uint64_t a, uint64_t b)
+{
+	return a == 0 || (b != 0 && b < a) ? b : a;
+}
+
 void
 mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 {
@@ -864,7 +872,8 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaRecord rec = { b->addr, b->size, b->line, b->path1 - 1, b->tid, '+' };
 		g_array_append_val (r->leaks, rec);
 		MtaPath *p = r->paths->pdata[rec.path];
-		p->leaked_blocks++;
+		if (p->leaked_blocks++ == 0 || b->line < p->first_leak_line)
+			p->first_leak_line = b->line;
 		p->leaked_bytes += b->size;
 		r->info.leaked_blocks++;
 		r->info.leaked_bytes += b->size;
@@ -884,8 +893,9 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->leaked_bytes += p->leaked_bytes;
 		s->bad_frees += p->bad_frees;
 		s->temporary += p->temporary;
-		if (s->first_line == 0 || (p->first_line != 0 && p->first_line < s->first_line))
-			s->first_line = p->first_line;
+		s->first_line = earliest (s->first_line, p->first_line);
+		s->first_leak_line = earliest (s->first_leak_line, p->first_leak_line);
+		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
 	}
 	finish_timeline (r);
 	for (guint i = 0; i < r->sites->len; i++) {
@@ -926,7 +936,7 @@ key_cmp (const void *a, const void *b)
 	return first_seen_cmp (x, y);
 }
 
-/* Leaks: most bytes first, then most blocks, then first appearance. */
+/* Leaks: most bytes first, then most blocks, then the first leaked block. */
 static int
 leak_site_cmp (const void *a, const void *b)
 {
@@ -936,7 +946,18 @@ leak_site_cmp (const void *a, const void *b)
 		return x->leaked_bytes > y->leaked_bytes ? -1 : 1;
 	if (x->leaked_blocks != y->leaked_blocks)
 		return x->leaked_blocks > y->leaked_blocks ? -1 : 1;
-	return first_seen_cmp (x, y);
+	return x->first_leak_line < y->first_leak_line ? -1 : x->first_leak_line > y->first_leak_line;
+}
+
+/* Bad frees: most first, then the first bad free. */
+static int
+bad_site_cmp (const void *a, const void *b)
+{
+	const MtaSite *x = sort_run->sites->pdata[*(const uint32_t *) a];
+	const MtaSite *y = sort_run->sites->pdata[*(const uint32_t *) b];
+	if (x->bad_frees != y->bad_frees)
+		return x->bad_frees > y->bad_frees ? -1 : 1;
+	return x->first_bad_line < y->first_bad_line ? -1 : x->first_bad_line > y->first_bad_line;
 }
 
 /* The indexes of the sites whose KEY is not zero, sorted by CMP, at most
@@ -965,7 +986,7 @@ mta_run_leak_sites (const MtaRun *r)
 GArray *
 mta_run_bad_free_sites (const MtaRun *r)
 {
-	return sites_where (r, key_bad_frees, key_cmp, 0);
+	return sites_where (r, key_bad_frees, bad_site_cmp, 0);
 }
 
 GArray *

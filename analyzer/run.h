@@ -37,6 +37,10 @@ typedef struct {
 	uint64_t leaked_blocks, leaked_bytes;
 	uint64_t bad_frees;        /* frees here of memory never allocated */
 	uint64_t first_line;       /* first event charged here; 0: none */
+	/* The first leaked block's and the first bad free's lines: the order of
+	 * equal sites in their lists, kept by shrink (which keeps those lines,
+	 * and drops allocations that were freed). */
+	uint64_t first_leak_line, first_bad_line;
 	uint64_t live_bytes;       /* while reading */
 	uint64_t live_blocks;      /* while reading */
 	uint64_t temporary;        /* allocations here freed before any other in their thread */
@@ -59,6 +63,7 @@ typedef struct {
 	uint64_t allocs, frees, bytes_allocated, live_bytes;
 	uint64_t leaked_blocks, leaked_bytes, bad_frees;
 	uint64_t first_line;
+	uint64_t first_leak_line, first_bad_line;
 	uint64_t temporary;
 } MtaPath;
 

@@ -640,14 +640,16 @@ out:
 
 /* ---- extension lines -------------------------------------------------- */
 
-char *mtrec_line_begin(size_t len)
+/* Room for len bytes and a newline in the calling thread's chunk; NULL
+ * when not recording.  Finish with line_end(end of what was written). */
+static char *line_begin(size_t len)
 {
 	struct thread_slot *s = me();
 
 	return s ? room(s, len + 1) : NULL;
 }
 
-void mtrec_line_end(char *end)
+static void line_end(char *end)
 {
 	*end++ = '\n';
 	self->pos = end;
@@ -659,10 +661,10 @@ void mtrec_write_line(const char *text, size_t len)
 
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if ((o = mtrec_line_begin(len)) == NULL)
+	if ((o = line_begin(len)) == NULL)
 		return;
 	memcpy(o, text, len);
-	mtrec_line_end(o + len);
+	line_end(o + len);
 }
 
 /* MTREC_SIGNAL: each delivery starts or stops recording.  A signal that
@@ -760,7 +762,7 @@ static void write_keyed(const char *key, const char *rest, size_t len)
 
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if ((o = mtrec_line_begin(klen + 3 + len)) == NULL)
+	if ((o = line_begin(klen + 3 + len)) == NULL)
 		return;
 	p = o;
 	*p++ = '#';
@@ -770,7 +772,7 @@ static void write_keyed(const char *key, const char *rest, size_t len)
 	*p++ = ' ';
 	for (size_t i = 0; i < len; i++)
 		*p++ = flat(rest[i]);
-	mtrec_line_end(p);
+	line_end(p);
 }
 
 /* Read a small /proc file into buf; its length. */
@@ -1025,16 +1027,10 @@ static pthread_mutex_t *const module_locks[] = {
 };
 #define NLOCKS (sizeof(module_locks) / sizeof(module_locks[0]))
 
-/* No lock is held across fork: other libraries' fork handlers may allocate
- * (they run around ours), and the child discards everything the locks
- * protect anyway.  The child re-creates them (child_begin). */
-void mtrec_fork_prepare(void)
-{
-}
-
-void mtrec_fork_parent(void)
-{
-}
+/* No lock is held across fork (there are no prepare or parent handlers):
+ * other libraries' fork handlers may allocate (they run around ours), and
+ * the child discards everything the locks protect anyway.  The child
+ * re-creates them (child_begin). */
 
 /* The child keeps nothing of the parent's trace: it records into a file
  * of its own (named by the rule in rec-file.c), opened at its first event,

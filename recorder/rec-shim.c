@@ -81,7 +81,6 @@ static void bootstrap(void)
 	mtrec_real.malloc = next_sym("malloc");
 	mtrec_real.free = next_sym("free");
 	mtrec_real.realloc = next_sym("realloc");
-	mtrec_real.reallocarray = next_sym("reallocarray");
 	mtrec_real.memalign = next_sym("memalign");
 	mtrec_real.posix_memalign = next_sym("posix_memalign");
 	mtrec_real.aligned_alloc = next_sym("aligned_alloc");
@@ -309,7 +308,7 @@ __attribute__((constructor)) static void shim_constructor(void)
 	ready();
 	mtrec_mark_session();
 	mtrec_install_signal();
-	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
+	pthread_atfork(NULL, NULL, mtrec_fork_child);
 }
 
 __attribute__((destructor)) static void shim_destructor(void)

@@ -18,7 +18,6 @@ struct mtrec_real {
 	void (*free)(void *);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
-	void *(*reallocarray)(void *, size_t, size_t);
 	void *(*memalign)(size_t, size_t);
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
@@ -69,8 +68,6 @@ void mtrec_mark(const char *label) MTREC_HIDDEN;
 void mtrec_forget_callers(void) MTREC_HIDDEN;
 
 /* fork: keep the child from inheriting a held lock or the parent's file. */
-void mtrec_fork_prepare(void) MTREC_HIDDEN;
-void mtrec_fork_parent(void) MTREC_HIDDEN;
 void mtrec_fork_child(void) MTREC_HIDDEN;
 
 /* ---- the trace file (rec-file.c) ---- */
@@ -141,10 +138,6 @@ void mtrec_stack_reset(void) MTREC_HIDDEN;
 
 /* ---- writing lines (rec-core.c) ---- */
 
-/* Room for len bytes in the calling thread's chunk; NULL when not recording.
- * Finish with mtrec_line_end(end of what was written). */
-char *mtrec_line_begin(size_t len) MTREC_HIDDEN;
-void mtrec_line_end(char *end) MTREC_HIDDEN;
 /* Write one whole line (without its newline) in the calling thread's chunk. */
 void mtrec_write_line(const char *s, size_t len) MTREC_HIDDEN;
 /* Stop recording for good, saying why once. */

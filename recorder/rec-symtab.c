@@ -83,6 +83,44 @@ static uintptr_t page_up(uintptr_t a)
 	return page_down(a + (uintptr_t)getpagesize() - 1);
 }
 
+/* Heapsort (qsort may allocate): no recursion, O(n log n) at worst, for
+ * elements of up to 64 bytes. */
+typedef int before_fn(const void *x, const void *y);
+
+static void swap_elems(char *a, char *b, size_t size)
+{
+	char t[64];
+
+	memcpy(t, a, size);
+	memcpy(a, b, size);
+	memcpy(b, t, size);
+}
+
+static void sift(char *base, size_t size, before_fn *before, size_t root, size_t n)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && before(base + child * size, base + (child + 1) * size))
+			child++;
+		if (!before(base + root * size, base + child * size))
+			return;
+		swap_elems(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+static void heap_sort(void *base, size_t n, size_t size, before_fn *before)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift(base, size, before, i, n);
+	for (size_t i = n; i-- > 1;) {
+		swap_elems(base, (char *)base + i * size, size);
+		sift(base, size, before, 0, i);
+	}
+}
+
 /* ---- the list of objects ---- */
 
 struct counters {
@@ -141,6 +179,11 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+static int object_before(const void *x, const void *y)
+{
+	return ((const struct object *)x)->lo < ((const struct object *)y)->lo;
+}
+
 /* The object whose extent holds a, or NULL. */
 static struct object *object_of(struct object_set *set, uintptr_t a)
 {
@@ -175,13 +218,7 @@ static struct object_set *new_set(struct object_set *old)
 		munmap(set, len);
 		return NULL;
 	}
-	for (size_t i = 1; i < set->n; i++) {
-		struct object o = set->objs[i];
-		size_t j = i;
-		for (; j > 0 && set->objs[j - 1].lo > o.lo; j--)
-			set->objs[j] = set->objs[j - 1];
-		set->objs[j] = o;
-	}
+	heap_sort(set->objs, set->n, sizeof(struct object), object_before);
 	/* _dl_addr takes the first object, in load order, whose extent holds
 	 * the address: where two extents meet, let it choose. */
 	for (size_t i = 0; i < set->n; i++) {
@@ -318,6 +355,8 @@ struct ent {
 	uint32_t order;		/* in _dl_addr's walk: the first wins a tie */
 	uint32_t sym;		/* symtab index + 1 */
 };
+_Static_assert(sizeof(struct ent) <= 64 && sizeof(struct object) <= 64,
+	       "heap_sort swaps through 64 bytes");
 
 /* determine_info()'s test of one symbol, but for the address: 1 when the
  * symbol could be picked (*e filled), 0 when never, -1 when odd. */
@@ -438,40 +477,11 @@ static long walk_symbols(const struct object *o, const struct dyn *d, struct ent
 
 /* By address; among equal addresses the first in _dl_addr's walk last,
  * so that it is the most recent start when the ranges are swept. */
-static int ent_before(const struct ent *x, const struct ent *y)
+static int ent_before(const void *a, const void *b)
 {
+	const struct ent *x = a, *y = b;
+
 	return x->start < y->start || (x->start == y->start && x->order > y->order);
-}
-
-/* Heapsort: no allocation, no recursion, O(n log n) at worst. */
-static void sift(struct ent *e, size_t root, size_t n)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		struct ent t;
-		if (child >= n)
-			return;
-		if (child + 1 < n && ent_before(&e[child], &e[child + 1]))
-			child++;
-		if (!ent_before(&e[root], &e[child]))
-			return;
-		t = e[root];
-		e[root] = e[child];
-		e[child] = t;
-		root = child;
-	}
-}
-
-static void sort_ents(struct ent *e, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift(e, i, n);
-	for (size_t i = n; i-- > 1;) {
-		struct ent t = e[0];
-		e[0] = e[i];
-		e[i] = t;
-		sift(e, 0, i);
-	}
 }
 
 /* Cut the address space at every start and end: between two cuts the set
@@ -566,7 +576,7 @@ static struct sym_index *build_index(const struct object *o, uintptr_t a, const 
 		munmap(map, keep + tmp);
 		return NULL;
 	}
-	sort_ents(ents, (size_t)n);
+	heap_sort(ents, (size_t)n, sizeof(struct ent), ent_before);
 	ix->nseg = sweep(ents, (size_t)n, stack, ix->seg_start, ix->seg_sym);
 	munmap(map + keep, tmp);
 	ix->bias = o->bias;

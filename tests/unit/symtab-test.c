@@ -3,8 +3,8 @@
  * says, and must answer (not hand over to dladdr) everywhere inside the
  * objects it can index.
  *
- * The sample, per object (this executable, libc, libm, the symtab-odd
- * shared objects): each dynamic symbol's start, start+-1, end-1, end, end+1;
+ * The sample, per object (this executable, libc, libm, ld.so, the vDSO,
+ * the symtab-odd shared objects): each dynamic symbol's start, start+-1, end-1, end, end+1;
  * every byte of the small objects' segments and every 13th of the big
  * ones'; addresses in no object.  Then the same after dlclose and a new
  * dlopen (stale indexes must go), and from several threads at once into an
@@ -117,6 +117,8 @@ static struct want wants[] = {
 	{ "", 1, { "executable", 0, 0 } },
 	{ "libc.so", 0, { "libc", 0, 0 } },
 	{ "libm.so", 0, { "libm", 0, 0 } },
+	{ "ld-linux", 0, { "the dynamic linker", 0, 0 } },
+	{ "linux-vdso", 1, { "the vDSO", 0, 0 } },
 	{ "libsymodd-gnu", 1, { "gnu hash .so", 0, 0 } },
 	{ "libsymodd-sysv", 1, { "DT_HASH .so", 0, 0 } },
 	{ "libsymodd-both", 1, { "both hashes .so", 0, 0 } },

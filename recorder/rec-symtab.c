@@ -34,11 +34,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The native ELF types, ElfW() spelt once. */
+typedef ElfW(Sym) elf_sym;
+typedef ElfW(Phdr) elf_phdr;
+typedef ElfW(Dyn) elf_dyn;
+typedef ElfW(Addr) elf_addr;
+
 /* One object's symbols: from seg_start[i] up to the next start, dladdr
  * names symbol seg_sym[i] - 1 of symtab, or none when seg_sym[i] is 0. */
 struct sym_index {
 	uintptr_t bias;
-	const ElfW(Sym) *symtab;
+	const elf_sym *symtab;
 	const char *strtab;
 	const char *fname;
 	void *fbase;
@@ -56,7 +62,7 @@ struct sym_index {
 struct object {
 	uintptr_t lo, hi;	/* its PT_LOAD segments, rounded out to pages */
 	uintptr_t bias;		/* l_addr */
-	const ElfW(Phdr) *phdr;
+	const elf_phdr *phdr;
 	int phnum;
 	int overlaps;		/* another object's extent meets this one's */
 	const char *name;	/* l_name */
@@ -161,7 +167,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 		set->subs = info->dlpi_subs;
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const elf_phdr *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
 			continue;
 		if (page_down(o.bias + ph->p_vaddr) < o.lo)
@@ -269,12 +275,12 @@ static struct object_set *current_set(void)
 }
 
 /* The PT_LOAD segment of o that holds [p, p + len), or NULL. */
-static const ElfW(Phdr) *segment_of(const struct object *o, const void *p, size_t len)
+static const elf_phdr *segment_of(const struct object *o, const void *p, size_t len)
 {
 	uintptr_t rel = (uintptr_t)p - o->bias;
 
 	for (int i = 0; i < o->phnum; i++) {
-		const ElfW(Phdr) *ph = &o->phdr[i];
+		const elf_phdr *ph = &o->phdr[i];
 		if (ph->p_type == PT_LOAD && rel - ph->p_vaddr < ph->p_memsz &&
 		    len <= ph->p_memsz - (rel - ph->p_vaddr))
 			return ph;
@@ -283,7 +289,7 @@ static const ElfW(Phdr) *segment_of(const struct object *o, const void *p, size_
 }
 
 /* Where a segment ends, as an address. */
-static uintptr_t segment_end(const struct object *o, const ElfW(Phdr) *ph)
+static uintptr_t segment_end(const struct object *o, const elf_phdr *ph)
 {
 	return o->bias + ph->p_vaddr + ph->p_memsz;
 }
@@ -291,7 +297,7 @@ static uintptr_t segment_end(const struct object *o, const ElfW(Phdr) *ph)
 /* ---- one object's index ---- */
 
 struct dyn {
-	const ElfW(Sym) *symtab;
+	const elf_sym *symtab;
 	const char *strtab;
 	size_t strsz;
 	const Elf32_Word *gnu_hash, *hash;
@@ -301,7 +307,7 @@ struct dyn {
 /* A d_ptr of the dynamic section: the loader relocates them in place,
  * but not where the section is read-only (the vDSO, some ports), so take
  * whichever reading lands inside the object; 0 when unsure. */
-static uintptr_t dyn_ptr(const struct object *o, ElfW(Addr) v)
+static uintptr_t dyn_ptr(const struct object *o, elf_addr v)
 {
 	int as_is = v >= o->lo && v < o->hi;
 	int biased = v + o->bias >= o->lo && v + o->bias < o->hi;
@@ -313,18 +319,18 @@ static uintptr_t dyn_ptr(const struct object *o, ElfW(Addr) v)
 
 static int read_dynamic(const struct object *o, struct dyn *d)
 {
-	const ElfW(Dyn) *dyn = NULL;
+	const elf_dyn *dyn = NULL;
 
 	memset(d, 0, sizeof(*d));
 	for (int i = 0; i < o->phnum; i++)
 		if (o->phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(o->bias + o->phdr[i].p_vaddr);
+			dyn = (const elf_dyn *)(o->bias + o->phdr[i].p_vaddr);
 	if (!dyn || !segment_of(o, dyn, sizeof(*dyn)))
 		return -1;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		switch (dyn->d_tag) {
 		case DT_SYMTAB:
-			d->symtab = (const ElfW(Sym) *)dyn_ptr(o, dyn->d_un.d_ptr);
+			d->symtab = (const elf_sym *)dyn_ptr(o, dyn->d_un.d_ptr);
 			break;
 		case DT_STRTAB:
 			d->strtab = (const char *)dyn_ptr(o, dyn->d_un.d_ptr);
@@ -344,7 +350,7 @@ static int read_dynamic(const struct object *o, struct dyn *d)
 		}
 	}
 	if (!d->symtab || !d->strtab || !d->have_strsz ||
-	    !segment_of(o, d->strtab, d->strsz) || !segment_of(o, d->symtab, sizeof(ElfW(Sym))))
+	    !segment_of(o, d->strtab, d->strsz) || !segment_of(o, d->symtab, sizeof(elf_sym)))
 		return -1;
 	return 0;
 }
@@ -360,7 +366,7 @@ _Static_assert(sizeof(struct ent) <= 64 && sizeof(struct object) <= 64,
 
 /* determine_info()'s test of one symbol, but for the address: 1 when the
  * symbol could be picked (*e filled), 0 when never, -1 when odd. */
-static int consider(const struct object *o, const struct dyn *d, const ElfW(Sym) *sym,
+static int consider(const struct object *o, const struct dyn *d, const elf_sym *sym,
 		    int sysv, struct ent *e)
 {
 	int undef_or_empty = sym->st_shndx == SHN_UNDEF || sym->st_size == 0;
@@ -397,9 +403,9 @@ static int consider(const struct object *o, const struct dyn *d, const ElfW(Sym)
  * tables look wrong. */
 static long walk_symbols(const struct object *o, const struct dyn *d, struct ent *out)
 {
-	const ElfW(Phdr) *ph = segment_of(o, d->symtab, sizeof(ElfW(Sym)));
-	const ElfW(Sym) *symend = d->symtab + (segment_end(o, ph) - (uintptr_t)d->symtab) /
-					      sizeof(ElfW(Sym));
+	const elf_phdr *ph = segment_of(o, d->symtab, sizeof(elf_sym));
+	const elf_sym *symend = d->symtab + (segment_end(o, ph) - (uintptr_t)d->symtab) /
+					      sizeof(elf_sym);
 	uint32_t order = 0;
 	long n = 0;
 	struct ent e;
@@ -416,7 +422,7 @@ static long walk_symbols(const struct object *o, const struct dyn *d, struct ent
 		hend = (const Elf32_Word *)segment_end(o, ph);
 		nbuckets = h[0];
 		symbias = h[1];
-		buckets = h + 4 + (size_t)h[2] * (sizeof(ElfW(Addr)) / 4);
+		buckets = h + 4 + (size_t)h[2] * (sizeof(elf_addr) / 4);
 		chain = buckets + nbuckets;
 		if (buckets > hend || chain > hend || chain < buckets)
 			return -1;
@@ -456,7 +462,7 @@ static long walk_symbols(const struct object *o, const struct dyn *d, struct ent
 			count = d->hash[1];
 		} else {
 			count = (const char *)d->strtab > (const char *)d->symtab ?
-				(size_t)((const ElfW(Sym) *)(const void *)d->strtab - d->symtab) : 0;
+				(size_t)((const elf_sym *)(const void *)d->strtab - d->symtab) : 0;
 		}
 		if (count > (size_t)(symend - d->symtab))
 			return -1;

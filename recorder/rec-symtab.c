@@ -90,10 +90,13 @@ static uintptr_t page_up(uintptr_t a)
 }
 
 /* Heapsort (qsort may allocate): no recursion, O(n log n) at worst, for
- * elements of up to 64 bytes. */
+ * elements of up to 64 bytes.  Inlined into each caller, so that the size
+ * and the comparison are constants there: through a function pointer and a
+ * memcpy of unknown size, 30,000 symbols took twice as long to index. */
+#define SORT_INLINE static inline __attribute__((always_inline))
 typedef int before_fn(const void *x, const void *y);
 
-static void swap_elems(char *a, char *b, size_t size)
+SORT_INLINE void swap_elems(char *a, char *b, size_t size)
 {
 	char t[64];
 
@@ -102,7 +105,7 @@ static void swap_elems(char *a, char *b, size_t size)
 	memcpy(b, t, size);
 }
 
-static void sift(char *base, size_t size, before_fn *before, size_t root, size_t n)
+SORT_INLINE void sift(char *base, size_t size, before_fn *before, size_t root, size_t n)
 {
 	for (;;) {
 		size_t child = 2 * root + 1;
@@ -117,7 +120,7 @@ static void sift(char *base, size_t size, before_fn *before, size_t root, size_t
 	}
 }
 
-static void heap_sort(void *base, size_t n, size_t size, before_fn *before)
+SORT_INLINE void heap_sort(void *base, size_t n, size_t size, before_fn *before)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift(base, size, before, i, n);

@@ -24,14 +24,14 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 2
+#define MTA_SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
 G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
 
 enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
-       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
 
 /* One statement per row kind; the run's id is always parameter 1 where
  * there is one. */
@@ -62,6 +62,8 @@ static const char *const sql_text[N_ST] = {
 		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21 WHERE id = ?1",
 	[ST_RUN_V2] = "UPDATE runs SET peak_line = ?2, peak_time_ns = ?3, temporary_allocations = ?4,"
 		" timeline_axis = ?5 WHERE id = ?1",
+	[ST_RUN_V3] = "UPDATE runs SET stopped_line = ?2, stop_reason = ?3, lost_events = ?4,"
+		" lost_reason = ?5, freeres = ?6 WHERE id = ?1",
 	[ST_TIMELINE] = "INSERT INTO timeline (run_id, seq, line, time_ns) VALUES (?1, ?2, ?3, ?4)",
 	[ST_SITE_TIMELINE] = "INSERT INTO site_timeline (run_id, site_id, seq, live_blocks, live_bytes)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -80,6 +82,14 @@ static const char sql_migrate_v1[] =
 	"ALTER TABLE site_stats ADD COLUMN peak_share_bytes INTEGER;"
 	"DROP VIEW IF EXISTS leaks_by_site;"
 	"DROP VIEW IF EXISTS site_summary;";
+
+/* Version 2 -> 3 (issue 18): what the recorder did not record. */
+static const char sql_migrate_v2[] =
+	"ALTER TABLE runs ADD COLUMN stopped_line INTEGER;"
+	"ALTER TABLE runs ADD COLUMN stop_reason TEXT;"
+	"ALTER TABLE runs ADD COLUMN lost_events INTEGER;"
+	"ALTER TABLE runs ADD COLUMN lost_reason TEXT;"
+	"ALTER TABLE runs ADD COLUMN freeres TEXT;";
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -275,6 +285,9 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 	/* An older database of ours: brought up to date in this transaction */
 	if (app == MTA_APPLICATION_ID && version == 1 && !exec (d, sql_migrate_v1, error))
 		return FALSE;
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
+	    !exec (d, sql_migrate_v2, error))
+		return FALSE;
 	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)
@@ -389,6 +402,28 @@ store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
 	for (guint k = 0; k < G_N_ELEMENTS (v); k++)
 		sqlite3_bind_int64 (st, 9 + (int) k, (sqlite3_int64) v[k]);
 	gboolean ok = step (d, ST_RUN_TOTALS, error);
+	sqlite3_clear_bindings (st);
+	return ok;
+}
+
+/* Where the recorder stopped, what it lost, whether libc's caches were
+ * released (v3; NULL: the trace does not say). */
+static gboolean
+store_incomplete (MtaDb *d, const MtaIncomplete *x, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_RUN_V3];
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	if (x->stopped_line > 0) {
+		sqlite3_bind_int64 (st, 2, (sqlite3_int64) x->stopped_line);
+		sqlite3_bind_text (st, 3, x->stop_reason, -1, SQLITE_STATIC);
+	}
+	if (x->lost_lines > 0) {
+		sqlite3_bind_int64 (st, 4, (sqlite3_int64) MIN (x->lost_events, (uint64_t) INT64_MAX));
+		sqlite3_bind_text (st, 5, x->lost_reason, -1, SQLITE_STATIC);
+	}
+	bind_text_or_null (st, 6, x->freeres);
+	gboolean ok = step (d, ST_RUN_V3, error);
 	sqlite3_clear_bindings (st);
 	return ok;
 }
@@ -593,6 +628,7 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 
 	if (!store_totals (d, mta_run_info (run), error) ||
 	    !store_timeline (d, run, error) ||
+	    !store_incomplete (d, &mta_run_info (run)->incomplete, error) ||
 	    !store_sites (d, sites, site_ids, error) ||
 	    !store_paths (d, paths, site_ids, error) ||
 	    !store_site_stats (d, sites, site_ids, error) ||

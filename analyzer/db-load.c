@@ -13,6 +13,7 @@
  */
 #include "db-load.h"
 #include "growth.h"
+#include "oom.h"
 #include "pkgdata.h"
 #include "site-report.h"
 
@@ -108,13 +109,43 @@ struct MtaDb {
 	int64_t run_id;
 	int64_t stack_base;        /* stacks.id of path 0 */
 	sqlite3_stmt *st[N_ST];
+	guint oom;                 /* mta_oom_add handle */
 };
+
+/* Out of memory: roll the load back, and remove a file it created and
+ * left empty (as mta_db_close does, without freeing anything). */
+static void
+db_oom (gpointer data)
+{
+	MtaDb *d = data;
+	struct stat st;
+
+	if (d->in_tx)
+		sqlite3_exec (d->db, "ROLLBACK", NULL, NULL, NULL);
+	if (d->created && !d->committed && stat (d->path, &st) == 0 && st.st_size == 0) {
+		char journal[4096];
+		unlink (d->path);
+		if (g_snprintf (journal, sizeof journal, "%s-journal", d->path) < (int) sizeof journal)
+			unlink (journal);
+	}
+}
+
+/* SQLite ran out of memory: the same words as when GLib does (oom.c). */
+static gboolean
+nomem (MtaDb *d, int rc, GError **error)
+{
+	if (rc != SQLITE_NOMEM)
+		return FALSE;
+	g_set_error (error, MTA_DB_ERROR, rc, "out of memory (loading into '%s')", d->path);
+	return TRUE;
+}
 
 static gboolean
 db_fail (MtaDb *d, GError **error, const char *what)
 {
-	g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
-		     d->path, what, sqlite3_errmsg (d->db));
+	if (!nomem (d, sqlite3_errcode (d->db), error))
+		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
+			     d->path, what, sqlite3_errmsg (d->db));
 	return FALSE;
 }
 
@@ -123,8 +154,9 @@ exec (MtaDb *d, const char *sql, GError **error)
 {
 	char *msg = NULL;
 	if (sqlite3_exec (d->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
-			     d->path, msg ? msg : sqlite3_errmsg (d->db));
+		if (!nomem (d, sqlite3_errcode (d->db), error))
+			g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
+				     d->path, msg ? msg : sqlite3_errmsg (d->db));
 		sqlite3_free (msg);
 		return FALSE;
 	}
@@ -142,7 +174,7 @@ query_int (MtaDb *d, const char *sql, GError **error)
 		v = sqlite3_column_int64 (st, 0);
 	else if (rc == SQLITE_DONE)
 		v = 0;
-	if (v < 0)
+	if (v < 0 && !nomem (d, rc, error))
 		g_set_error (error, MTA_DB_ERROR, rc, "cannot use '%s': %s", d->path,
 			     sqlite3_errmsg (d->db));
 	sqlite3_finalize (st);
@@ -239,10 +271,12 @@ mta_db_open (const char *path, GError **error)
 	MtaDb *d = g_new0 (MtaDb, 1);
 	d->path = g_strdup (path);
 	d->created = !exists;
+	d->oom = mta_oom_add (db_oom, d);
 	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
-			     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
+		if (!nomem (d, rc, error))
+			g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
+				     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
 		mta_db_close (d);
 		return NULL;
 	}
@@ -641,6 +675,9 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	d->in_tx = FALSE;
 	d->committed = TRUE;
+	/* the run is in: nothing to undo if memory runs out later */
+	mta_oom_remove (d->oom);
+	d->oom = 0;
 	*run_id = d->run_id;
 	return TRUE;
 }
@@ -650,6 +687,7 @@ mta_db_close (MtaDb *d)
 {
 	if (d == NULL)
 		return;
+	mta_oom_remove (d->oom);
 	for (int i = 0; i < N_ST; i++)
 		sqlite3_finalize (d->st[i]);
 	if (d->in_tx)

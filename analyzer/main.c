@@ -23,6 +23,7 @@
 #include "growth.h"
 #include "incomplete.h"
 #include "mtrace-compat.h"
+#include "oom.h"
 #include "parts.h"
 #include "shrink.h"
 #include "symbolize.h"
@@ -337,6 +338,7 @@ main (int argc, char **argv)
 	int status;
 
 	setlocale (LC_ALL, "");
+	mta_oom_init ();
 	static char outbuf[1 << 16];
 	setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
 

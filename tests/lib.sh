@@ -81,7 +81,7 @@
 #   strip_ext TRACE                 the standard lines of a trace
 #   norm_ptrs                       pointers renamed P1, P2, ... (a filter)
 #   mtrace_ok TRACE [BINARY]        /usr/bin/mtrace reads TRACE (report
-#                                   in TRACE.mt), exits 0 or 1, and finds
+#                                   in mt_TRACE), exits 0 or 1, and finds
 #                                   no free of memory never allocated and
 #                                   no duplicate allocation
 #   mtrace_leaks TRACE N [SIZE]     mtrace_ok, and exactly N leaks (of SIZE
@@ -299,16 +299,17 @@ count_size() {
 }
 
 # mtrace_ok FILE [BINARY]: /usr/bin/mtrace reads FILE (exit 0 or 1, report
-# in FILE.mt) and reports no free of memory never allocated and no
-# duplicate allocation.
+# in mt_FILE, beside FILE) and reports no free of memory never allocated and
+# no duplicate allocation.
 mtrace_ok() {
 	mtrace_rc_=0
-	/usr/bin/mtrace ${2:+"$2"} "$1" >"$1.mt" 2>&1 || mtrace_rc_=$?
+	mtrace_mt_=$(dirname "$1")/mt_$(basename "$1")
+	/usr/bin/mtrace ${2:+"$2"} "$1" >"$mtrace_mt_" 2>&1 || mtrace_rc_=$?
 	if [ $mtrace_rc_ -gt 1 ]; then
-		tail -n 5 "$1.mt"; echo "mtrace failed on $1 (exit $mtrace_rc_)"; return 1
+		tail -n 5 "$mtrace_mt_"; echo "mtrace failed on $1 (exit $mtrace_rc_)"; return 1
 	fi
-	if grep -e "never alloc" -e "duplicate" "$1.mt" >/dev/null; then
-		grep -e "never alloc" -e "duplicate" "$1.mt" | head
+	if grep -e "never alloc" -e "duplicate" "$mtrace_mt_" >/dev/null; then
+		grep -e "never alloc" -e "duplicate" "$mtrace_mt_" | head
 		echo "$1: inconsistent trace"; return 1
 	fi
 	return 0
@@ -318,15 +319,15 @@ mtrace_ok() {
 # freed (all of SIZE bytes when given); mtrace exits 1 (0 if NLEAKS is 0).
 mtrace_leaks() {
 	mtrace_ok "$1" || return 1
-	mtrace_n_=$(grep -c '^0x' "$1.mt" || true)
+	mtrace_n_=$(grep -c '^0x' "$mtrace_mt_" || true)
 	if [ "$mtrace_n_" -ne "$2" ]; then
-		cat "$1.mt"; echo "$1: $mtrace_n_ leaks, expected $2"; return 1
+		cat "$mtrace_mt_"; echo "$1: $mtrace_n_ leaks, expected $2"; return 1
 	fi
 	if [ $mtrace_rc_ -ne $(($2 > 0)) ]; then
-		cat "$1.mt"; echo "$1: mtrace exit $mtrace_rc_"; return 1
+		cat "$mtrace_mt_"; echo "$1: mtrace exit $mtrace_rc_"; return 1
 	fi
-	if [ $# -ge 3 ] && grep '^0x' "$1.mt" | grep -v " $(printf '%#x' "$3") " >/dev/null; then
-		cat "$1.mt"; echo "$1: leaks of other sizes than $3"; return 1
+	if [ $# -ge 3 ] && grep '^0x' "$mtrace_mt_" | grep -v " $(printf '%#x' "$3") " >/dev/null; then
+		cat "$mtrace_mt_"; echo "$1: leaks of other sizes than $3"; return 1
 	fi
 	return 0
 }

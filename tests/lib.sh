@@ -53,8 +53,19 @@
 # Other helpers
 # -------------
 #
-#   test_expect_success TITLE BODY  a test (see above)
-#   test_expect_failure TITLE BODY  a known breakage (git's name): a test
+#   test_expect_success [PREREQ] TITLE BODY
+#                                   a test (see above); with PREREQ (NAME or
+#                                   NAME,NAME...) it is reported skipped,
+#                                   "# skip missing NAME", where NAME does
+#                                   not hold
+#   test_lazy_prereq NAME SCRIPT    NAME holds when SCRIPT exits 0 (run once);
+#                                   defined here: GLIBC_DEBUG (glibc's
+#                                   libc_malloc_debug.so), MTRACE, TIME
+#                                   (/usr/bin/time), PERL, PYTHON3, SQLITE3,
+#                                   ANALYZER
+#   test_have_prereq NAME[,NAME]    true when each holds (for top-level ifs)
+#   test_expect_failure [PREREQ] TITLE BODY
+#                                   a known breakage (git's name): a test
 #                                   that fails today because of a bug in
 #                                   the product, reported as "not ok ...
 #                                   # TODO known breakage" (and "# TODO
@@ -169,10 +180,44 @@ test_show_log_() {
 	sed -e 's/^/#   /' "$test_log_" | tail -n 40
 }
 
-# test_expect_success TITLE BODY: ok when BODY, run as described above,
-# exits 0.
+# test_lazy_prereq NAME SCRIPT: NAME holds when SCRIPT (run once, on first
+# use, in a subshell) exits 0.
+test_lazy_prereq() {
+	eval "test_prereq_script_$1=\$2"
+}
+
+# test_have_prereq NAME[,NAME...]: true when every NAME holds.
+test_have_prereq() {
+	for test_p_ in $(echo "$1" | tr , ' '); do
+		eval "test_p_have_=\${test_prereq_have_$test_p_:-}"
+		if [ -z "$test_p_have_" ]; then
+			eval "test_p_script_=\${test_prereq_script_$test_p_-}"
+			[ -n "$test_p_script_" ] || BUG "unknown prerequisite $test_p_"
+			if (eval "$test_p_script_") >/dev/null 2>&1 </dev/null; then test_p_have_=yes; else test_p_have_=no; fi
+			eval "test_prereq_have_$test_p_=$test_p_have_"
+		fi
+		[ "$test_p_have_" = yes ] || { test_missing_prereq_=$test_p_; return 1; }
+	done
+	return 0
+}
+
+# Prerequisites every script may name.
+test_lazy_prereq GLIBC_DEBUG '[ -f "$GLIBC_DEBUG" ]'
+test_lazy_prereq MTRACE '[ -x /usr/bin/mtrace ]'
+test_lazy_prereq TIME '[ -x /usr/bin/time ]'
+test_lazy_prereq PERL 'command -v perl'
+test_lazy_prereq PYTHON3 'command -v python3'
+test_lazy_prereq SQLITE3 'command -v sqlite3'
+test_lazy_prereq ANALYZER '[ -x "$MTANALYZE" ]'
+
+# test_expect_success [PREREQ] TITLE BODY: ok when BODY, run as described
+# above, exits 0.
 test_expect_success() {
-	[ $# -eq 2 ] || BUG "test_expect_success takes a title and a body, got $# arguments"
+	[ $# -eq 2 ] || [ $# -eq 3 ] || BUG "test_expect_success takes [prereq], a title and a body, got $# arguments"
+	if [ $# -eq 3 ]; then
+		test_have_prereq "$1" || { test_skip "$2" "missing $test_missing_prereq_"; return 0; }
+		shift
+	fi
 	test_count=$((test_count + 1))
 	test_run_ "$1" "$2"
 	if [ $test_status_ -eq 0 ]; then
@@ -186,7 +231,11 @@ test_expect_success() {
 
 # test_expect_failure TITLE BODY: a known breakage of the product.
 test_expect_failure() {
-	[ $# -eq 2 ] || BUG "test_expect_failure takes a title and a body, got $# arguments"
+	[ $# -eq 2 ] || [ $# -eq 3 ] || BUG "test_expect_failure takes [prereq], a title and a body, got $# arguments"
+	if [ $# -eq 3 ]; then
+		test_have_prereq "$1" || { test_skip "$2" "missing $test_missing_prereq_"; return 0; }
+		shift
+	fi
 	test_count=$((test_count + 1))
 	test_run_ "$1" "$2"
 	if [ $test_status_ -eq 0 ]; then

@@ -17,10 +17,13 @@
 #    unseen unless the body's verdict depends on it:
 #      * every command of `a && b` but the last, of `a || b` but the
 #        last, and the command after `!` or in an if/while condition;
-#      * every command inside a function called from such a place (so a
-#        helper function must chain its own commands with && or return
-#        its status explicitly, like those below; never rely on set -e
-#        inside a function).
+#      * every command inside a function called from such a place.
+#    A helper function therefore runs sometimes with set -e in effect (when
+#    it is the last command of a chain) and sometimes without: it must
+#    chain its own commands with && (or "|| return 1"), and must not run a
+#    command whose non-zero status is expected as a bare command -- keep
+#    such a status with "st=0; cmd || st=$?" or test_expect_code, as the
+#    helpers below do.
 #  - the "&&-chain lint" (git's GIT_TEST_CHAIN_LINT): before the real run
 #    the body is run once as "(exit 117) && BODY"; a body whose commands are
 #    all joined by && runs nothing then and exits 117.  Anything else -- a

@@ -272,13 +272,18 @@ test_expect_code() {
 # test_fails_normally_ WHAT STATUS CMD...: STATUS is a normal failure
 # (1-125), or 0 when WHAT is "might".
 test_fails_normally_() {
-	case $2 in
-	0)	[ "$1" = might ] && return 0
+	test_what_=$1 test_st_=$2 && shift 2 &&
+	case $test_st_ in
+	0)	[ "$test_what_" = might ] && return 0
 		echo "test_must_fail: the command succeeded: $*" >&2 ;;
-	126)	echo "test_$1_fail: the command could not be run (126): $*" >&2 ;;
-	127)	echo "test_$1_fail: command not found (127): $*" >&2 ;;
-	*)	[ "$2" -le 125 ] && return 0
-		echo "test_$1_fail: the command died (exit status $2, signal $(($2 - 128))): $*" >&2 ;;
+	126)	echo "test_${test_what_}_fail: the command could not be run (126): $*" >&2 ;;
+	127)	echo "test_${test_what_}_fail: command not found (127): $*" >&2 ;;
+	*)	[ "$test_st_" -le 125 ] && return 0
+		if [ "$test_st_" -gt 128 ]; then
+			echo "test_${test_what_}_fail: the command died of signal $((test_st_ - 128)): $*" >&2
+		else
+			echo "test_${test_what_}_fail: exit status $test_st_ is not a normal failure: $*" >&2
+		fi ;;
 	esac
 	return 1
 }

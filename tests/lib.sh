@@ -213,41 +213,42 @@ test_lazy_prereq PYTHON3 'command -v python3'
 test_lazy_prereq SQLITE3 'command -v sqlite3'
 test_lazy_prereq ANALYZER '[ -x "$MTANALYZE" ]'
 
+# test_expect_ success|failure [PREREQ] TITLE BODY: the two below.
+test_expect_() {
+	test_kind_=$1 && shift &&
+	[ $# -eq 2 ] || [ $# -eq 3 ] ||
+		BUG "test_expect_$test_kind_ takes [prereq], a title and a body, got $# arguments"
+	if [ $# -eq 3 ]; then
+		test_have_prereq "$1" || { test_skip "$2" "missing $test_missing_prereq_"; return 0; }
+		shift
+	fi
+	test_count=$((test_count + 1))
+	test_run_ "$1" "$2"
+	case $test_kind_,$test_status_ in
+	success,0)
+		printf 'ok %d - %s\n' "$test_count" "$1" ;;
+	success,*)
+		test_failed=$((test_failed + 1))
+		printf 'not ok %d - %s\n' "$test_count" "$1"
+		test_show_log_ ;;
+	failure,0)
+		printf 'ok %d - %s # TODO known breakage vanished\n' "$test_count" "$1" ;;
+	failure,*)
+		test_broken=$((test_broken + 1))
+		printf 'not ok %d - %s # TODO known breakage\n' "$test_count" "$1"
+		test_show_log_ ;;
+	esac
+}
+
 # test_expect_success [PREREQ] TITLE BODY: ok when BODY, run as described
 # above, exits 0.
 test_expect_success() {
-	[ $# -eq 2 ] || [ $# -eq 3 ] || BUG "test_expect_success takes [prereq], a title and a body, got $# arguments"
-	if [ $# -eq 3 ]; then
-		test_have_prereq "$1" || { test_skip "$2" "missing $test_missing_prereq_"; return 0; }
-		shift
-	fi
-	test_count=$((test_count + 1))
-	test_run_ "$1" "$2"
-	if [ $test_status_ -eq 0 ]; then
-		printf 'ok %d - %s\n' "$test_count" "$1"
-	else
-		test_failed=$((test_failed + 1))
-		printf 'not ok %d - %s\n' "$test_count" "$1"
-		test_show_log_
-	fi
+	test_expect_ success "$@"
 }
 
-# test_expect_failure TITLE BODY: a known breakage of the product.
+# test_expect_failure [PREREQ] TITLE BODY: a known breakage of the product.
 test_expect_failure() {
-	[ $# -eq 2 ] || [ $# -eq 3 ] || BUG "test_expect_failure takes [prereq], a title and a body, got $# arguments"
-	if [ $# -eq 3 ]; then
-		test_have_prereq "$1" || { test_skip "$2" "missing $test_missing_prereq_"; return 0; }
-		shift
-	fi
-	test_count=$((test_count + 1))
-	test_run_ "$1" "$2"
-	if [ $test_status_ -eq 0 ]; then
-		printf 'ok %d - %s # TODO known breakage vanished\n' "$test_count" "$1"
-	else
-		test_broken=$((test_broken + 1))
-		printf 'not ok %d - %s # TODO known breakage\n' "$test_count" "$1"
-		test_show_log_
-	fi
+	test_expect_ failure "$@"
 }
 
 # test_skip TITLE REASON: a test that cannot run here, and why.

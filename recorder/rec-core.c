@@ -1140,7 +1140,11 @@ static const char *release_libc_caches(char *buf, size_t cap)
 		return "skipped: MTREC_FREERES=0";
 	if (g.forked)
 		return "skipped: a forked child";
-	n = prim_count_threads();
+	/* A thread just joined can still be in /proc/self/task for a moment
+	 * (pthread_join returns when the kernel clears its tid, before the
+	 * task is gone): look again for up to 20 ms before deciding. */
+	for (int tries = 0; (n = prim_count_threads()) > 1 && tries < 20; tries++)
+		syscall(SYS_nanosleep, &(struct timespec){ 0, 1000000 }, NULL);
 	if (n == 1) {
 		__libc_freeres();
 		return "done";

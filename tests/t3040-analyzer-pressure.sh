@@ -22,19 +22,19 @@ printf '= Start\n@ ./app:[0x10] + 0x1000 0x10\n= End\n' >tiny.log
 # The smallest address-space limit (KB) under which a tiny trace is
 # analyzed in MODE; the big one needs far more than LIMIT + 24 MB.
 limit_for() {
-	v=16384
+	v=16384 &&
 	while [ $v -le 1048576 ]; do
-		st=0; (ulimit -v $v; "$MTANALYZE" "$@" tiny.log >/dev/null 2>&1) || st=$?
-		[ $st -le 1 ] && { echo $((v + 24576)); return; }
-		v=$((v + 8192))
-	done
+		st=0 && { (ulimit -v $v && "$MTANALYZE" "$@" tiny.log >/dev/null 2>&1) || st=$?; } &&
+		if [ $st -le 1 ]; then echo $((v + 24576)) && return 0; fi &&
+		v=$((v + 8192)) || return 1
+	done &&
 	echo 0
 }
 
 # under_limit LIMIT ARGS...: run mtanalyze with the address space limited
 under_limit() {
-	lim=$1; shift
-	st=0; (ulimit -v "$lim"; exec "$MTANALYZE" "$@") >out 2>err || st=$?
+	lim=$1 && shift &&
+	st=0 && { (ulimit -v "$lim" && exec "$MTANALYZE" "$@") >out 2>err || st=$?; }
 }
 
 # oom_said: status 2 and one line saying so
@@ -49,7 +49,7 @@ if ldd "$TOP/analyzer/mtanalyze" 2>/dev/null | grep -q libasan; then
 	test_skip 'out of memory' 'a sanitizer build (ulimit -v does not apply)'
 else
 test_expect_success 'the big trace is fine without a limit' '
-	st=0; "$MTANALYZE" --by-site big.log >/dev/null || st=$?; test $st = 1
+	test_expect_code 1 "$MTANALYZE" --by-site big.log >/dev/null
 '
 
 test_expect_success 'out of memory, --db into a new database: status 2, no file left' '
@@ -59,7 +59,7 @@ test_expect_success 'out of memory, --db into a new database: status 2, no file 
 '
 
 test_expect_success 'out of memory, --db into an existing database: left as it was' '
-	"$MTANALYZE" --db old.db tiny.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db old.db tiny.log >/dev/null &&
 	sqlite3 old.db .dump >before.dump && cp old.db old.copy &&
 	lim=$(limit_for --db probe.db) && rm -f probe.db &&
 	under_limit "$lim" --db old.db big.log && oom_said &&
@@ -76,7 +76,7 @@ test_expect_success 'out of memory, --all-events: rolled back, status 2' '
 
 test_expect_success 'out of memory, --json into a file: nothing half written' '
 	lim=$(limit_for --json) &&
-	st=0; (ulimit -v "$lim"; exec "$MTANALYZE" --json big.log) >j.json 2>err || st=$? &&
+	st=0 && { (ulimit -v "$lim" && exec "$MTANALYZE" --json big.log) >j.json 2>err || st=$?; } &&
 	oom_said && test ! -s j.json
 '
 
@@ -89,7 +89,7 @@ test_expect_success 'out of memory, by site and plain: status 2, one line' '
 
 test_expect_success 'out of memory, shrink -o: no output, no temporary file' '
 	echo old >small.log && lim=$(limit_for shrink -q -o probe.log) && rm -f probe.log &&
-	st=0; (ulimit -v "$lim"; exec "$MTANALYZE" shrink -o small.log big.log) >out 2>err || st=$? &&
+	st=0 && { (ulimit -v "$lim" && exec "$MTANALYZE" shrink -o small.log big.log) >out 2>err || st=$?; } &&
 	oom_said && test "$(cat small.log)" = old && test ! -e small.log.tmp
 '
 
@@ -104,12 +104,12 @@ test_expect_success 'record a fixture, then delete its binary and library' '
 	"$CC" -O1 -g -DWITH_LIB -o ana-leaks "$HELPER/ana-leaks.c" -L. -lana-leak -Wl,-rpath,"$OUT/app" &&
 	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=../deep.log MTREC_DEPTH=16 ./ana-leaks l >/dev/null &&
 	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=../flat.log ./ana-leaks l >/dev/null &&
-	cd .. && "$MTANALYZE" --by-site --frames 0 flat.log >present.out || : &&
+	cd .. && test_expect_code 1 "$MTANALYZE" --by-site --frames 0 flat.log >present.out &&
 	rm -rf app && cat present.out
 '
 
 test_expect_success 'by site: distinct sites of a deleted binary stay apart' '
-	"$MTANALYZE" --by-site --frames 1 deep.log >gone.out || : &&
+	test_expect_code 1 "$MTANALYZE" --by-site --frames 1 deep.log >gone.out &&
 	cat gone.out &&
 	n=$(grep -c "^ *[0-9].* in $OUT/app/ana-leaks " gone.out) && test "$n" -ge 3 &&
 	grep -q "^ *[0-9].*  0x[0-9a-f]* in $OUT/app/libana-leak.so " gone.out &&
@@ -120,19 +120,19 @@ test_expect_success 'by site: distinct sites of a deleted binary stay apart' '
 '
 
 test_expect_success 'JSON and the database keep them apart too' '
-	"$MTANALYZE" --json deep.log >gone.json || : &&
+	test_expect_code 1 "$MTANALYZE" --json deep.log >gone.json &&
 	py "sorted((s[\"function\"], s[\"object\"]) for s in d[\"leak_sites\"])" gone.json >sites &&
 	cat sites &&
 	test "$(py "len(set((s[\"function\"], s[\"object\"]) for s in d[\"leak_sites\"]))" gone.json)" = \
 	     "$(py "len(d[\"leak_sites\"])" gone.json)" &&
-	"$MTANALYZE" --db gone.db deep.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db gone.db deep.log >/dev/null &&
 	test "$(sqlite3 gone.db "SELECT count(*) FROM leaks_by_site")" = "$(py "len(d[\"leak_sites\"])" gone.json)" &&
 	test "$(sqlite3 gone.db "SELECT count(*) FROM sites WHERE function = '\''0x0'\''")" = 0
 '
 
 test_expect_success 'a caller field with a symbol keeps its offset' '
 	printf "= Start\n@ ./gone:(leaky+18)[0x11f1] + 0x1000 0x10\n@ ./gone:(leaky+2a)[0x1203] + 0x2000 0x20\n= End\n" >sym.log &&
-	"$MTANALYZE" --by-site sym.log >sym.out || : &&
+	test_expect_code 1 "$MTANALYZE" --by-site sym.log >sym.out &&
 	grep -q "^ *1  *32  leaky+0x2a in ./gone " sym.out &&
 	grep -q "^ *1  *16  leaky+0x18 in ./gone " sym.out
 '

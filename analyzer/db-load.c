@@ -13,6 +13,7 @@
  */
 #include "db-load.h"
 #include "growth.h"
+#include "oom.h"
 #include "pkgdata.h"
 #include "site-report.h"
 
@@ -24,14 +25,14 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 2
+#define MTA_SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
 G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
 
 enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
-       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
 
 /* One statement per row kind; the run's id is always parameter 1 where
  * there is one. */
@@ -62,6 +63,8 @@ static const char *const sql_text[N_ST] = {
 		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21 WHERE id = ?1",
 	[ST_RUN_V2] = "UPDATE runs SET peak_line = ?2, peak_time_ns = ?3, temporary_allocations = ?4,"
 		" timeline_axis = ?5 WHERE id = ?1",
+	[ST_RUN_V3] = "UPDATE runs SET stopped_line = ?2, stop_reason = ?3, lost_events = ?4,"
+		" lost_reason = ?5, freeres = ?6 WHERE id = ?1",
 	[ST_TIMELINE] = "INSERT INTO timeline (run_id, seq, line, time_ns) VALUES (?1, ?2, ?3, ?4)",
 	[ST_SITE_TIMELINE] = "INSERT INTO site_timeline (run_id, site_id, seq, live_blocks, live_bytes)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -81,6 +84,14 @@ static const char sql_migrate_v1[] =
 	"DROP VIEW IF EXISTS leaks_by_site;"
 	"DROP VIEW IF EXISTS site_summary;";
 
+/* Version 2 -> 3 (issue 18): what the recorder did not record. */
+static const char sql_migrate_v2[] =
+	"ALTER TABLE runs ADD COLUMN stopped_line INTEGER;"
+	"ALTER TABLE runs ADD COLUMN stop_reason TEXT;"
+	"ALTER TABLE runs ADD COLUMN lost_events INTEGER;"
+	"ALTER TABLE runs ADD COLUMN lost_reason TEXT;"
+	"ALTER TABLE runs ADD COLUMN freeres TEXT;";
+
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
 	" lines, unreadable_lines, events, allocations, frees, reallocations, failed_allocations,"
@@ -98,13 +109,43 @@ struct MtaDb {
 	int64_t run_id;
 	int64_t stack_base;        /* stacks.id of path 0 */
 	sqlite3_stmt *st[N_ST];
+	guint oom;                 /* mta_oom_add handle */
 };
+
+/* Out of memory: roll the load back, and remove a file it created and
+ * left empty (as mta_db_close does, without freeing anything). */
+static void
+db_oom (gpointer data)
+{
+	MtaDb *d = data;
+	struct stat st;
+
+	if (d->in_tx)
+		sqlite3_exec (d->db, "ROLLBACK", NULL, NULL, NULL);
+	if (d->created && !d->committed && stat (d->path, &st) == 0 && st.st_size == 0) {
+		char journal[4096];
+		unlink (d->path);
+		if (g_snprintf (journal, sizeof journal, "%s-journal", d->path) < (int) sizeof journal)
+			unlink (journal);
+	}
+}
+
+/* SQLite ran out of memory: the same words as when GLib does (oom.c). */
+static gboolean
+nomem (MtaDb *d, int rc, GError **error)
+{
+	if (rc != SQLITE_NOMEM)
+		return FALSE;
+	g_set_error (error, MTA_DB_ERROR, rc, "out of memory (loading into '%s')", d->path);
+	return TRUE;
+}
 
 static gboolean
 db_fail (MtaDb *d, GError **error, const char *what)
 {
-	g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
-		     d->path, what, sqlite3_errmsg (d->db));
+	if (!nomem (d, sqlite3_errcode (d->db), error))
+		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
+			     d->path, what, sqlite3_errmsg (d->db));
 	return FALSE;
 }
 
@@ -113,8 +154,9 @@ exec (MtaDb *d, const char *sql, GError **error)
 {
 	char *msg = NULL;
 	if (sqlite3_exec (d->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
-			     d->path, msg ? msg : sqlite3_errmsg (d->db));
+		if (!nomem (d, sqlite3_errcode (d->db), error))
+			g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
+				     d->path, msg ? msg : sqlite3_errmsg (d->db));
 		sqlite3_free (msg);
 		return FALSE;
 	}
@@ -132,7 +174,7 @@ query_int (MtaDb *d, const char *sql, GError **error)
 		v = sqlite3_column_int64 (st, 0);
 	else if (rc == SQLITE_DONE)
 		v = 0;
-	if (v < 0)
+	if (v < 0 && !nomem (d, rc, error))
 		g_set_error (error, MTA_DB_ERROR, rc, "cannot use '%s': %s", d->path,
 			     sqlite3_errmsg (d->db));
 	sqlite3_finalize (st);
@@ -229,10 +271,12 @@ mta_db_open (const char *path, GError **error)
 	MtaDb *d = g_new0 (MtaDb, 1);
 	d->path = g_strdup (path);
 	d->created = !exists;
+	d->oom = mta_oom_add (db_oom, d);
 	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
-			     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
+		if (!nomem (d, rc, error))
+			g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
+				     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
 		mta_db_close (d);
 		return NULL;
 	}
@@ -274,6 +318,9 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 		return FALSE;
 	/* An older database of ours: brought up to date in this transaction */
 	if (app == MTA_APPLICATION_ID && version == 1 && !exec (d, sql_migrate_v1, error))
+		return FALSE;
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
+	    !exec (d, sql_migrate_v2, error))
 		return FALSE;
 	if (!exec (d, schema, error))
 		return FALSE;
@@ -389,6 +436,28 @@ store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
 	for (guint k = 0; k < G_N_ELEMENTS (v); k++)
 		sqlite3_bind_int64 (st, 9 + (int) k, (sqlite3_int64) v[k]);
 	gboolean ok = step (d, ST_RUN_TOTALS, error);
+	sqlite3_clear_bindings (st);
+	return ok;
+}
+
+/* Where the recorder stopped, what it lost, whether libc's caches were
+ * released (v3; NULL: the trace does not say). */
+static gboolean
+store_incomplete (MtaDb *d, const MtaIncomplete *x, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_RUN_V3];
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	if (x->stopped_line > 0) {
+		sqlite3_bind_int64 (st, 2, (sqlite3_int64) x->stopped_line);
+		sqlite3_bind_text (st, 3, x->stop_reason, -1, SQLITE_STATIC);
+	}
+	if (x->lost_lines > 0) {
+		sqlite3_bind_int64 (st, 4, (sqlite3_int64) MIN (x->lost_events, (uint64_t) INT64_MAX));
+		sqlite3_bind_text (st, 5, x->lost_reason, -1, SQLITE_STATIC);
+	}
+	bind_text_or_null (st, 6, x->freeres);
+	gboolean ok = step (d, ST_RUN_V3, error);
 	sqlite3_clear_bindings (st);
 	return ok;
 }
@@ -593,6 +662,7 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 
 	if (!store_totals (d, mta_run_info (run), error) ||
 	    !store_timeline (d, run, error) ||
+	    !store_incomplete (d, &mta_run_info (run)->incomplete, error) ||
 	    !store_sites (d, sites, site_ids, error) ||
 	    !store_paths (d, paths, site_ids, error) ||
 	    !store_site_stats (d, sites, site_ids, error) ||
@@ -605,6 +675,9 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	d->in_tx = FALSE;
 	d->committed = TRUE;
+	/* the run is in: nothing to undo if memory runs out later */
+	mta_oom_remove (d->oom);
+	d->oom = 0;
 	*run_id = d->run_id;
 	return TRUE;
 }
@@ -614,6 +687,7 @@ mta_db_close (MtaDb *d)
 {
 	if (d == NULL)
 		return;
+	mta_oom_remove (d->oom);
 	for (int i = 0; i < N_ST; i++)
 		sqlite3_finalize (d->st[i]);
 	if (d->in_tx)

@@ -197,6 +197,32 @@ put_peak_and_temporary (FILE *out, const MtaRun *run)
 	fputs (temp->len ? "\n  ]},\n" : "]},\n", out);
 }
 
+/* "incomplete": where the recorder stopped or first lost events, and
+ * why; null for a complete run (issue 18). */
+static void
+put_incomplete (FILE *out, const MtaIncomplete *x)
+{
+	gboolean stopped = x->stopped_line > 0;
+
+	fputs ("  \"incomplete\": ", out);
+	if (!mta_incomplete_is (x)) {
+		fputs ("null,\n", out);
+		return;
+	}
+	fprintf (out, "{\"stopped\": %s, \"file\": ", stopped ? "true" : "false");
+	mta_json_put_string (out, stopped ? x->stopped_part : x->lost_part);
+	fputs (", ", out);
+	put_u64 (out, "line", stopped ? x->stopped_line : x->lost_line, TRUE);
+	put_u64 (out, "file_line", stopped ? x->stopped_part_line : x->lost_part_line, TRUE);
+	fputs ("\"reason\": ", out);
+	mta_json_put_string (out, stopped ? x->stop_reason : x->lost_reason);
+	fputs (",\n    ", out);
+	put_u64 (out, "lost_events", x->lost_events, TRUE);
+	fputs ("\"lost_reason\": ", out);
+	mta_json_put_string (out, x->lost_reason);
+	fputs ("},\n", out);
+}
+
 void
 mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out)
 {
@@ -259,6 +285,9 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs ("]", out);
 	} else
 		fputs ("null", out);
+	fprintf (out, ",\n    \"leaks_proven\": %s, \"freeres\": ",
+		 mta_incomplete_is (&i->incomplete) ? "false" : "true");
+	mta_json_put_string (out, i->incomplete.freeres);
 	fprintf (out, ",\n    \"timeline\": {\"axis\": \"%s\", ", i->time_axis ? "time" : "line");
 	put_u64_array (out, "lines", i->tl_lines, i->tl_len);
 	fputs (", ", out);
@@ -267,6 +296,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	else
 		fputs ("\"times_ns\": null", out);
 	fputs ("}\n  },\n", out);
+	put_incomplete (out, &i->incomplete);
 	put_peak_and_temporary (out, run);
 
 	fputs ("  \"leak_sites\": [", out);
@@ -288,7 +318,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 			 mta_growth_name (s->growth), s->growth_exponent);
 		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
 		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
-		fputs ("\n      ", out);
+		fprintf (out, "\"proven\": %s", mta_run_site_proven (run, s) ? "true" : "false");
+		fputs (",\n      ", out);
 		if (s->tl_bytes != NULL) {
 			put_u32_array (out, "live_blocks_over_time", s->tl_blocks, i->tl_len);
 			fputs (",\n      ", out);

@@ -21,7 +21,9 @@
 #include "analysis.h"
 #include "diff.h"
 #include "growth.h"
+#include "incomplete.h"
 #include "mtrace-compat.h"
+#include "oom.h"
 #include "parts.h"
 #include "shrink.h"
 #include "symbolize.h"
@@ -151,6 +153,7 @@ typedef struct {
 	MtaLineFunc func;         /* the report's consumer of lines */
 	gpointer data;
 	uint64_t bad_shown;
+	MtaIncomplete incomplete;  /* for the warning, in every mode */
 } ReportState;
 
 /* Printable excerpt of a damaged line. */
@@ -182,6 +185,8 @@ report_line (const MtaLine *line, gpointer data, GError **error)
 			 line->source, line->source_lineno, ex);
 		st->bad_shown++;
 	}
+	if (line->kind == MTA_LINE_EXT)
+		mta_incomplete_line (&st->incomplete, line);
 	return st->func (line, st->data, error);
 }
 
@@ -286,6 +291,7 @@ cmd_report (int argc, char **argv, GError **error)
 		st.func = mta_compat_line;
 		st.data = compat;
 	}
+	mta_incomplete_init (&st.incomplete);
 	MtaReader *reader = mta_reader_new (report_line, &st);
 	mta_reader_set_progress (reader, isatty (2));
 
@@ -307,7 +313,13 @@ cmd_report (int argc, char **argv, GError **error)
 			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "
 				 "%" G_GUINT64_FORMAT " shown\n", bad, st.bad_shown);
 		}
+		/* The recorder stopped or lost events: the report is about what
+		 * it recorded (issue 18), stdout stays the script's. */
+		g_autofree char *incomplete = mta_incomplete_warning (&st.incomplete);
+		if (incomplete != NULL && status >= 0)
+			warn_cb (incomplete, NULL);
 	}
+	mta_incomplete_release (&st.incomplete);
 	mta_reader_free (reader);
 	mta_compat_free (compat);
 	mta_analysis_free (g_steal_pointer (&sites));
@@ -326,6 +338,7 @@ main (int argc, char **argv)
 	int status;
 
 	setlocale (LC_ALL, "");
+	mta_oom_init ();
 	static char outbuf[1 << 16];
 	setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
 

@@ -217,6 +217,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->info.binary = g_strdup (binary);
 	r->info.pid = r->info.ppid = -1;
 	r->info.skip_wrappers = wrappers != NULL;
+	mta_incomplete_init (&r->info.incomplete);
 	blocks_init (&r->blocks);
 	mta_strtab_init (&r->callers);
 	r->path_by_caller = g_array_new (FALSE, TRUE, sizeof (uint32_t));
@@ -250,6 +251,7 @@ mta_run_free (MtaRun *r)
 	g_free (r->info.exe);
 	g_free (r->info.cmdline);
 	g_free (r->info.start);
+	mta_incomplete_release (&r->info.incomplete);
 	g_free (r->blocks.slots);
 	mta_strtab_release (&r->callers);
 	g_array_free (r->path_by_caller, TRUE);
@@ -352,6 +354,13 @@ site_touch (MtaRun *r, MtaSite *s)
 		s->tl_bytes = g_new0 (uint64_t, TL_MAX + 1);
 		s->tl_blocks = g_new0 (uint32_t, TL_MAX + 1);
 	}
+}
+
+gboolean
+mta_run_site_proven (const MtaRun *r, const MtaSite *s)
+{
+	const MtaIncomplete *x = &r->info.incomplete;
+	return x->stopped_line == 0 && (x->lost_lines == 0 || s->leaked_blocks > x->lost_events);
 }
 
 char *
@@ -678,7 +687,8 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 
 	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
-		ext_line (r, l->text.p, l->text.len);
+		if (!mta_incomplete_line (&r->info.incomplete, l))
+			ext_line (r, l->text.p, l->text.len);
 		return TRUE;
 	}
 	if (l->kind != MTA_LINE_EVENT)

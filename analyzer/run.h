@@ -19,6 +19,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "incomplete.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 #include "wrappers.h"
@@ -100,6 +101,10 @@ typedef struct {
 	guint tl_len;              /* timeline samples (after finish: the last is the end) */
 	uint64_t *tl_lines;        /* the line of each sample */
 	uint64_t *tl_times;        /* its time (ns since start), time axis only */
+	/* What the recorder said it did not record ("# stopped", "# lost",
+	 * "# freeres"): in a run that stopped, the blocks not freed are
+	 * those live when it stopped, not proven leaks. */
+	MtaIncomplete incomplete;
 } MtaRunInfo;
 
 typedef struct {
@@ -154,6 +159,13 @@ GArray *mta_run_peak_sites (const MtaRun *run, guint max);
 /* Sites by temporary allocations, most first, those having any; at most
  * MAX (0: all). */
 GArray *mta_run_temporary_sites (const MtaRun *run, guint max);
+
+/* Whether the leak of site S is proven: not when the recording stopped
+ * (its blocks were live then, and may have been freed later), nor when
+ * the recorder lost at least as many events as it has leaked blocks
+ * (their frees may be among them).  The --growth gate counts proven
+ * leaks only. */
+gboolean mta_run_site_proven (const MtaRun *run, const MtaSite *s);
 
 /* "function at file:line in object", the way the reports print a site. */
 char *mta_site_label (const MtaSite *site);

@@ -26,6 +26,7 @@
  */
 #include "shrink.h"
 #include "live-table.h"
+#include "oom.h"
 #include "trace-reader.h"
 
 #include <errno.h>
@@ -470,6 +471,7 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 	Shrink s = { 0 };
 	gboolean ok = FALSE;
 	g_autofree char *tmp = NULL;
+	guint oom = 0;             /* removes tmp if memory runs out */
 
 	*status = 0;
 	if (argc < 1 || opt_output == NULL) {
@@ -525,6 +527,7 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 	else {
 		tmp = g_strconcat (opt_output, ".tmp", NULL);
 		s.out = fopen (tmp, "we");
+		oom = mta_oom_add (mta_oom_unlink, tmp);
 		if (s.out == NULL) {
 			int e = errno;
 			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
@@ -550,6 +553,8 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 				     "cannot write '%s': %s", opt_output, g_strerror (e));
 			goto out;
 		}
+		mta_oom_remove (oom);
+		oom = 0;
 		g_clear_pointer (&tmp, g_free);
 	}
 	if (!opt_quiet) {
@@ -565,6 +570,7 @@ out:
 		fclose (s.out);
 	if (tmp != NULL)
 		unlink (tmp);
+	mta_oom_remove (oom);
 	mta_live_release (&s.live);
 	g_hash_table_destroy (s.odd);
 	g_array_free (s.kept_lines, TRUE);

@@ -9,7 +9,9 @@
  * Each leaking site ends with its growth class in brackets (growth.c);
  * --growth keeps only the sites of the classes named.  After the leaks
  * and the bad frees: the run's peak (when, and the sites holding most
- * then) and its temporary allocations.  None of these lines starts with a
+ * then) and its temporary allocations.  A run the recorder did not record
+ * whole (issue 18) starts with what it lost, and its leaks are named for
+ * what they are: blocks not freed before the recording stopped.  None of these lines starts with a
  * digit, so that scripts reading the table rows ("^ *[0-9]") still do.
  */
 #include "site-report.h"
@@ -194,6 +196,38 @@ print_peak_and_temporary (const MtaRun *run, FILE *out)
 	}
 }
 
+/* What the recorder said it did not record, and what that makes of the
+ * report (issue 18); nothing for a complete run. */
+static void
+print_incomplete (const MtaRun *run, guint growth, FILE *out)
+{
+	const MtaIncomplete *x = &mta_run_info (run)->incomplete;
+
+	if (x->stopped_line > 0) {
+		fprintf (out, "Incomplete run: the recorder stopped at line %" PRIu64 " (%s)", x->stopped_line,
+			 x->stop_reason[0] ? x->stop_reason : "no reason given");
+		if (x->lost_lines > 0) {
+			g_autofree char *n = mta_group_digits (x->lost_events);
+			fprintf (out, "; %s event%s not recorded", n, x->lost_events == 1 ? " was" : "s were");
+		}
+		fprintf (out, ".\nBlocks not freed are those still live when it stopped, not proven leaks%s.\n",
+			 growth ? "; growth classes cover only the recorded window,\nand the --growth gate "
+			 "does not fail on them" : "");
+	} else if (x->lost_lines > 0) {
+		g_autofree char *n = mta_group_digits (x->lost_events);
+		fprintf (out, "Incomplete run: %s event%s not recorded (%s).\nFrees of memory never "
+			 "allocated, and leaks of no more blocks than that, may be artefacts%s.\n", n,
+			 x->lost_events == 1 ? " was" : "s were",
+			 x->lost_reason[0] ? x->lost_reason : "no reason given",
+			 growth ? ";\nthe --growth gate does not fail on those leaks" : "");
+	}
+	if (mta_incomplete_freeres_skipped (x))
+		fprintf (out, "libc's caches were not released at exit (__libc_freeres %s):\nblocks "
+			 "allocated inside libc's own functions are expected among the leaks.\n", x->freeres);
+	if (mta_incomplete_is (x) || mta_incomplete_freeres_skipped (x))
+		fputc ('\n', out);
+}
+
 void
 mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out)
 {
@@ -205,14 +239,18 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
 	g_autoptr (GPtrArray) by_site = paths_by_site (run);
 
+	gboolean stopped = info->incomplete.stopped_line > 0;
+
+	print_incomplete (run, growth, out);
 	if (all_leak_sites->len == 0)
 		fputs ("No memory leaks.\n", out);
 	else if (leak_sites->len == 0)
 		fprintf (out, "No leaks that grow as %s (%u site%s leak otherwise: --growth).\n",
 			 classes, all_leak_sites->len, all_leak_sites->len == 1 ? "" : "s");
 	else {
-		fprintf (out, "Memory not freed, by call site: %" PRIu64 " block%s, %" PRIu64
-			 " bytes, %u site%s\n", info->leaked_blocks, info->leaked_blocks == 1 ? "" : "s",
+		fprintf (out, "Memory not freed%s, by call site: %" PRIu64 " block%s, %" PRIu64
+			 " bytes, %u site%s\n", stopped ? " before the recording stopped" : "",
+			 info->leaked_blocks, info->leaked_blocks == 1 ? "" : "s",
 			 info->leaked_bytes, all_leak_sites->len, all_leak_sites->len == 1 ? "" : "s");
 		if (growth)
 			fprintf (out, "Only the leaks that grow as %s: %u of the %u sites (--growth)\n",

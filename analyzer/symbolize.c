@@ -53,7 +53,17 @@ typedef struct {
 	Dwarf_Addr bias;
 	gboolean dwfl_tried;
 	char *build_id;           /* hex, or NULL */
+	GArray *funcs;            /* FuncSym by address, once asked (symbol_at) */
 } Module;
+
+/* A symbol of the module's table, for symbol_at. */
+typedef struct {
+	uint64_t lo, size;        /* module address (with libdwfl's bias) */
+	const char *name;         /* in the ELF file's string table */
+	int rank;                 /* binding: 2 global, 1 weak, 0 local */
+	int index;                /* in the table: the first of equals wins, as in libdw */
+	size_t shndx;             /* its section */
+} FuncSym;
 
 typedef struct {
 	uint64_t bias, lo, hi;
@@ -174,6 +184,8 @@ module_free (gpointer p)
 		close (m->fd);
 	if (m->sections)
 		g_array_free (m->sections, TRUE);
+	if (m->funcs)
+		g_array_free (m->funcs, TRUE);
 	g_free (m->build_id);
 	g_free (m->path);
 	g_free (m);
@@ -651,19 +663,105 @@ location_free (gpointer p)
 	g_free (l);
 }
 
+static int
+func_sym_cmp (const void *a, const void *b)
+{
+	const FuncSym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->index - y->index;
+}
+
+/* The module's symbols (libdwfl's choice of table: .symtab, the debug
+ * file's, or .dynsym), sorted by address: read once. */
+static void
+build_funcs (Module *m)
+{
+	int n = dwfl_module_getsymtab (m->mod);
+
+	m->funcs = g_array_new (FALSE, FALSE, sizeof (FuncSym));
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx = 0;
+		const char *name = dwfl_module_getsym_info (m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE (sym.st_info), bind = GELF_ST_BIND (sym.st_info);
+		/* libdw takes symbols of the address's own section only: never
+		 * an absolute one (the version names of .dynsym) */
+		if (name == NULL || name[0] == '\0' || shndx == SHN_UNDEF || shndx == SHN_ABS ||
+		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		FuncSym f = { addr, sym.st_size, name,
+			      bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0, i, shndx };
+		g_array_append_val (m->funcs, f);
+	}
+	qsort (m->funcs->data, m->funcs->len, sizeof (FuncSym), func_sym_cmp);
+}
+
+/* How far back from the nearest symbol below an address symbol_at looks
+ * for one that contains it (symbols nest or overlap only a little). */
+#define SYMBOL_LOOKBACK 256
+
+/* The symbol at ADDR (a module address with bias) and the offset into it,
+ * chosen as dwfl_module_addrinfo chooses (the nearest sized symbol that
+ * contains it, global before weak before local; else the nearest sizeless
+ * one past the end of every sized symbol below), but by a binary search:
+ * libdw scans the whole table on every call, seconds for a thousand
+ * addresses of libLLVM (issue 18 point 10). */
+static const char *
+symbol_at (MtaSymbolizer *s, Module *m, uint64_t addr, uint64_t *off)
+{
+	if (!module_dwfl (s, m))
+		return NULL;
+	if (m->funcs == NULL)
+		build_funcs (m);
+	const FuncSym *f = (const FuncSym *) (void *) m->funcs->data;
+	guint lo = 0, hi = m->funcs->len;
+	while (lo < hi) {          /* the first symbol above ADDR */
+		guint mid = (lo + hi) / 2;
+		if (f[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const FuncSym *sized = NULL, *sizeless = NULL;
+	uint64_t min_label = 0;    /* end of the sized symbols below that end before ADDR */
+	const Section *sec = m->sections ? find_section (m, addr - m->bias) : NULL;
+	for (guint i = lo, seen = 0; i-- > 0 && seen < SYMBOL_LOOKBACK; seen++) {
+		const FuncSym *c = &f[i];
+		if (sized != NULL && c->lo < sized->lo)
+			break;
+		if (sec != NULL && c->shndx != sec->index)
+			continue;
+		/* equal symbols come last index first: on a tie, take the
+		 * later seen (libdw keeps the first of the table) */
+		if (c->size == 0) {
+			if (sizeless == NULL || (c->lo == sizeless->lo && c->rank >= sizeless->rank))
+				sizeless = c;
+		} else if (c->lo + c->size > addr) {
+			if (sized == NULL || c->rank > sized->rank ||
+			    (c->rank == sized->rank && c->size <= sized->size))
+				sized = c;
+		} else if (c->lo + c->size > min_label)
+			min_label = c->lo + c->size;
+	}
+	if (sized == NULL && sizeless != NULL && sizeless->lo >= min_label)
+		sized = sizeless;
+	if (sized == NULL)
+		return NULL;
+	*off = addr - sized->lo;
+	return sized->name;
+}
+
 static char *
 function_at (MtaSymbolizer *s, Module *m, uint64_t addr)
 {
-	GElf_Off off;
-	GElf_Sym sym;
+	uint64_t off;
+	const char *name = symbol_at (s, m, addr + m->bias, &off);
 
-	if (!module_dwfl (s, m))
-		return NULL;
-	const char *name = dwfl_module_addrinfo (m->mod, addr + m->bias, &off, &sym,
-						 NULL, NULL, NULL);
 	if (name == NULL)
 		return NULL;
-	return g_strdup_printf ("%s+0x%" PRIx64, name, (uint64_t) off);
+	return g_strdup_printf ("%s+0x%" PRIx64, name, off);
 }
 
 /* The module holding the code of caller C, the file address there, and
@@ -683,6 +781,8 @@ locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, u
 			*vaddr = c->addr + m->load_base;
 		*objname = g_strdup (c->object);
 	} else if (c->form == MTA_CALLER_ABS) {
+		const TraceObject *named = NULL;
+		const char *named_path = NULL;
 		for (guint i = s->objects->len; i-- > 0 && m == NULL;) {
 			const TraceObject *o = s->objects->pdata[i];
 			if (c->addr < o->lo || c->addr >= o->hi)
@@ -692,6 +792,10 @@ locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, u
 				p = s->binary;
 			if (p == NULL)
 				break;
+			if (named == NULL) {
+				named = o;
+				named_path = p;
+			}
 			g_autofree char *sp = o->path || !s->binary ? under_sysroot (s, p)
 				: g_strdup (s->binary);
 			m = checked_module (s, sp, o->build_id);
@@ -707,6 +811,14 @@ locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, u
 				m = b;
 				*vaddr = c->addr;
 			}
+		}
+		/* An object the trace names but that is not here (deleted,
+		 * another machine): still that object, at the offset a caller
+		 * field would give (from the page of its lowest segment,
+		 * dladdr's dli_fbase), so that its addresses stay apart. */
+		if (m == NULL && named != NULL) {
+			*objname = g_strdup (named_path);
+			*objoff = c->addr - (named->lo & ~(uint64_t) 4095);
 		}
 	}
 	return m;
@@ -778,23 +890,24 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 		}
 		/* A return address: the call is the instruction before it. */
 		if (m != NULL && vaddr > 0) {
-			GElf_Off off;
-			GElf_Sym sym;
+			uint64_t off;
 			int line;
 			unsigned disc;
 			if (dwarf_row (s, m, vaddr - 1, &f->file, &line, &disc))
 				f->line = line > 0 ? (unsigned) line : 0;
-			if (module_dwfl (s, m)) {
-				const char *name = dwfl_module_addrinfo (m->mod, vaddr - 1 + m->bias,
-									 &off, &sym, NULL, NULL, NULL);
-				/* "__libc_start_main@@GLIBC_2.34": the version is no
-				 * part of the name a user looks for */
-				if (name != NULL)
-					f->function = g_strndup (name, strcspn (name, "@"));
-			}
+			const char *name = symbol_at (s, m, vaddr - 1 + m->bias, &off);
+			/* "__libc_start_main@@GLIBC_2.34": the version is no
+			 * part of the name a user looks for */
+			if (name != NULL)
+				f->function = g_strndup (name, strcspn (name, "@"));
 		}
+		/* The symbol the caller field names: with its offset when the
+		 * object could not be read, so that the calls of one function
+		 * stay apart (they have no line to tell them apart). */
 		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0')
-			f->function = g_strdup (c.symbol);
+			f->function = m != NULL ? g_strdup (c.symbol)
+				: g_strdup_printf ("%s%s0x%" PRIx64, c.symbol, c.sym_offset < 0 ? "-" : "+",
+						   (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
 		mta_caller_clear (&c);
 	}
 	g_hash_table_insert (s->frames, g_strdup (field), f);

@@ -290,6 +290,25 @@ classify (MtaLine *l)
 		l->kind = MTA_LINE_EXT;
 		return;
 	}
+	if (UNLIKELY (l->has_nul)) {
+		/* NUL bytes right before a '#' line ("\0\0# T 123"): space an
+		 * older recorder reserved and left unwritten, then a thread's
+		 * next line.  That line is what counts ("# T" says whose lines
+		 * follow).  The script ignores the line either way, so the
+		 * mtrace report does not change. */
+		size_t k = 0;
+		while (k < c[0].len && c[0].p[k] == '\0')
+			k++;
+		if (k > 0 && k < c[0].len && c[0].p[k] == '#') {
+			const char *end = l->text.p + l->text.len;
+			l->cols[0].p += k;
+			l->cols[0].len -= k;
+			l->text.p = l->cols[0].p;
+			l->text.len = (size_t) (end - l->text.p);
+			l->kind = MTA_LINE_EXT;
+			return;
+		}
+	}
 	/* A line made only of NUL bytes and blanks is padding. */
 	if (UNLIKELY (l->has_nul)) {
 		gboolean only = TRUE;

@@ -25,7 +25,7 @@ typedef struct {
 
 typedef enum {
 	MTA_LINE_BLANK,   /* empty, only whitespace or NUL bytes */
-	MTA_LINE_EXT,     /* '#' extension line */
+	MTA_LINE_EXT,     /* '#' extension line (text starts at the '#', after any NULs) */
 	MTA_LINE_MARKER,  /* "= Start", "= End" */
 	MTA_LINE_EVENT,   /* a well-formed + - < > ! line */
 	MTA_LINE_BAD,     /* anything else: counted and reported */

@@ -17,6 +17,22 @@
 pid_t prim_gettid(void) MTREC_HIDDEN;
 /* Write all of buf to fd, retrying on EINTR and short writes; 0 or -errno. */
 int prim_write_all(int fd, const void *buf, size_t len) MTREC_HIDDEN;
+
+/* System calls made straight to the kernel.  glibc's wrappers of open,
+ * close, read, pwrite, fallocate and flock(LOCK_EX) are cancellation
+ * points, and POSIX does not let malloc or free be one: a thread cancelled
+ * inside the recorder would leave its locks held or a returned block
+ * unrecorded.  Each returns what the system call returns, -1 with errno
+ * set on failure, and retries on EINTR. */
+int prim_open(const char *path, int flags, mode_t mode) MTREC_HIDDEN;
+int prim_close(int fd) MTREC_HIDDEN;
+ssize_t prim_read(int fd, void *buf, size_t len) MTREC_HIDDEN;
+ssize_t prim_pwrite(int fd, const void *buf, size_t len, off_t off) MTREC_HIDDEN;
+int prim_fallocate(int fd, off_t off, off_t len) MTREC_HIDDEN;
+int prim_flock(int fd, int op) MTREC_HIDDEN;
+/* Threads in this process (entries of /proc/self/task), or -1 when that
+ * cannot be told. */
+int prim_count_threads(void) MTREC_HIDDEN;
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t prim_monotonic_ns(void) MTREC_HIDDEN;
 /* A description of errno value err that never allocates. */

@@ -195,7 +195,10 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 	cap = where_len(&w);
 	if (cap > 65000)
 		w.sname = NULL;
-	pthread_mutex_lock(&mtrec_caller_lock);
+	/* A signal handler nested in this thread's own insertion cannot
+	 * wait for it: it gets the lookup-free form. */
+	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
+		return unlisted(addr);
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && (c = (struct mtrec_caller *)lookup(t, addr)) != NULL)
 		goto out;
@@ -209,7 +212,7 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 	c->len = (unsigned short)(put_where(c->text, c->text + cap, &w) - c->text);
 	insert(t, c);
 out:
-	pthread_mutex_unlock(&mtrec_caller_lock);
+	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
 	return c ? c : unlisted(addr);
 }
 
@@ -230,9 +233,10 @@ void mtrec_caller_reset(void)
 	struct ctable *fresh;
 
 	mtrec_symtab_reset();
-	pthread_mutex_lock(&mtrec_caller_lock);
+	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
+		return;
 	fresh = table_new(4096);
 	if (fresh)
 		__atomic_store_n(&table, fresh, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&mtrec_caller_lock);
+	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
 }

@@ -23,9 +23,28 @@
  * they are keyed by page so that threads working in their own arenas touch
  * their own cache lines.
  *
- * A chunk's last byte is a newline written when it is reserved: a chunk cut
- * short by a crash ends as a line of NULs and never merges with the next
- * chunk's first line.  A chunk left early is filled with a '#' line. */
+ * A chunk's last byte is a newline written when it is reserved, and its
+ * first a newline written before its "# T" line: a chunk cut short by a
+ * crash ends as a line of NULs, and a chunk whose reservation never got as
+ * far as its own last byte (its thread blocked, the process exiting) cannot
+ * swallow the next chunk's first line.  A chunk left early is filled with
+ * a '#' line.
+ *
+ * Signal handlers.  A handler that allocates while its thread is inside
+ * the recorder (writing a line, holding a lock) makes a nested record
+ * call.  Each nesting level of a thread has a slot of its own, so the
+ * handler's lines go into a chunk of their own and never into the half
+ * line below them; the ordering rule above holds between levels as it does
+ * between threads.  Locks the thread already holds are never waited for
+ * (mtrec_lock): the handler's event then goes without a stack, with the
+ * lookup-free caller form, or, when it would need the file to grow, is
+ * counted as lost.  Deeper than NEST levels, events are counted as lost.
+ *
+ * Stopping.  When recording must stop for good (full disk, a size limit,
+ * the file truncated or gone), the recorder says so once on stderr and in
+ * the trace ("# stopped WHY"), keeps counting the events it no longer
+ * writes, and at exit writes "# lost N ..." and "= End" (rec-file.c keeps
+ * room for these lines). */
 #include "rec.h"
 #include "unwind.h"
 
@@ -50,12 +69,17 @@ extern char **environ;
 #define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
 #define NAME_EVERY_NS 1000000000ull	/* thread names looked at this often */
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
-#define PART_ZONE (64u << 10)	/* each part's header zone (MTREC_ROTATE) */
+#define PART_ZONE MTREC_PART_ZONE	/* each part's header zone (MTREC_ROTATE) */
+#define NEST 4			/* record calls of one thread nested by signal handlers */
 
 extern void __libc_freeres(void);
 
 int mtrec_recording;
 __thread int mtrec_busy;
+__thread unsigned mtrec_held;
+/* Record calls of this thread in progress: a signal handler's comes at
+ * depth 1 or more. */
+static __thread unsigned depth;
 struct mtrec_settings mtrec_settings = { .depth = 1, .freeres = 1 };
 
 /* What a thread writes into.  Slots live in memory of our own, never in
@@ -67,9 +91,12 @@ struct thread_slot {
 	pid_t tid;
 	uint64_t name_checked;	/* when the thread's name was last looked at */
 	char name[16];		/* as last written in a "# thread" line */
+	unsigned long lost_stopped;	/* events after recording stopped */
+	unsigned long lost_nested;	/* events a signal handler could not write */
 } __attribute__((aligned(64)));
 
-static __thread struct thread_slot *self;
+/* The calling thread's slot at each nesting level. */
+static __thread struct thread_slot *self[NEST];
 
 static struct {
 	unsigned long gen;	/* bumped to send every thread to a new chunk */
@@ -82,6 +109,8 @@ static struct {
 	uint64_t start_ns, last_time_ns;
 	const void *hidden;	/* our putenv()'s environ array: not the program's */
 	int toggle_pending;	/* MTREC_SIGNAL arrived inside the recorder */
+	int refused;		/* the session's path was refused: no child records */
+	unsigned long lost_deep;	/* events nested deeper than NEST */
 	pid_t pid;		/* the process the state below belongs to */
 	int forked;		/* a child made by fork: no trace of its own yet */
 	int child_start;	/* ... and it should start recording at once */
@@ -254,6 +283,10 @@ static MTREC_COLD char *chunk_new(struct thread_slot *s, size_t need)
 	chunk_close(s);
 	if (g.ended || g.failed || !g.opened)
 		return NULL;
+	if (unlikely(mtrec_file_lost())) {
+		mtrec_give_up("the trace file was truncated by another process", 0);
+		return NULL;
+	}
 	if (need + CHUNK_HEAD > len)
 		len = (need + CHUNK_HEAD + 63) & ~(size_t)63;
 again:
@@ -262,8 +295,7 @@ again:
 	b = zone_overlap(off, end, &start);
 	owner = b > 0 && b >= off;	/* the chunk holds the part's first byte */
 	backed = owner && b + PART_ZONE > end ? b + PART_ZONE : end;
-	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) < backed &&
-	    mtrec_file_grow(backed) < 0)
+	if (mtrec_file_ensure(backed) < 0)
 		return NULL;
 	if (owner) {
 		pad(mtrec_file.base + off, mtrec_file.base + b);
@@ -278,8 +310,8 @@ again:
 	}
 	mtrec_file.base[end - 1] = '\n';
 	c = mtrec_file.base + start;
-	memcpy(c, "# T ", 4);
-	o = put_dec(c + 4, (unsigned long)s->tid);
+	memcpy(c, "\n# T ", 5);
+	o = put_dec(c + 5, (unsigned long)s->tid);
 	*o++ = '\n';
 	now = prim_monotonic_ns();
 	o = maybe_time(o, now);
@@ -300,7 +332,7 @@ static inline char *room(struct thread_slot *s, size_t need)
 
 /* A thread's first event gives it a slot; when none is left, the slot of a
  * thread that has exited is taken over. */
-static MTREC_COLD struct thread_slot *slot_attach(void)
+static MTREC_COLD struct thread_slot *slot_attach(unsigned level)
 {
 	pid_t tid = prim_gettid();
 	unsigned i = __atomic_fetch_add(&g.next_slot, 1, __ATOMIC_RELAXED);
@@ -321,43 +353,77 @@ static MTREC_COLD struct thread_slot *slot_attach(void)
 		chunk_close(&g.slots[i]);
 	}
 	g.slots[i].tid = tid;
-	self = &g.slots[i];
-	return self;
+	self[level] = &g.slots[i];
+	return self[level];
 }
 
 static void child_begin(void);
 static int child_first_event(void);
 
-static MTREC_COLD struct thread_slot *me_slow(void)
+static MTREC_COLD struct thread_slot *me_slow(unsigned level)
 {
 	struct thread_slot *s;
 
-	if (getpid() != g.pid)
+	if (level >= NEST) {
+		__atomic_fetch_add(&g.lost_deep, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (getpid() != g.pid && level == 0)
 		child_begin();
-	s = slot_attach();
+	s = slot_attach(level);
 	if (unlikely(g.child_start) && s)
 		child_first_event();
 	return s;
 }
 
-/* A thread's slot.  A slot found empty (its thread's first event, or a
- * child process: the slots are wiped on fork, even by _Fork() or a raw
- * clone that runs no fork handler) takes the slow way. */
+/* The calling thread's slot at its current nesting level.  A slot found
+ * empty (its thread's first event, or a child process: the slots are wiped
+ * on fork, even by _Fork() or a raw clone that runs no fork handler) takes
+ * the slow way. */
 static inline struct thread_slot *me(void)
 {
-	if (likely(self != NULL) && likely(self->tid != 0))
-		return self;
-	return me_slow();
+	unsigned level = depth - 1;
+	struct thread_slot *s = level < NEST ? self[level] : NULL;
+
+	if (likely(s != NULL) && likely(s->tid != 0))
+		return s;
+	return me_slow(level);
 }
 
 static void toggle_if_pending(void);
 
-/* Every record call ends here: a toggle signal that arrived while we were
- * busy is acted on now. */
+/* Every call into the core is bracketed by enter() and leave(): a toggle
+ * signal that arrived inside is acted on when the outermost one leaves. */
+static inline void enter(void)
+{
+	depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 static inline void leave(void)
 {
-	mtrec_busy = 0;
-	toggle_if_pending();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--depth == 0)
+		toggle_if_pending();
+}
+
+/* After recording stopped, events are only counted. */
+static inline int stopped(struct thread_slot *s)
+{
+	if (likely(!g.failed))
+		return 0;
+	s->lost_stopped++;
+	return 1;
+}
+
+/* An event that found no room: recording stopped meanwhile, or a signal
+ * handler needed a lock its own thread holds. */
+static MTREC_COLD void count_lost(struct thread_slot *s)
+{
+	if (g.failed)
+		s->lost_stopped++;
+	else
+		s->lost_nested++;
 }
 
 /* ---- the ordering table ---------------------------------------------- */
@@ -527,8 +593,10 @@ static void write_alloc(struct thread_slot *s, const struct event_ctx *e,
 {
 	char *o = place(s, p, event_room(e));
 
-	if (!o)
+	if (!o) {
+		count_lost(s);
 		return;
+	}
 	s->pos = put_event(o, e, op, p, 1, size);
 	if (p)
 		publish(p, s->end);
@@ -539,8 +607,8 @@ void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 	struct thread_slot *s;
 	struct event_ctx e;
 
-	mtrec_busy = 1;
-	if ((s = me()) != NULL) {
+	enter();
+	if ((s = me()) != NULL && !stopped(s)) {
 		describe_event(&e, caller);
 		write_alloc(s, &e, '+', p, size);
 	}
@@ -557,13 +625,15 @@ void mtrec_record_free(const void *caller, const void *p)
 		g.hidden = NULL;
 		return;
 	}
-	mtrec_busy = 1;
-	if ((s = me()) != NULL) {
+	enter();
+	if ((s = me()) != NULL && !stopped(s)) {
 		describe_event(&e, caller);
 		o = place(s, p, event_room(&e));
 		if (o) {
 			s->pos = put_event(o, &e, '-', p, 0, 0);
 			publish(p, s->end);
+		} else {
+			count_lost(s);
 		}
 	}
 	leave();
@@ -579,15 +649,16 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 	struct event_ctx e;
 
 	r->at = NULL;
+	r->first_sight = 0;
 	if (!old)
 		return;
 	if (unlikely(old == g.hidden)) {
 		/* Its growth is the program's first sight of the block. */
-		r->at = (char *)1;
+		r->first_sight = 1;
 		return;
 	}
-	mtrec_busy = 1;
-	if ((s = me()) != NULL) {
+	enter();
+	if ((s = me()) != NULL && !g.failed) {
 		describe_event(&e, caller);
 		r->at = place(s, old, 2 * event_room(&e));
 		if (r->at)
@@ -604,11 +675,11 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	struct event_ctx e;
 	char *o;
 
-	mtrec_busy = 1;
-	if ((s = me()) == NULL)
+	enter();
+	if ((s = me()) == NULL || stopped(s))
 		goto out;
 	describe_event(&e, caller);
-	if (unlikely(old && r->at == (char *)1)) {
+	if (unlikely(old && r->first_sight)) {
 		if (new) {
 			g.hidden = NULL;
 			write_alloc(s, &e, '+', new, size);
@@ -625,8 +696,10 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	/* Our place, unless something was written meanwhile (an allocator
 	 * calling malloc inside realloc): then the next free spot. */
 	o = (r->at && r->at == s->pos) ? r->at : room(s, 2 * event_room(&e));
-	if (!o)
+	if (!o) {
+		count_lost(s);
 		goto out;
+	}
 	if (!new) {
 		s->pos = size ? put_event(o, &e, '!', old, 1, size)
 			      : put_event(o, &e, '-', old, 0, 0);
@@ -642,29 +715,31 @@ out:
 
 /* Room for len bytes and a newline in the calling thread's chunk; NULL
  * when not recording.  Finish with line_end(end of what was written). */
-static char *line_begin(size_t len)
+static char *line_begin(struct thread_slot **s, size_t len)
 {
-	struct thread_slot *s = me();
-
-	return s ? room(s, len + 1) : NULL;
+	*s = me();
+	return *s ? room(*s, len + 1) : NULL;
 }
 
-static void line_end(char *end)
+static void line_end(struct thread_slot *s, char *end)
 {
 	*end++ = '\n';
-	self->pos = end;
+	s->pos = end;
 }
 
 void mtrec_write_line(const char *text, size_t len)
 {
+	struct thread_slot *s;
 	char *o;
 
+	/* Called inside the core (enter() done): the line goes at the
+	 * caller's own level, before the event it describes. */
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if ((o = line_begin(len)) == NULL)
-		return;
-	memcpy(o, text, len);
-	line_end(o + len);
+	if ((o = line_begin(&s, len)) != NULL) {
+		memcpy(o, text, len);
+		line_end(s, o + len);
+	}
 }
 
 /* MTREC_SIGNAL: each delivery starts or stops recording.  A signal that
@@ -682,7 +757,7 @@ static void on_toggle_signal(int sig)
 {
 	int saved = errno;
 
-	if (mtrec_busy)
+	if (depth || mtrec_held || mtrec_busy)
 		__atomic_store_n(&g.toggle_pending, 1, __ATOMIC_RELEASE);
 	else
 		toggle();
@@ -737,7 +812,7 @@ void mtrec_install_signal(void)
 	sa.sa_handler = on_toggle_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	mtrec_real.sigaction(sig, &sa, NULL);
 }
 
 /* Send every thread to a new chunk: what they write next comes after
@@ -745,7 +820,7 @@ void mtrec_install_signal(void)
 static void new_epoch(void)
 {
 	unsigned long gen = __atomic_add_fetch(&g.gen, 1, __ATOMIC_ACQ_REL);
-	struct thread_slot *s = self;
+	struct thread_slot *s = depth - 1 < NEST ? self[depth - 1] : NULL;
 
 	/* The caller's own chunk can stay when no chunk was reserved after
 	 * it: what it writes there still comes after every other chunk. */
@@ -758,11 +833,12 @@ static void new_epoch(void)
 static void write_keyed(const char *key, const char *rest, size_t len)
 {
 	size_t klen = strlen(key);
+	struct thread_slot *s;
 	char *o, *p;
 
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if ((o = line_begin(klen + 3 + len)) == NULL)
+	if ((o = line_begin(&s, klen + 3 + len)) == NULL)
 		return;
 	p = o;
 	*p++ = '#';
@@ -772,17 +848,17 @@ static void write_keyed(const char *key, const char *rest, size_t len)
 	*p++ = ' ';
 	for (size_t i = 0; i < len; i++)
 		*p++ = flat(rest[i]);
-	line_end(p);
+	line_end(s, p);
 }
 
 /* Read a small /proc file into buf; its length. */
 static size_t read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, cap);
+	int fd = prim_open(path, O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = fd < 0 ? -1 : prim_read(fd, buf, cap);
 
 	if (fd >= 0)
-		close(fd);
+		prim_close(fd);
 	return n > 0 ? (size_t)n : 0;
 }
 
@@ -839,12 +915,16 @@ static void write_header(void)
 
 /* ---- scoping ---------------------------------------------------------- */
 
+static void refuse_session(void);
+
 static int open_trace(void)
 {
 	if (g.opened)
 		return 0;
 	if (g.failed || mtrec_file_open(g.first) < 0) {
 		g.failed = 1;
+		if (g.first)
+			refuse_session();
 		return -1;
 	}
 	g.opened = 1;
@@ -871,40 +951,39 @@ static void stop_locked(void)
 	mtrec_write_line("= End", 5);
 }
 
+/* start, stop and mark from a signal handler that interrupted this very
+ * thread inside one of them are dropped: the lock is its own. */
 void mtrec_start(void)
 {
-	int busy = mtrec_busy;
-
-	mtrec_busy = 1;
-	pthread_mutex_lock(&g.lock);
-	start_locked();
-	pthread_mutex_unlock(&g.lock);
-	mtrec_busy = busy;
+	enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_CORE) == 0) {
+		start_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_CORE);
+	}
+	leave();
 }
 
 void mtrec_stop(void)
 {
-	int busy = mtrec_busy;
-
-	mtrec_busy = 1;
-	pthread_mutex_lock(&g.lock);
-	stop_locked();
-	pthread_mutex_unlock(&g.lock);
-	mtrec_busy = busy;
+	enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_CORE) == 0) {
+		stop_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_CORE);
+	}
+	leave();
 }
 
 void mtrec_mark(const char *label)
 {
-	int busy = mtrec_busy;
-
-	mtrec_busy = 1;
-	pthread_mutex_lock(&g.lock);
-	if (mtrec_recording) {
-		new_epoch();
-		write_keyed("mark", label, strlen(label));
+	enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_CORE) == 0) {
+		if (mtrec_recording && !g.failed) {
+			new_epoch();
+			write_keyed("mark", label, strlen(label));
+		}
+		mtrec_unlock(&g.lock, MTREC_LOCK_CORE);
 	}
-	pthread_mutex_unlock(&g.lock);
-	mtrec_busy = busy;
+	leave();
 }
 
 void mtrec_forget_callers(void)
@@ -913,16 +992,55 @@ void mtrec_forget_callers(void)
 	mtrec_unwind_flush();
 }
 
+/* "# KEY TEXT[: ERR]\n" into buf (at most cap bytes); its length. */
+static size_t note_line(char *buf, size_t cap, const char *key, const char *text, int err)
+{
+	char *o = buf, *lim = buf + cap - 1;
+
+	o = prim_puts(o, lim, "# ");
+	o = prim_puts(o, lim, key);
+	o = prim_puts(o, lim, " ");
+	o = prim_puts(o, lim, text);
+	if (err) {
+		o = prim_puts(o, lim, ": ");
+		o = prim_puts(o, lim, prim_strerror(err));
+	}
+	*o++ = '\n';
+	return (size_t)(o - buf);
+}
+
+/* Recording stops for good; events from now on are counted, and the trace
+ * says where it stopped and why ("# stopped"). */
 void mtrec_give_up(const char *why, int err)
 {
+	char line[256];
+
 	if (__atomic_exchange_n(&g.failed, 1, __ATOMIC_ACQ_REL))
 		return;
-	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+	mtrec_file_stop();
+	mtrec_file_note(line, note_line(line, sizeof(line), "stopped", why, err));
 	if (err)
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, ": ",
 			 prim_strerror(err), SAY_END);
 	else
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
+}
+
+/* The program got no memory: under RLIMIT_AS, the trace's reservation may
+ * be what it lacks.  Stop recording and give the reservation back; 1 when
+ * the program should try again. */
+int mtrec_out_of_memory(size_t size)
+{
+	int again;
+
+	if (!g.opened || !mtrec_file.maplen || size > mtrec_file.maplen)
+		return 0;
+	enter();
+	mtrec_give_up("the program ran out of address space (ulimit -v); "
+		      "the recorder gave its reservation back", 0);
+	again = mtrec_file_release();
+	leave();
+	return again;
 }
 
 /* ---- process life ----------------------------------------------------- */
@@ -954,6 +1072,10 @@ void mtrec_init(void)
 	prim_quiet = mtrec_settings.quiet;
 	if (!trace || !*trace)
 		return;		/* like glibc: no MALLOC_TRACE, no trace */
+	/* The session's first process refused the name and said so: its
+	 * children do not write beside a device, a FIFO or a directory. */
+	if (getenv("MTREC_SESSION") && strcmp(getenv("MTREC_SESSION"), "-") == 0)
+		return;
 	g.first = getenv("MTREC_SESSION") == NULL;
 	mtrec_file_pattern_init(getenv("MTREC_SESSION"));
 	g.pid = getpid();
@@ -979,7 +1101,7 @@ void mtrec_mark_session(void)
 	if (!g.enabled || !g.first)
 		return;
 	o = prim_puts(session_env + 14, session_env + sizeof(session_env) - 1,
-		      mtrec_file_pattern());
+		      g.refused ? "-" : mtrec_file_pattern());
 	*o = '\0';
 	/* putenv() grows libc's environ array with malloc: that block is ours,
 	 * not the program's, and is left out of the trace until the program
@@ -990,36 +1112,125 @@ void mtrec_mark_session(void)
 	g.hidden = environ;
 }
 
+/* The session's path was refused (a device, a FIFO, a directory, no
+ * such directory): the processes it starts record nothing either.  The
+ * environment string is ours (putenv), so a later refusal edits it. */
+static void refuse_session(void)
+{
+	g.refused = 1;
+	if (session_env[14])
+		memcpy(session_env + 14, "-", 2);
+}
+
+/* libc's private buffers are freed while still recording, so that they
+ * are not reported as leaks (as glibc's mtrace and valgrind do), but only
+ * when no other thread can still use them: __libc_freeres() frees stdio
+ * buffers and locale data under threads that may be using them (a crash
+ * at exit in most runs of a program that exits with threads in printf or
+ * localtime).  Not in a forked child: most of what it would free was
+ * allocated by the parent before the fork, and would show as frees of
+ * memory never allocated in the child's trace.  What happened, for the
+ * "# freeres" line. */
+static const char *release_libc_caches(char *buf, size_t cap)
+{
+	char *o;
+	int n;
+
+	if (!mtrec_settings.freeres)
+		return "skipped: MTREC_FREERES=0";
+	if (g.forked)
+		return "skipped: a forked child";
+	/* A thread just joined can still be in /proc/self/task for a moment
+	 * (pthread_join returns when the kernel clears its tid, before the
+	 * task is gone): look again for up to 20 ms before deciding. */
+	for (int tries = 0; (n = prim_count_threads()) > 1 && tries < 20; tries++)
+		syscall(SYS_nanosleep, &(struct timespec){ 0, 1000000 }, NULL);
+	if (n == 1) {
+		__libc_freeres();
+		return "done";
+	}
+	if (n < 1)
+		return "skipped: the threads cannot be counted (no /proc)";
+	o = prim_puts(buf, buf + cap - 1, "skipped: ");
+	o = prim_putu(o, buf + cap - 1, (unsigned long)(n - 1));
+	o = prim_puts(o, buf + cap - 1, n == 2 ? " other thread running" : " other threads running");
+	*o = '\0';
+	return buf;
+}
+
+/* "# lost N REST" for the events counted instead of written. */
+static void say_lost(void)
+{
+	unsigned long stopped_n = 0, nested_n = __atomic_load_n(&g.lost_deep, __ATOMIC_RELAXED);
+	char line[128], *o;
+	size_t len;
+
+	for (unsigned i = 0; i < NSLOTS && i < g.next_slot; i++) {
+		stopped_n += __atomic_load_n(&g.slots[i].lost_stopped, __ATOMIC_RELAXED);
+		nested_n += __atomic_load_n(&g.slots[i].lost_nested, __ATOMIC_RELAXED);
+	}
+	if (g.failed) {
+		o = prim_puts(line, line + sizeof(line), "# lost ");
+		o = prim_putu(o, line + sizeof(line), stopped_n);
+		o = prim_puts(o, line + sizeof(line) - 1, " events after recording stopped\n");
+		mtrec_file_note(line, (size_t)(o - line));
+	}
+	if (nested_n == 0)
+		return;
+	o = prim_putu(line, line + sizeof(line), nested_n);
+	o = prim_puts(o, line + sizeof(line) - 1, " events in signal handlers that the recorder could not write");
+	len = (size_t)(o - line);
+	if (g.failed) {
+		*o++ = '\n';
+		mtrec_file_note("# lost ", 7);
+		mtrec_file_note(line, len + 1);
+	} else {
+		write_keyed("lost", line, len);
+	}
+}
+
 void mtrec_fini(void)
 {
-	int busy = mtrec_busy;
-	char *pos = NULL, *end = NULL;
+	char *pos = NULL, *end = NULL, buf[64];
+	const char *freeres = NULL;
+	struct thread_slot *s;
 
 	if (!g.opened || g.ended)
 		return;
-	/* libc's private buffers are freed while still recording, so that
-	 * they are not reported as leaks (as glibc's mtrace and valgrind).
-	 * Not in a forked child: most of what it would free was allocated by
-	 * the parent before the fork, and would show as frees of memory never
-	 * allocated in the child's trace. */
-	if (mtrec_settings.freeres && mtrec_recording && !g.forked)
-		__libc_freeres();
-	mtrec_busy = 1;
-	pthread_mutex_lock(&g.lock);
-	stop_locked();
+	/* Outside enter(): libc's frees are the program's events. */
+	if (mtrec_recording && !g.failed)
+		freeres = release_libc_caches(buf, sizeof(buf));
+	enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_CORE) < 0) {
+		leave();
+		return;
+	}
+	if (!g.failed && mtrec_file_lost())
+		mtrec_give_up("the trace file was truncated by another process", 0);
+	if (freeres && !g.failed)
+		write_keyed("freeres", freeres, strlen(freeres));
+	say_lost();
+	if (g.failed) {
+		if (mtrec_recording)
+			mtrec_file_note("= End\n", 6);
+		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+	} else {
+		stop_locked();
+	}
 	g.ended = 1;
 	/* The file ends where our "= End" does when our chunk is the last. */
-	if (self && self->pos) {
-		pos = self->pos;
-		end = self->end;
-		self->pos = self->end = NULL;
+	s = depth - 1 < NEST ? self[depth - 1] : NULL;
+	if (s && s->pos) {
+		pos = s->pos;
+		end = s->end;
+		s->pos = s->end = NULL;
 	}
 	for (unsigned i = 0; i < NSLOTS && i < g.next_slot; i++)
 		chunk_close(&g.slots[i]);
 	if (!mtrec_file_close(pos, end) && pos)
 		chunk_close(&(struct thread_slot){ .pos = pos, .end = end });
-	pthread_mutex_unlock(&g.lock);
-	mtrec_busy = busy;
+	mtrec_unlock(&g.lock, MTREC_LOCK_CORE);
+	leave();
 }
 
 static pthread_mutex_t *const module_locks[] = {
@@ -1047,7 +1258,9 @@ static void child_begin(void)
 	if (!g.enabled)
 		return;
 	mtrec_recording = 0;
-	self = NULL;
+	memset(self, 0, sizeof(self));
+	mtrec_held = 0;
+	g.lost_deep = 0;
 	memset(g.slots, 0, sizeof(struct thread_slot) * (g.next_slot < NSLOTS ? g.next_slot : NSLOTS));
 	g.next_slot = 0;
 	memset(g.last_addr_event, 0, NBUCKETS * sizeof(uintptr_t));

@@ -15,6 +15,26 @@
  * It grows in steps with fallocate(), so that a full disk is an error here,
  * and not a SIGBUS in the program when a page is first written.
  *
+ * Only one recording writes a file: the session's first process takes an
+ * exclusive flock() on it before it truncates it, and a process that finds
+ * the name locked by another recording writes NAME.PID beside it instead.
+ * A name that exists and is not a regular file (a device, a FIFO, a
+ * socket) is refused without being opened.
+ *
+ * Whatever happens to the file, the program runs on:
+ *   - its descriptor closed or replaced by the program (closefrom(3) in a
+ *     daemon): the mapping still writes the file; the next growth reopens
+ *     it by name, checks it is the same file, and never touches the number
+ *     the program now owns;
+ *   - truncated by another process: writes through the mapping past the
+ *     new end would raise SIGBUS; a handler that recognises our own range
+ *     replaces the mapping with anonymous memory, and recording stops
+ *     (other SIGBUS go on to the program's own handler);
+ *   - a full disk, a size limit: growth fails before any page is touched.
+ * The file always keeps MARGIN bytes past every chunk handed out, so that
+ * when recording stops the recorder can still say so in the trace
+ * ("# stopped", "# lost", "= End": mtrec_file_note).
+ *
  * Rotation (MTREC_ROTATE=SIZE) cuts the trace into parts of SIZE bytes:
  * part 1 is the file named above, part N the same name with ".partN".
  * Offsets in the trace are global: part k holds offsets [(k-1)*SIZE,
@@ -26,7 +46,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -35,6 +57,9 @@
 #define GROW_STEP (4u << 20)	/* the largest step the file grows by */
 #define MIN_STEP (64u << 10)	/* the first */
 #define ALIGN_2M ((size_t)2 << 20)
+#define MARGIN 1024		/* kept past every chunk for the last words */
+#define LOOKAHEAD (256u << 10)	/* grown ahead of need (mtrec_file_ensure) */
+#define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
 /* The first line says what the file is; a pad line takes the file to 64
  * bytes, so that every chunk after it is aligned (see rec-core.c). */
 #define MAGIC "# mtrec 1\n#                                                    \n"
@@ -46,6 +71,11 @@ static dev_t file_dev;
 static ino_t file_ino;
 static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
 static char name_pattern[sizeof(mtrec_file.path)];	/* MALLOC_TRACE, absolute */
+static int stopped;		/* mtrec_file_stop() was called */
+static int closed;		/* mtrec_file_close() trimmed the file */
+static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
+static int as_limited;		/* the reservation was sized by RLIMIT_AS */
+static size_t notes_next, notes_lim;	/* the margin, once stopped */
 
 void mtrec_file_pattern_init(const char *inherited)
 {
@@ -98,35 +128,102 @@ static int make_name(char *out, size_t cap, const char *pattern, pid_t pid,
 	return 0;
 }
 
+/* Keep away from the low numbers a program may close or dup2 over. */
+static int move_high(int fd)
+{
+	int high;
+
+	if (fd < 0 || fd >= 100 || (high = fcntl(fd, F_DUPFD_CLOEXEC, 100)) < 0)
+		return fd;
+	prim_close(fd);
+	return high;
+}
+
+/* The session's own name: refuse what is not a regular file without
+ * opening it (opening a device can have effects), then lock before
+ * truncating, so that a recording in progress is never cut.  -1 with
+ * errno set, or -2 when another recording holds the file. */
+static int open_first(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	    !S_ISLNK(st.st_mode)) {
+		errno = EINVAL;
+		return -3;
+	}
+	fd = prim_open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		prim_close(fd);
+		errno = EINVAL;
+		return -3;
+	}
+	if (prim_flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		prim_close(fd);
+		return -2;
+	}
+	if (ftruncate(fd, 0) < 0) {
+		int err = errno;
+		prim_close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* A name of this process's own: NAME.PID (or the %p name), then .1, .2
+ * ... when taken; created exclusively, so nothing is ever overwritten. */
+static int open_own(pid_t pid)
+{
+	int fd = -1;
+
+	for (unsigned serial = 0; serial < 10000; serial++) {
+		if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern,
+			      pid, 1, serial) < 0) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = prim_open(mtrec_file.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			       O_CLOEXEC | O_NONBLOCK, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd >= 0)
+		prim_flock(fd, LOCK_EX | LOCK_NB);
+	return fd;
+}
+
 static int open_name(int first)
 {
-	int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 	pid_t pid = getpid();
-	int fd = -1;
+	char taken[sizeof(mtrec_file.path)];
+	int fd;
 
 	if (!*name_pattern)
 		return -1;
-	if (first) {
-		if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern, pid, 0, 0) < 0)
-			goto too_long;
-		fd = open(mtrec_file.path, flags | O_TRUNC, 0600);
-	} else {
-		for (unsigned serial = 0; serial < 10000; serial++) {
-			if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern,
-				      pid, 1, serial) < 0)
-				goto too_long;
-			fd = open(mtrec_file.path, flags | O_EXCL, 0600);
-			if (fd >= 0 || errno != EEXIST)
-				break;
-		}
+	if (!first)
+		return open_own(pid);
+	if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern, pid, 0, 0) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
 	}
-	if (fd < 0)
-		prim_say("cannot open trace file '", mtrec_file.path, "': ",
-			 prim_strerror(errno), "; not recording", SAY_END);
+	fd = open_first(mtrec_file.path);
+	if (fd == -3) {
+		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording",
+			 SAY_END);
+		return -2;
+	}
+	if (fd != -2)
+		return fd;
+	memcpy(taken, mtrec_file.path, sizeof(taken));
+	fd = open_own(pid);
+	if (fd >= 0)
+		prim_say("trace file '", taken, "' is being written by another recording; "
+			 "this one writes '", mtrec_file.path, "'", SAY_END);
 	return fd;
-too_long:
-	prim_say("MALLOC_TRACE is too long; not recording", SAY_END);
-	return -1;
 }
 
 /* Reserve address space for the whole trace; a limit on the address space
@@ -167,41 +264,148 @@ static int map_part(int fd, char *at)
 	return 0;
 }
 
+/* The 2 MiB-aligned range of want bytes inside a reservation of
+ * want + ALIGN_2M at p; the rest is given back (it counts in RLIMIT_AS). */
+static void *trim_to_2m(void *p, size_t want)
+{
+	char *raw = p, *aligned = (char *)(((uintptr_t)raw + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1));
+
+	if (aligned > raw)
+		munmap(raw, (size_t)(aligned - raw));
+	if (raw + want + ALIGN_2M > aligned + want)
+		munmap(aligned + want, (size_t)(raw + want + ALIGN_2M - (aligned + want)));
+	return aligned;
+}
+
 static int map_file(int fd)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32,
 					(size_t)1 << 30, (size_t)1 << 28 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 	struct rlimit rl;
 	size_t cap = (size_t)-1;
 
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		cap = rl.rlim_cur / 8;
-	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	/* Under a limit on the address space, an eighth of it: the program
+	 * keeps the rest, and gets the reservation back if it runs out
+	 * (mtrec_file_release). */
+	as_limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+	if (as_limited)
+		cap = (rl.rlim_cur / 8) & ~(ALIGN_2M - 1);
+	for (unsigned i = 0; i < NSIZES + 4; i++) {
+		/* Then the cap itself, a half, a quarter, an eighth of it. */
+		size_t want = i < NSIZES ? sizes[i] : (cap >> (i - NSIZES)) & ~(ALIGN_2M - 1);
 		void *p;
 
-		if (sizes[i] > cap && i + 1 < sizeof(sizes) / sizeof(sizes[0]))
+		if (want > cap || want < MIN_RESERVE)
 			continue;
 		/* 2 MiB-aligned, as the kernel aligns a large file mapping:
 		 * large page-cache folios are only mapped whole at such
 		 * addresses (unaligned, every 4 KiB page faulted again). */
-		p = mmap(NULL, sizes[i] + ALIGN_2M, PROT_NONE,
+		p = mmap(NULL, want + ALIGN_2M, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
-		p = (void *)(((uintptr_t)p + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1));
+		p = trim_to_2m(p, want);
 		mtrec_file.base = p;
-		mtrec_file.maplen = sizes[i];
+		mtrec_file.maplen = want;
 		mtrec_file.part_size = rotate_size();
-		if (!mtrec_file.part_size || mtrec_file.part_size > sizes[i])
-			mtrec_file.part_size = sizes[i];
+		if (!mtrec_file.part_size || mtrec_file.part_size > want)
+			mtrec_file.part_size = want;
 		/* Large page-cache folios: one fault maps up to 2 MiB instead
 		 * of 4 KiB (measured on ext4: 143 faults for 290 MB instead of
 		 * 74,749, and a fifth of the time). */
 		if (map_part(fd, p) == 0)
 			return 0;
-		munmap(p, sizes[i]);
+		munmap(p, want);
 	}
+	errno = ENOMEM;
 	return -1;
+}
+
+/* ---- SIGBUS: the file shrank under the mapping ------------------------ */
+
+static struct sigaction program_bus;	/* the program's SIGBUS action */
+static int bus_guarded;
+
+static int in_mapping(const void *a)
+{
+	const char *base = __atomic_load_n(&mtrec_file.base, __ATOMIC_ACQUIRE);
+
+	return base && (const char *)a >= base && (const char *)a < base + mtrec_file.maplen;
+}
+
+/* The file is shorter than the mapping: writes go to anonymous memory from
+ * now on (nothing written reaches the file any more, and nothing faults);
+ * the core stops at its next slow path.  0, or -1 when the memory could
+ * not be had. */
+static int lose_mapping(void)
+{
+	size_t len = (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) + ALIGN_2M) & ~(ALIGN_2M - 1);
+
+	if (len > mtrec_file.maplen)
+		len = mtrec_file.maplen;
+	if (mmap(mtrec_file.base, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		return -1;
+	__atomic_store_n(&mapping_lost, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	/* The faulting write is retried in the new memory. */
+	if (in_mapping(si->si_addr) && lose_mapping() == 0)
+		return;
+	mtrec_chain_sigbus(sig, si, ctx);
+}
+
+void mtrec_chain_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigaction dfl;
+
+	if (program_bus.sa_flags & SA_SIGINFO) {
+		if (program_bus.sa_sigaction) {
+			program_bus.sa_sigaction(sig, si, ctx);
+			return;
+		}
+	} else if (program_bus.sa_handler != SIG_DFL && program_bus.sa_handler != SIG_IGN) {
+		program_bus.sa_handler(sig);
+		return;
+	}
+	/* As without us: the fault happens again, with the default action. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	mtrec_real.sigaction(SIGBUS, &dfl, NULL);
+}
+
+static void guard_sigbus(void)
+{
+	struct sigaction sa;
+
+	if (bus_guarded)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (mtrec_real.sigaction && mtrec_real.sigaction(SIGBUS, &sa, &program_bus) == 0)
+		bus_guarded = 1;
+}
+
+int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old)
+{
+	if (!bus_guarded)
+		return 0;
+	if (old)
+		*old = program_bus;
+	if (act)
+		program_bus = *act;
+	return 1;
+}
+
+int mtrec_file_lost(void)
+{
+	return __atomic_load_n(&mapping_lost, __ATOMIC_ACQUIRE);
 }
 
 int mtrec_file_open(int first)
@@ -209,27 +413,27 @@ int mtrec_file_open(int first)
 	struct stat st;
 	int fd = open_name(first);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (fd == -1)
+			prim_say("cannot open trace file '", mtrec_file.path, "': ",
+				 prim_strerror(errno), "; not recording", SAY_END);
 		return -1;
-	/* Keep away from the low numbers a program may close or dup2 over. */
-	if (fd < 100) {
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-		if (high >= 0) {
-			close(fd);
-			fd = high;
-		}
 	}
+	fd = move_high(fd);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", SAY_END);
-		close(fd);
+		prim_close(fd);
 		return -1;
 	}
 	if (map_file(fd) < 0) {
 		prim_say("cannot map trace file '", mtrec_file.path, "': ",
-			 prim_strerror(errno), "; not recording", SAY_END);
-		close(fd);
+			 prim_strerror(errno), as_limited ?
+			 " (the address-space limit, ulimit -v, leaves too little room)" : "",
+			 "; not recording", SAY_END);
+		prim_close(fd);
 		return -1;
 	}
+	guard_sigbus();
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	mtrec_file.fd = fd;
@@ -247,24 +451,47 @@ int mtrec_file_open(int first)
 
 /* Is our descriptor still our file?  A program may close it or dup2 over
  * it; then extending "it" would write into someone else's file. */
-static int still_ours(void)
+static int still_ours(struct stat *st)
 {
-	struct stat st;
+	return fstat(mtrec_file.fd, st) == 0 && st->st_dev == file_dev && st->st_ino == file_ino;
+}
 
-	return fstat(mtrec_file.fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+/* Make mtrec_file.fd our file again after the program closed or replaced
+ * the number (a daemon closing every descriptor at start): open the name
+ * again and check it is the same file.  The old number is the program's
+ * now and is never closed.  0, or -1 with a reason. */
+static int regain(struct stat *st, const char **why)
+{
+	int fd;
+
+	if (still_ours(st))
+		return 0;
+	fd = prim_open(mtrec_file.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	if (fd < 0) {
+		*why = "the program closed its descriptor and the file cannot be opened again";
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || st->st_dev != file_dev || st->st_ino != file_ino) {
+		prim_close(fd);
+		*why = "the program closed its descriptor and the file was replaced or removed";
+		return -1;
+	}
+	mtrec_file.fd = move_high(fd);
+	prim_flock(mtrec_file.fd, LOCK_EX | LOCK_NB);
+	return 0;
 }
 
 static int extend(size_t from, size_t to)
 {
 	static const char zeros[4096];
 
-	if (fallocate(mtrec_file.fd, 0, (off_t)from, (off_t)(to - from)) == 0)
+	if (prim_fallocate(mtrec_file.fd, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
 	/* No fallocate on this file system: write the blocks for real. */
 	for (size_t off = from; off < to; off += sizeof(zeros))
-		if (pwrite(mtrec_file.fd, zeros, sizeof(zeros), (off_t)off) != sizeof(zeros))
+		if (prim_pwrite(mtrec_file.fd, zeros, sizeof(zeros), (off_t)off) != sizeof(zeros))
 			return -1;
 	return 0;
 }
@@ -275,34 +502,32 @@ static int next_part(void)
 {
 	size_t start = mtrec_file.part_start + mtrec_file.part_size;
 	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
-	struct stat st;
+	struct stat st, old;
 	int fd;
 
 	if (start + mtrec_file.part_size > mtrec_file.maplen) {
-		mtrec_give_up("the trace reached its maximum size", 0);
+		mtrec_give_up(as_limited ? "the trace reached the size the address-space limit "
+			      "(ulimit -v) leaves it" : "the trace reached its maximum size", 0);
 		return -1;
 	}
 	o = prim_puts(name, lim, first_path);
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, mtrec_file.part_no + 1);
 	*o = '\0';
-	fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0 && fd < 100) {
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-		if (high >= 0) {
-			close(fd);
-			fd = high;
-		}
-	}
+	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
+				 O_NONBLOCK, 0600));
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    map_part(fd, mtrec_file.base + start) < 0) {
-		memcpy(mtrec_file.path, name, sizeof(name));
-		mtrec_give_up("cannot start the next part", errno);
+		int err = errno;
 		if (fd >= 0)
-			close(fd);
+			prim_close(fd);
+		memcpy(mtrec_file.path, name, sizeof(name));
+		mtrec_give_up("cannot start the next part", err);
 		return -1;
 	}
-	close(mtrec_file.fd);
+	prim_flock(fd, LOCK_EX | LOCK_NB);
+	if (still_ours(&old))
+		prim_close(mtrec_file.fd);
 	mtrec_file.fd = fd;
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
@@ -312,16 +537,55 @@ static int next_part(void)
 	return 0;
 }
 
-int mtrec_file_grow(size_t end)
+static int grow_to(size_t need, size_t want_end);
+
+/* What the file must reach for a chunk ending at end: the margin past it,
+ * in the same part and outside the next part's header zone. */
+static size_t with_margin(size_t end)
+{
+	size_t ps = mtrec_file.part_size, part_end = (end - 1) / ps * ps + ps;
+
+	if (ps < mtrec_file.maplen && end + MARGIN > part_end)
+		return part_end + MTREC_PART_ZONE + MARGIN;
+	return end + MARGIN;
+}
+
+/* The file grows LOOKAHEAD before it must: a signal handler that
+ * interrupts its own thread's growth (which holds the lock) still finds
+ * backed room for its chunks. */
+int mtrec_file_ensure(size_t end)
+{
+	size_t need = with_margin(end);
+
+	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need + LOOKAHEAD ||
+	    grow_to(need, need + LOOKAHEAD) == 0)
+		return 0;
+	return !stopped && __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need ? 0 : -1;
+}
+
+/* Grow the file to reach want, or at least need: what lies between is
+ * growth ahead of time, and failing to get it is no reason to stop yet. */
+static int grow_to(size_t need, size_t want_end)
 {
 	struct rlimit rl;
+	struct stat st;
 	size_t size, want, part_end, step, align;
+	const char *why = NULL;
 	int ret = -1;
 
-	pthread_mutex_lock(&mtrec_grow_lock);
-	while (end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
+	/* Nested in this thread's own growth (a signal handler): the event
+	 * is dropped and counted. */
+	if (mtrec_lock(&mtrec_grow_lock, MTREC_LOCK_GROW) < 0)
+		return -1;
+	while (want_end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
+		/* After the exit trim, growing again would leave the chunks
+		 * reserved meanwhile as NUL runs before this one's lines. */
+		if (stopped || mapping_lost || closed)
+			goto out;
 		part_end = mtrec_file.part_start + mtrec_file.part_size;
 		if (size == part_end) {
+			if (size >= need)
+				break;
 			if (next_part() < 0)
 				goto out;
 			continue;
@@ -334,23 +598,32 @@ int mtrec_file_grow(size_t end)
 		step = size - mtrec_file.part_start;
 		step = step < MIN_STEP ? MIN_STEP : step > GROW_STEP ? GROW_STEP : step;
 		align = step < ALIGN_2M ? MIN_STEP : ALIGN_2M;
-		want = (end + step + align - 1) & ~(align - 1);
+		want = (want_end + step + align - 1) & ~(align - 1);
 		if (want > part_end)
 			want = part_end;
 		/* Writing past RLIMIT_FSIZE would raise SIGXFSZ in the program. */
 		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
 			if (size - mtrec_file.part_start >= rl.rlim_cur) {
+				if (size >= need)
+					break;
 				mtrec_give_up("file size limit reached", EFBIG);
 				goto out;
 			}
 			if (want - mtrec_file.part_start > rl.rlim_cur)
 				want = mtrec_file.part_start + rl.rlim_cur;
 		}
-		if (!still_ours()) {
-			mtrec_give_up("the program closed or replaced its file descriptor", 0);
+		if (regain(&st, &why) < 0) {
+			mtrec_give_up(why, 0);
+			goto out;
+		}
+		if ((size_t)st.st_size < size - mtrec_file.part_start) {
+			lose_mapping();
+			mtrec_give_up("the trace file was truncated by another process", 0);
 			goto out;
 		}
 		if (extend(size - mtrec_file.part_start, want - mtrec_file.part_start) < 0) {
+			if (size >= need)
+				break;
 			mtrec_give_up("cannot extend the file", errno);
 			goto out;
 		}
@@ -358,44 +631,120 @@ int mtrec_file_grow(size_t end)
 	}
 	ret = 0;
 out:
-	pthread_mutex_unlock(&mtrec_grow_lock);
+	mtrec_unlock(&mtrec_grow_lock, MTREC_LOCK_GROW);
 	return ret;
+}
+
+int mtrec_file_grow(size_t end)
+{
+	return grow_to(end, end);
+}
+
+/* ---- after recording stopped ------------------------------------------ */
+
+void mtrec_file_stop(void)
+{
+	size_t size;
+
+	if (__atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* No chunk is handed out any more; every one handed out ends before
+	 * size - MARGIN (mtrec_file_ensure), so the margin is ours alone. */
+	__atomic_store_n(&mtrec_file.tail, mtrec_file.maplen, __ATOMIC_RELEASE);
+	size = __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE);
+	notes_lim = size;
+	notes_next = size >= MARGIN ? size - MARGIN : size;
+	/* Whatever precedes is closed: the notes start a line of their own. */
+	mtrec_file_note("\n", 1);
+}
+
+/* Append to the file itself (the mapping no longer reaches it), within
+ * RLIMIT_FSIZE, when the descriptor is still ours. */
+static void append(const char *text, size_t len)
+{
+	struct rlimit rl;
+	struct stat st;
+
+	if (!still_ours(&st))
+		return;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (size_t)st.st_size + len > rl.rlim_cur)
+		return;
+	prim_pwrite(mtrec_file.fd, text, len, st.st_size);
+}
+
+void mtrec_file_note(const char *text, size_t len)
+{
+	size_t at;
+
+	if (!stopped || !mtrec_file.base)
+		return;
+	if (mtrec_file_lost()) {
+		append(text, len);
+		return;
+	}
+	at = __atomic_fetch_add(&notes_next, len, __ATOMIC_ACQ_REL);
+	if (at + len <= notes_lim)
+		memcpy(mtrec_file.base + at, text, len);
+}
+
+int mtrec_file_release(void)
+{
+	size_t keep;
+
+	if (!as_limited || !mtrec_file.base || !stopped || mapping_lost)
+		return 0;
+	keep = (mtrec_file.size + 4095) & ~(size_t)4095;
+	if (keep >= mtrec_file.maplen)
+		return 0;
+	as_limited = 0;		/* once */
+	return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
 }
 
 int mtrec_file_close(char *pos, char *end)
 {
+	struct stat st;
+	const char *why;
 	int cut = 0;
 	size_t used;
 
 	if (mtrec_file.fd < 0)
 		return 0;
-	pthread_mutex_lock(&mtrec_grow_lock);
+	if (mtrec_lock(&mtrec_grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
 	/* No reservation can succeed any more; what was handed out stays
 	 * inside the file, so no late writer can fault past its end.  The
 	 * mapping is kept for such writers. */
 	used = __atomic_exchange_n(&mtrec_file.tail, mtrec_file.maplen, __ATOMIC_ACQ_REL);
 	if (used > mtrec_file.size)
 		used = mtrec_file.size;
-	if (pos && end == mtrec_file.base + used) {
+	if (stopped) {
+		used = notes_next < notes_lim ? notes_next : notes_lim;
+	} else if (pos && end == mtrec_file.base + used) {
 		used = (size_t)(pos - mtrec_file.base);
 		cut = 1;
 	}
-	if (still_ours() && used >= mtrec_file.part_start)
+	if (!mapping_lost && regain(&st, &why) == 0 && used >= mtrec_file.part_start)
 		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), SAY_END);
 	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&mtrec_grow_lock);
+	closed = 1;
+	mtrec_unlock(&mtrec_grow_lock, MTREC_LOCK_GROW);
 	return cut;
 }
 
 void mtrec_file_forget(void)
 {
-	if (mtrec_file.base)
-		munmap(mtrec_file.base, mtrec_file.maplen);
+	char *base = mtrec_file.base;
+
+	/* The SIGBUS handler stops claiming the range before it goes. */
+	__atomic_store_n(&mtrec_file.base, NULL, __ATOMIC_RELEASE);
+	if (base)
+		munmap(base, mtrec_file.maplen);
 	if (mtrec_file.fd >= 0)
-		close(mtrec_file.fd);
-	mtrec_file.base = NULL;
+		prim_close(mtrec_file.fd);
+	stopped = mapping_lost = closed = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;
 	mtrec_file.tail = mtrec_file.size = 0;

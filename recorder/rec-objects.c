@@ -201,7 +201,10 @@ void mtrec_objects_sync(void)
 	if (now.adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) &&
 	    now.subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&mtrec_objects_lock);
+	/* Nested in this thread's own sync (a signal handler): the lines
+	 * come with the next caller or stack seen for the first time. */
+	if (mtrec_lock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS) < 0)
+		return;
 	for (int i = 0; i < nknown; i++)
 		known[i].present = 0;
 	dl_iterate_phdr(visit, NULL);
@@ -214,15 +217,16 @@ void mtrec_objects_sync(void)
 	publish_snapshot();
 	__atomic_store_n(&seen_adds, now.adds, __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, now.subs, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&mtrec_objects_lock);
+	mtrec_unlock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS);
 }
 
 /* A new file (fork child) must describe every object again. */
 void mtrec_objects_reset(void)
 {
-	pthread_mutex_lock(&mtrec_objects_lock);
+	if (mtrec_lock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS) < 0)
+		return;
 	nknown = 0;
 	__atomic_store_n(&seen_adds, ~0ull, __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, ~0ull, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&mtrec_objects_lock);
+	mtrec_unlock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS);
 }

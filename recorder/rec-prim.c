@@ -2,7 +2,9 @@
  * Kept apart so that the core reads as the recording logic only. */
 #include "prim.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@ int prim_write_all(int fd, const void *buf, size_t len)
 	const char *p = buf;
 
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = syscall(SYS_write, fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -31,6 +33,83 @@ int prim_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int prim_open(const char *path, int flags, mode_t mode)
+{
+	long r;
+
+	do
+		r = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+int prim_close(int fd)
+{
+	/* Linux releases the descriptor even when close reports EINTR. */
+	return (int)syscall(SYS_close, fd);
+}
+
+ssize_t prim_read(int fd, void *buf, size_t len)
+{
+	long r;
+
+	do
+		r = syscall(SYS_read, fd, buf, len);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+ssize_t prim_pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	long r;
+
+	do
+		r = syscall(SYS_pwrite64, fd, buf, len, off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+int prim_fallocate(int fd, off_t off, off_t len)
+{
+	long r;
+
+	do
+		r = syscall(SYS_fallocate, fd, 0, off, len);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+int prim_flock(int fd, int op)
+{
+	long r;
+
+	do
+		r = syscall(SYS_flock, fd, op);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+int prim_count_threads(void)
+{
+	char buf[4096];
+	int fd = prim_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	int count = 0;
+	long n;
+
+	if (fd < 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+			if (d->d_name[0] != '.')
+				count++;
+			off += d->d_reclen;
+		}
+	}
+	prim_close(fd);
+	return n < 0 ? -1 : count;
 }
 
 uint64_t prim_monotonic_ns(void)

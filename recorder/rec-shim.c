@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,16 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define CALLER() __builtin_return_address(0)
+
+/* A request the real allocator refused, that the trace's address-space
+ * reservation may have caused (RLIMIT_AS): the recorder gives it back and
+ * the request is made again, so that the program never fails where it
+ * would not without us. */
+#define RETRY_IF_NO_MEMORY(p, size, again) \
+	do { \
+		if (unlikely((p) == NULL) && (size) != 0 && mtrec_out_of_memory(size)) \
+			(p) = (again); \
+	} while (0)
 
 struct mtrec_real mtrec_real;
 
@@ -87,6 +98,8 @@ static void bootstrap(void)
 	mtrec_real.valloc = next_sym("valloc");
 	mtrec_real.pvalloc = next_sym("pvalloc");
 	mtrec_real.dlclose = next_sym("dlclose");
+	mtrec_real.sigaction = next_sym("sigaction");
+	mtrec_real.signal = next_sym("signal");
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	mtrec_init();
 }
@@ -108,6 +121,7 @@ EXPORT void *malloc(size_t size)
 	if (unlikely(!ready()))
 		return boot_alloc(size, 16);
 	p = mtrec_real.malloc(size);
+	RETRY_IF_NO_MEMORY(p, size, mtrec_real.malloc(size));
 	if (mtrec_wants())
 		mtrec_record_alloc(caller, p, size);
 	return p;
@@ -136,7 +150,10 @@ EXPORT void *calloc(size_t n, size_t size)
 		return __builtin_mul_overflow(n, size, &bytes) ? NULL : boot_alloc(bytes, 16);
 	p = mtrec_real.calloc(n, size);
 	/* An overflowing request allocates nothing and, as in glibc, logs nothing. */
-	if (mtrec_wants() && !__builtin_mul_overflow(n, size, &bytes))
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return p;
+	RETRY_IF_NO_MEMORY(p, bytes, mtrec_real.calloc(n, size));
+	if (mtrec_wants())
 		mtrec_record_alloc(caller, p, bytes);
 	return p;
 }
@@ -154,10 +171,14 @@ static void *realloc_common(const void *caller, void *old, size_t size)
 			mtrec_record_alloc(caller, p, size);
 		return p;
 	}
-	if (!mtrec_wants())
-		return mtrec_real.realloc(old, size);
+	if (!mtrec_wants()) {
+		p = mtrec_real.realloc(old, size);
+		RETRY_IF_NO_MEMORY(p, size, mtrec_real.realloc(old, size));
+		return p;
+	}
 	mtrec_realloc_before(&r, caller, old);
 	p = mtrec_real.realloc(old, size);
+	RETRY_IF_NO_MEMORY(p, size, mtrec_real.realloc(old, size));
 	mtrec_realloc_after(&r, caller, old, p, size);
 	return p;
 }
@@ -204,7 +225,10 @@ EXPORT void *memalign(size_t align, size_t size)
 
 	if (unlikely(!ready()))
 		return boot_alloc(size, align);
-	return aligned_common(caller, mtrec_real.memalign(align, size), size);
+	void *p = mtrec_real.memalign(align, size);
+
+	RETRY_IF_NO_MEMORY(p, size, mtrec_real.memalign(align, size));
+	return aligned_common(caller, p, size);
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t size)
@@ -213,7 +237,10 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 
 	if (unlikely(!ready()))
 		return boot_alloc(size, align);
-	return aligned_common(caller, mtrec_real.aligned_alloc(align, size), size);
+	void *p = mtrec_real.aligned_alloc(align, size);
+
+	RETRY_IF_NO_MEMORY(p, size, mtrec_real.aligned_alloc(align, size));
+	return aligned_common(caller, p, size);
 }
 
 EXPORT void *valloc(size_t size)
@@ -222,7 +249,10 @@ EXPORT void *valloc(size_t size)
 
 	if (unlikely(!ready()))
 		return boot_alloc(size, (size_t)sysconf(_SC_PAGESIZE));
-	return aligned_common(caller, mtrec_real.valloc(size), size);
+	void *p = mtrec_real.valloc(size);
+
+	RETRY_IF_NO_MEMORY(p, size, mtrec_real.valloc(size));
+	return aligned_common(caller, p, size);
 }
 
 EXPORT void *pvalloc(size_t size)
@@ -248,6 +278,8 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
 		return *out ? 0 : ENOMEM;
 	}
 	err = mtrec_real.posix_memalign(out, align, size);
+	if (unlikely(err == ENOMEM) && size && mtrec_out_of_memory(size))
+		err = mtrec_real.posix_memalign(out, align, size);
 	/* A bad alignment allocates nothing and logs nothing, as in glibc;
 	 * running out of memory logs "+ (nil) SIZE" as glibc does. */
 	if (err == 0 || err == ENOMEM)
@@ -269,6 +301,44 @@ EXPORT int dlclose(void *handle)
 	ret = mtrec_real.dlclose(handle);
 	mtrec_forget_callers();
 	return ret;
+}
+
+/* ---- SIGBUS --------------------------------------------------------------
+ * The recorder's SIGBUS handler (rec-file.c) must stay in place when the
+ * program installs its own (GlusterFS does, to print a backtrace): the
+ * program's action is kept and run for every SIGBUS that is not ours, and
+ * reported back as the current one.  sysv_signal, bsd_signal and sigset
+ * are not wrapped. */
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (!ready() || !mtrec_real.sigaction) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (sig == SIGBUS && mtrec_file_bus_action(act, old))
+		return 0;
+	return mtrec_real.sigaction(sig, act, old);
+}
+
+EXPORT void (*signal(int sig, void (*handler)(int)))(int)
+{
+	struct sigaction sa, old;
+
+	if (!ready() || !mtrec_real.signal)
+		return SIG_ERR;
+	if (sig != SIGBUS)
+		return mtrec_real.signal(sig, handler);
+	/* glibc's signal(): BSD semantics, the signal blocked in its handler. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	if (!mtrec_file_bus_action(&sa, &old))
+		return mtrec_real.signal(sig, handler);
+	return (old.sa_flags & SA_SIGINFO) ? (void (*)(int))(void (*)(void))old.sa_sigaction
+						 : old.sa_handler;
 }
 
 /* ---- scoping API (mtrec.h) and glibc's mtrace()/muntrace() ------------ */

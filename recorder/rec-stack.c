@@ -137,7 +137,10 @@ static MTREC_COLD struct mtrec_stack *miss(uint64_t h, void *const *ips, int n)
 	struct mtrec_stack *s;
 
 	mtrec_objects_sync();	/* frames may lie in a newly loaded object */
-	pthread_mutex_lock(&mtrec_stack_lock);
+	/* Nested in this thread's own insertion (a signal handler): the
+	 * event goes without its stack. */
+	if (mtrec_lock(&mtrec_stack_lock, MTREC_LOCK_STACK) < 0)
+		return NULL;
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && (s = lookup(t, h, ips, n)) != NULL)
 		goto out;
@@ -147,7 +150,7 @@ static MTREC_COLD struct mtrec_stack *miss(uint64_t h, void *const *ips, int n)
 	}
 	insert(t, s);
 out:
-	pthread_mutex_unlock(&mtrec_stack_lock);
+	mtrec_unlock(&mtrec_stack_lock, MTREC_LOCK_STACK);
 	return s;
 }
 

@@ -6,6 +6,7 @@
 #ifndef MTREC_REC_H
 #define MTREC_REC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,13 +25,15 @@ struct mtrec_real {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	int (*dlclose)(void *);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	void (*(*signal)(int, void (*)(int)))(int);
 };
 extern struct mtrec_real mtrec_real MTREC_HIDDEN;
 
 /* Non-zero while events are being recorded; the wrappers' only test. */
 extern int mtrec_recording MTREC_HIDDEN;
-/* Set while the calling thread is inside the recorder: its own calls into
- * libc must not be recorded again. */
+/* Set around the recorder's own calls into libc that allocate (putenv):
+ * those blocks are not the program's and are not recorded. */
 extern __thread int mtrec_busy MTREC_HIDDEN;
 
 static inline int mtrec_wants(void)
@@ -54,7 +57,10 @@ void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
 
 /* realloc both frees and allocates, and can fail: the free's place in the
  * file is fixed before the call, the outcome written after it. */
-struct mtrec_realloc { char *at; };
+struct mtrec_realloc {
+	char *at;		/* the place reserved for the outcome, or NULL */
+	int first_sight;	/* old is libc's environ block (see g.hidden) */
+};
 void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			  const void *old) MTREC_HIDDEN;
 void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
@@ -66,6 +72,10 @@ void mtrec_stop(void) MTREC_HIDDEN;
 void mtrec_mark(const char *label) MTREC_HIDDEN;
 /* A module was unloaded: cached caller strings may be stale. */
 void mtrec_forget_callers(void) MTREC_HIDDEN;
+
+/* The program got no memory for a request of size bytes: 1 when the
+ * recorder gave address space back and the request is worth retrying. */
+int mtrec_out_of_memory(size_t size) MTREC_HIDDEN;
 
 /* fork: keep the child from inheriting a held lock or the parent's file. */
 void mtrec_fork_child(void) MTREC_HIDDEN;
@@ -83,11 +93,33 @@ int mtrec_file_open(int first) MTREC_HIDDEN;
 /* Make sure bytes [0, end) of the file exist and are backed by disk
  * blocks; 0, or -1 when recording must stop (already said why). */
 int mtrec_file_grow(size_t end) MTREC_HIDDEN;
+/* The same for a chunk ending at end, with the margin kept past it for the
+ * last words (see rec-file.c); cheap when the file is large enough. */
+int mtrec_file_ensure(size_t end) MTREC_HIDDEN;
 /* Cut the file to its used length.  When the last chunk is the one that
  * ends at end, cut at pos instead and return 1. */
 int mtrec_file_close(char *pos, char *end) MTREC_HIDDEN;
 /* Drop the mapping inherited from the parent (fork child). */
 void mtrec_file_forget(void) MTREC_HIDDEN;
+/* Recording stopped for good: hand out no more chunks; from now on
+ * mtrec_file_note() appends lines (whole, newline included) after
+ * everything written, in the margin or at the file's end. */
+void mtrec_file_stop(void) MTREC_HIDDEN;
+void mtrec_file_note(const char *text, size_t len) MTREC_HIDDEN;
+/* After mtrec_file_stop(), give back the address space reserved for the
+ * trace when RLIMIT_AS sized it; 1 when some was given back. */
+int mtrec_file_release(void) MTREC_HIDDEN;
+/* Non-zero once the file shrank under the mapping (truncated by another
+ * process): nothing written since reaches it. */
+int mtrec_file_lost(void) MTREC_HIDDEN;
+/* The program's sigaction() for SIGBUS, while the recorder guards it:
+ * keep (and report) the program's action instead of installing it; 1 when
+ * handled so.  mtrec_chain_sigbus() runs the program's action. */
+int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old) MTREC_HIDDEN;
+void mtrec_chain_sigbus(int sig, siginfo_t *si, void *ctx) MTREC_HIDDEN;
+
+/* Each part of a rotated trace starts with a header zone this large. */
+#define MTREC_PART_ZONE (64u << 10)
 
 struct mtrec_file {
 	int fd;
@@ -143,9 +175,39 @@ void mtrec_write_line(const char *s, size_t len) MTREC_HIDDEN;
 /* Stop recording for good, saying why once. */
 void mtrec_give_up(const char *why, int err) MTREC_HIDDEN;
 
-/* The module locks; fork takes them all, in this order, so that the child
- * never inherits one held by a thread that no longer exists. */
+/* The module locks; a fork child re-creates them all, so that it never
+ * inherits one held by a thread that no longer exists. */
 #include <pthread.h>
+
+/* A signal handler that allocates while its thread is inside the recorder
+ * makes a nested record call.  It must never wait for a lock that its own
+ * thread holds (that thread is suspended under the handler): each lock has
+ * a bit in mtrec_held, set before it is taken and cleared after it is
+ * released, and mtrec_lock() refuses (returns -1) a lock whose bit is set.
+ * Outside signal handlers the bit is never set on entry. */
+enum {
+	MTREC_LOCK_OBJECTS = 1, MTREC_LOCK_CALLER = 2, MTREC_LOCK_STACK = 4,
+	MTREC_LOCK_GROW = 8, MTREC_LOCK_CORE = 16,
+};
+extern __thread unsigned mtrec_held MTREC_HIDDEN;
+
+static inline int mtrec_lock(pthread_mutex_t *m, unsigned bit)
+{
+	if (unlikely(mtrec_held & bit))
+		return -1;
+	mtrec_held |= bit;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(m);
+	return 0;
+}
+
+static inline void mtrec_unlock(pthread_mutex_t *m, unsigned bit)
+{
+	pthread_mutex_unlock(m);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	mtrec_held &= ~bit;
+}
+
 extern pthread_mutex_t mtrec_objects_lock MTREC_HIDDEN;
 extern pthread_mutex_t mtrec_caller_lock MTREC_HIDDEN;
 extern pthread_mutex_t mtrec_stack_lock MTREC_HIDDEN;

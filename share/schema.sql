@@ -14,10 +14,12 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 2;              -- this schema's version
+PRAGMA user_version = 3;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
+-- Version 3 (issue 18) added the columns marked "v3" (what the recorder
+-- did not record); the same holds for them.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -51,7 +53,15 @@ CREATE TABLE IF NOT EXISTS runs (
 	peak_line INTEGER,                -- v2: trace line where peak_live_bytes was reached
 	peak_time_ns INTEGER,             -- v2: its time ('# time' clock), NULL without one
 	temporary_allocations INTEGER,    -- v2: blocks freed before any other allocation in their thread
-	timeline_axis TEXT                -- v2: 'time' or 'line' (see timeline)
+	timeline_axis TEXT,               -- v2: 'time' or 'line' (see timeline)
+	stopped_line INTEGER,             -- v3: line of '# stopped': the recorder stopped for good
+	                                  --     there, and leaked_* count the blocks live then;
+	                                  --     NULL: it recorded to the end
+	stop_reason TEXT,                 -- v3: why it stopped ('the disk is full: ...')
+	lost_events INTEGER,              -- v3: events not recorded (sum of '# lost'), NULL: none said
+	lost_reason TEXT,                 -- v3: why (the first '# lost' line's)
+	freeres TEXT                      -- v3: '# freeres': 'done', or 'skipped: WHY' (libc's caches
+	                                  --     were not released: libc's own blocks show as leaks)
 );
 
 -- A source location: where a block was allocated (charged), or one frame

@@ -31,8 +31,8 @@ test_expect_success 'nothing is logged for free(NULL), overflows or bad alignmen
 '
 
 test_expect_success '/usr/bin/mtrace reports the same leak on both traces' '
-	{ /usr/bin/mtrace "$PROG" glibc.log >glibc.report; test $? = 1; } &&
-	{ /usr/bin/mtrace "$PROG" ours.log >ours.report; test $? = 1; } &&
+	test_expect_code 1 /usr/bin/mtrace "$PROG" glibc.log >glibc.report &&
+	test_expect_code 1 /usr/bin/mtrace "$PROG" ours.log >ours.report &&
 	sed -e "s/0x[0-9a-f]\{16\}/ADDR/" glibc.report >expect &&
 	sed -e "s/0x[0-9a-f]\{16\}/ADDR/" ours.report >actual &&
 	test_cmp expect actual &&

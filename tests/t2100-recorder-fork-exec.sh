@@ -15,38 +15,6 @@ rec() {
 	env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$@"
 }
 
-# count_size FILE SIZE: the number of standard lines of FILE whose last
-# field is SIZE (a decimal size, printed as glibc does: %#lx).
-count_size() {
-	strip_ext "$1" | grep -c " $(printf '%#x' "$2")\$" || true
-}
-
-# check_mtrace FILE NLEAKS [SIZE]: /usr/bin/mtrace reads FILE, finds no
-# free of memory never allocated and no duplicate allocation, and reports
-# exactly NLEAKS blocks not freed (all of SIZE bytes when given).
-check_mtrace() {
-	mt="mt_$1"
-	mtrace "$1" >"$mt" 2>&1
-	rc=$?
-	if grep -e "never alloc" -e "duplicate" "$mt"; then
-		echo "$1: inconsistent trace"; return 1
-	fi
-	n=$(grep -c '^0x' "$mt")
-	if [ "$n" -ne "$2" ]; then
-		cat "$mt"; echo "$1: $n leaks, expected $2"; return 1
-	fi
-	if [ "$2" -eq 0 ]; then
-		[ $rc -eq 0 ] || { cat "$mt"; echo "$1: mtrace exit $rc"; return 1; }
-	else
-		[ $rc -eq 1 ] || { cat "$mt"; echo "$1: mtrace exit $rc"; return 1; }
-	fi
-	if [ $# -ge 3 ]; then
-		other=$(grep '^0x' "$mt" | grep -vc " $(printf '%#x' "$3") " || true)
-		[ "$other" -eq 0 ] || { cat "$mt"; echo "$1: leaks of other sizes"; return 1; }
-	fi
-	return 0
-}
-
 test_expect_success 'a forked child records into NAME.PID, the parent into NAME' '
 	mkdir basic && cd basic &&
 	rec "$FORK" basic >out 2>err &&
@@ -75,8 +43,8 @@ test_expect_success 'the parent trace holds only the parent events, the child tr
 test_expect_success 'mtrace finds exactly each process leaks in its own file' '
 	cd basic &&
 	child=$(sed -n "s/^child //p" out) &&
-	check_mtrace t.log 4 1001 &&
-	check_mtrace "t.log.$child" 2 2002
+	mtrace_leaks t.log 4 1001 &&
+	mtrace_leaks "t.log.$child" 2 2002
 '
 
 test_expect_success 'with %p in MALLOC_TRACE each process writes NAME-with-its-pid' '
@@ -89,8 +57,8 @@ test_expect_success 'with %p in MALLOC_TRACE each process writes NAME-with-its-p
 	test "$(ls trace.* | wc -l)" -eq 2 &&
 	grep -x "# pid $parent [0-9]*" "trace.$parent.log" &&
 	grep -x "# pid $child $parent" "trace.$child.log" &&
-	check_mtrace "trace.$parent.log" 4 1001 &&
-	check_mtrace "trace.$child.log" 2 2002
+	mtrace_leaks "trace.$parent.log" 4 1001 &&
+	mtrace_leaks "trace.$child.log" 2 2002
 '
 
 test_expect_success 'a program exec()ed without fork gets its own file; the first stays intact' '
@@ -108,8 +76,8 @@ test_expect_success 'a program exec()ed without fork gets its own file; the firs
 	test "$(count_size "t.log.$pid" 3003)" -eq 0 &&
 	grep -a -x "# cmdline $FORK exec" t.log &&
 	grep -x "# cmdline rec-fork leaf" "t.log.$pid" &&
-	check_mtrace t.log 3 3003 &&
-	check_mtrace "t.log.$pid" 2 4004
+	mtrace_leaks t.log 3 3003 &&
+	mtrace_leaks "t.log.$pid" 2 4004
 '
 
 test_expect_success 'fork+exec: the exec()ed child records into a file of its own' '
@@ -117,16 +85,15 @@ test_expect_success 'fork+exec: the exec()ed child records into a file of its ow
 	rec "$FORK" fork-exec >out 2>err &&
 	test ! -s err &&
 	child=$(sed -n "s/^child //p" out) &&
-	check_mtrace t.log 4 3003 &&
+	mtrace_leaks t.log 4 3003 &&
 	test "$(count_size t.log 4004)" -eq 0 &&
 	leaf=$(grep -l -x "# cmdline rec-fork leaf" t.log.*) &&
 	test "$(echo "$leaf" | wc -w)" -eq 1 &&
 	case "$leaf" in t.log.$child|t.log.$child.[0-9]*) ;; *) false ;; esac &&
 	test "$(count_size "$leaf" 4004)" -eq 7 &&
-	check_mtrace "$leaf" 2 4004 &&
+	mtrace_leaks "$leaf" 2 4004 &&
 	for f in t.log.*; do
-		mtrace "$f" >mt 2>&1; rc=$?
-		test $rc -le 1 && ! grep -e "never alloc" -e duplicate mt || exit 1
+		mtrace_ok "$f" || exit 1
 	done
 '
 
@@ -135,9 +102,9 @@ test_expect_success 'posix_spawn: the spawned program records into NAME.PID' '
 	rec "$FORK" spawn >out 2>err &&
 	test ! -s err &&
 	child=$(sed -n "s/^child //p" out) &&
-	check_mtrace t.log 4 3003 &&
+	mtrace_leaks t.log 4 3003 &&
 	grep -x "# cmdline rec-fork leaf" "t.log.$child" &&
-	check_mtrace "t.log.$child" 2 4004
+	mtrace_leaks "t.log.$child" 2 4004
 '
 
 test_expect_success 'the recorder never overwrites an existing file: NAME.PID taken gives NAME.PID.1' '
@@ -156,19 +123,19 @@ test_expect_success 'a child forked after chdir() writes its file beside the par
 	ls -R >files && cat files &&
 	test -f "t.log.$child" &&
 	test ! -e "sub/t.log.$child" &&
-	check_mtrace "t.log.$child" 2 2002
+	mtrace_leaks "t.log.$child" 2 2002
 '
 
 test_expect_success '200 forks while 3 threads allocate: no child deadlocks' '
 	mkdir threads && cd threads &&
-	timeout 60 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$FORK" threads 3 200 >out 2>err ||
-		{ echo "exit $?"; cat err; false; } &&
+	{ timeout 60 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$FORK" threads 3 200 >out 2>err ||
+		{ echo "exit $?"; cat err; false; }; } &&
 	grep -x "children 200" out &&
 	test ! -s err &&
 	test "$(ls t.log.* | wc -l)" -eq 200 &&
 	test "$(count_size t.log 6006)" -eq 0 &&
 	test "$(count_size t.log 5005)" -gt 0 &&
-	check_mtrace t.log 1 7007
+	mtrace_leaks t.log 1 7007
 '
 
 test_expect_success 'every forked child file holds its own events: 11 blocks of 6006, 1 leaked' '
@@ -176,7 +143,7 @@ test_expect_success 'every forked child file holds its own events: 11 blocks of 
 	for f in t.log.*; do
 		test "$(count_size "$f" 6006)" -eq 11 || { echo "$f"; exit 1; }
 		test "$(count_size "$f" 5005)" -eq 0 || { echo "$f: parent events"; exit 1; }
-		mtrace "$f" >"mt_$f" 2>&1; rc=$?
+		mtrace "$f" >"mt_$f" 2>&1 && rc=0 || rc=$?
 		test $rc -eq 1 || { echo "$f: mtrace exit $rc"; exit 1; }
 		test "$(grep -c "^0x[0-9a-f]* *0x1776 " "mt_$f")" -eq 1 ||
 			{ cat "mt_$f"; echo "$f: not exactly the 1 leak"; exit 1; }
@@ -209,7 +176,7 @@ test_expect_success 'children that fork and _exit() leave the parent trace intac
 	head -n 1 t.log | grep -x "# mtrec 1" &&
 	test "$(grep -c "^# pid " t.log)" -eq 1 &&
 	test "$(count_size t.log 8008)" -eq 40 &&
-	check_mtrace t.log 20 8008 &&
+	mtrace_leaks t.log 20 8008 &&
 	tail -c 6 t.log | grep -x "= End"
 '
 
@@ -218,10 +185,10 @@ test_expect_success 'fork handlers registered after the recorder may allocate' '
 	timeout 20 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$HELPER/rec-atfork" 3 >out 2>err &&
 	grep -x "rounds 3" out &&
 	test "$(count_size t.log 9009)" -eq 6 &&
-	check_mtrace t.log 3 1001 &&
+	mtrace_leaks t.log 3 1001 &&
 	test "$(ls t.log.* | wc -l)" -eq 3 &&
 	for f in t.log.*; do
-		test "$(count_size "$f" 9009)" -eq 1 && check_mtrace "$f" 1 2002 || exit 1
+		test "$(count_size "$f" 9009)" -eq 1 && mtrace_leaks "$f" 1 2002 || exit 1
 	done
 '
 
@@ -238,13 +205,13 @@ test_expect_success 'build a program whose linked library registers allocating f
 
 test_expect_success 'fork handlers of a linked library may allocate: no deadlock' '
 	mkdir atfork-lib && cd atfork-lib &&
-	timeout 10 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log ../rec-atfork-linked 3 >out 2>err ||
-		{ echo "exit $? (124: timed out, deadlock)"; cat err; false; } &&
+	{ timeout 10 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log ../rec-atfork-linked 3 >out 2>err ||
+		{ echo "exit $? (124: timed out, deadlock)"; cat err; false; }; } &&
 	grep -x "rounds 3" out &&
 	test "$(count_size t.log 9009)" -eq 6 &&
-	check_mtrace t.log 3 1001 &&
+	mtrace_leaks t.log 3 1001 &&
 	for f in t.log.*; do
-		test "$(count_size "$f" 9009)" -eq 1 && check_mtrace "$f" 1 2002 || exit 1
+		test "$(count_size "$f" 9009)" -eq 1 && mtrace_leaks "$f" 1 2002 || exit 1
 	done
 '
 

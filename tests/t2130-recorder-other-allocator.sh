@@ -15,15 +15,11 @@ JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 # other leak was made by libstdc++ (jemalloc's dependency keeps its
 # exception pool for the life of the process).
 check() {
-	mtrace "$1" >"$1.mt" 2>&1
-	rc=$?
-	[ $rc -eq 1 ] || { cat "$1.mt"; echo "mtrace exit $rc"; return 1; }
-	if grep -e "never alloc" -e duplicate "$1.mt" >/dev/null; then
-		grep -e "never alloc" -e duplicate "$1.mt" | head; return 1
-	fi
-	n=$(grep -c "^0x[0-9a-f]* *0x1092 " "$1.mt")
-	[ "$n" -eq "$2" ] || { cat "$1.mt"; echo "$n leaks of 4242 bytes, expected $2"; return 1; }
-	grep "^0x" "$1.mt" | grep -v "^0x[0-9a-f]* *0x1092 " | while read -r addr size at caller; do
+	mtrace_ok "$1" &&
+	test $mtrace_rc_ -eq 1 &&
+	n=$(grep -c "^0x[0-9a-f]* *0x1092 " "mt_$1" || true) &&
+	{ [ "$n" -eq "$2" ] || { cat "mt_$1"; echo "$n leaks of 4242 bytes, expected $2"; false; }; } &&
+	grep "^0x" "mt_$1" | grep -v "^0x[0-9a-f]* *0x1092 " | while read -r addr size at caller; do
 		a=$(printf "%#x" "$addr")
 		grep -a " + $a $size\$" "$1" | grep "libstdc++" >/dev/null ||
 			{ echo "unexpected leak $addr $size"; grep -a " $a" "$1"; exit 1; }
@@ -61,7 +57,7 @@ test_expect_success 'jemalloc: 4 threads, 400000 events, consistent' '
 test_expect_success 'the same program on glibc malloc gives the same leaks (reference)' '
 	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=glibc.log "$HELPER/rec-handoff" 2 100000 5 2>err &&
 	check glibc.log 5 &&
-	test "$(grep -c "^0x" glibc.log.mt)" -eq 5
+	test "$(grep -c "^0x" mt_glibc.log)" -eq 5
 '
 
 test_done

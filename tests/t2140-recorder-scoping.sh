@@ -73,17 +73,16 @@ test_expect_success 'MTREC_SCOPED=1: only the spans are recorded, each in = Star
 '
 
 test_expect_success 'MTREC_SCOPED=1: nothing outside the spans, not even other callers' '
-	strip_ext scoped.log | grep -v -e "^= " -e "rec-scoped" >others || true &&
-	test ! -s others &&
+	{ strip_ext scoped.log | grep -v -e "^= " -e "rec-scoped" >others || test $? = 1; } &&
+	test_must_be_empty others &&
 	test "$(grep -c "^= Start\$" scoped.log)" -eq 4 &&
 	test "$(grep -c "^= End\$" scoped.log)" -eq 4 &&
 	! grep "# mark hidden" scoped.log
 '
 
 test_expect_success 'MTREC_SCOPED=1: mtrace reads the scoped trace (3 blocks not freed within spans)' '
-	mtrace scoped.log >mt; rc=$?
-	cat mt
-	test $rc -eq 1 &&
+	test_expect_code 1 mtrace scoped.log >mt &&
+	cat mt &&
 	! grep -e "never alloc" -e duplicate mt &&
 	test "$(grep -c "^0x" mt)" -eq 3 &&
 	grep "^0x[0-9a-f]* *0x112 " mt && grep "^0x[0-9a-f]* *0x151 " mt && grep "^0x[0-9a-f]* *0x171 " mt

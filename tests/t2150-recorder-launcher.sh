@@ -30,40 +30,36 @@ test_expect_success '--version prints a version' '
 
 for bad in 0 65 -1 abc 8x; do
 	test_expect_success "--depth $bad is refused with a clear message and exit 125" "
-		{ \"\$MTREC\" --depth $bad -o never.log \"\$FAULT\" exit 0 >out 2>err; st=\$?; } ;
+		test_expect_code 125 \"\$MTREC\" --depth $bad -o never.log \"\$FAULT\" exit 0 >out 2>err &&
 		cat err &&
-		test \$st -eq 125 &&
 		grep -e '--depth' err && grep -e '$bad' err &&
 		test ! -e never.log
 	"
 done
 
 test_expect_success 'no program: exit 125 and a message' '
-	{ "$MTREC" >out 2>err; st=$?; } ;
-	test $st -eq 125 && grep "no program" err
+	test_expect_code 125 "$MTREC" >out 2>err &&
+	grep "no program" err
 '
 
 test_expect_success 'a program that does not exist: exit 127, a message, no trace file' '
 	mkdir nx && cd nx &&
-	{ "$MTREC" no-such-program-here arg >out 2>err; st=$?; } ;
+	test_expect_code 127 "$MTREC" no-such-program-here arg >out 2>err &&
 	cat err &&
-	test $st -eq 127 &&
 	grep "no-such-program-here" err &&
 	test -z "$(ls | grep -v -e "^out\$" -e "^err\$")"
 '
 
 test_expect_success 'a file that is not executable: exit 126 and a message' '
 	: >not-exec &&
-	{ "$MTREC" ./not-exec >out 2>err; st=$?; } ;
+	test_expect_code 126 "$MTREC" ./not-exec >out 2>err &&
 	cat err &&
-	test $st -eq 126 &&
 	grep "not-exec" err
 '
 
 test_expect_success '-o FILE writes FILE and passes exit status 3 through' '
-	{ "$MTREC" -o three.log "$FAULT" exit 3 >out 2>err; st=$?; } ;
+	test_expect_code 3 "$MTREC" -o three.log "$FAULT" exit 3 >out 2>err &&
 	cat err &&
-	test $st -eq 3 &&
 	grep "three.log" err &&
 	leak_line three.log &&
 	tail -n 1 three.log | grep -x "= End"
@@ -75,22 +71,19 @@ test_expect_success 'exit status 0 and --output=FILE' '
 '
 
 test_expect_success 'a death by SIGTERM gives 143, the trace holds what was done' '
-	{ "$MTREC" -o term.log "$FAULT" raise 15 >out 2>err; st=$?; } ;
+	test_expect_code 143 "$MTREC" -o term.log "$FAULT" raise 15 >out 2>err &&
 	cat err &&
-	test $st -eq 143 &&
 	leak_line term.log
 '
 
 test_expect_success 'a death by SIGSEGV gives 139' '
-	{ "$MTREC" -o segv.log "$FAULT" raise 11 >out 2>err; st=$?; } ;
-	test $st -eq 139 &&
+	test_expect_code 139 "$MTREC" -o segv.log "$FAULT" raise 11 >out 2>err &&
 	leak_line segv.log
 '
 
 test_expect_success 'options after the program name are the program arguments' '
-	{ "$MTREC" -o args.log -- "$FAULT" exit 4 --depth 0 -o x >out 2>err; st=$?; } ;
+	test_expect_code 4 "$MTREC" -o args.log -- "$FAULT" exit 4 --depth 0 -o x >out 2>err &&
 	cat err &&
-	test $st -eq 4 &&
 	leak_line args.log &&
 	test ! -e x &&
 	grep -x "# cmdline $FAULT exit 4 --depth 0 -o x" args.log
@@ -134,9 +127,8 @@ test_expect_success '--depth 8 writes "# stack" lines and s=ID columns, every ID
 '
 
 test_expect_success '--depth 8 trace: mtrace reads it and finds the one leak' '
-	mtrace deep.log >mt; rc=$?
-	cat mt
-	test $rc -eq 1 &&
+	test_expect_code 1 mtrace deep.log >mt &&
+	cat mt &&
 	! grep -e "never alloc" -e duplicate mt &&
 	test "$(grep -c "^0x" mt)" -eq 1 &&
 	grep "^0x[0-9a-f]* *0x4d2 " mt
@@ -158,9 +150,9 @@ test_expect_success '--scoped records only the spans' '
 '
 
 test_expect_success 'SIGTERM sent to the launcher reaches the program (exit 143)' '
-	"$MTREC" -o "$OUT/term.log" sleep 30 2>err &
-	pid=$! && sleep 0.5 && kill -TERM $pid;
-	wait $pid; test $? = 143 &&
+	{ "$MTREC" -o "$OUT/term.log" sleep 30 2>err & } &&
+	pid=$! && sleep 0.5 && kill -TERM $pid &&
+	test_expect_code 143 wait $pid &&
 	grep -q "trace written to .*term.log" err
 '
 

@@ -23,7 +23,7 @@ test_expect_success 'a 4-thread run with 4 MB parts makes several parts' '
 '
 
 test_expect_success 'every part starts with "# mtrec 1" and its number' '
-	n=2
+	n=2 &&
 	for f in $(parts | sed 1d); do
 		printf "# mtrec 1\n# part %d\n" $n >expect &&
 		head -n 2 $f >actual && test_cmp expect actual || exit 1
@@ -49,7 +49,7 @@ test_expect_success 'every stack a part uses is defined in that part' '
 
 test_expect_success 'the parts in order are one consistent trace' '
 	cat $(parts) >all.log &&
-	/usr/bin/mtrace all.log >report; test $? = 1 &&
+	test_expect_code 1 /usr/bin/mtrace all.log >report &&
 	! grep -q -e "never alloc" -e duplicate report &&
 	test "$(grep -c "  at " report)" = 3
 '

@@ -24,7 +24,7 @@ test_expect_success 'systemd-analyze verify reads the unit and the drop-in witho
 	! grep "50-mtrec.conf" verify.out &&
 	cp units/demo.service.d/50-mtrec.conf saved &&
 	echo "Bogus=1" >>units/demo.service.d/50-mtrec.conf &&
-	SYSTEMD_UNIT_PATH="$OUT/units:" systemd-analyze verify demo.service >bad.out 2>&1;
+	test_might_fail env SYSTEMD_UNIT_PATH="$OUT/units:" systemd-analyze verify demo.service >bad.out 2>&1 &&
 	grep -q "50-mtrec.conf.*Bogus" bad.out &&
 	cp saved units/demo.service.d/50-mtrec.conf
 '
@@ -36,7 +36,7 @@ fi
 test_expect_success 'the drop-in environment traces a program as systemd would run it' '
 	sed -n "s/^Environment=\"\\(.*\\)\"\$/\\1/p" units/demo.service.d/50-mtrec.conf |
 		sed "s/%%/%/g" >env.list &&
-	env $(cat env.list) "$HELPER/rec-every-call" >/dev/null &
+	{ env $(cat env.list) "$HELPER/rec-every-call" >/dev/null & } &&
 	pid=$! && wait $pid &&
 	test -f "traces/demo.$pid.log" &&
 	grep -q "^# depth 8\$" "traces/demo.$pid.log" &&
@@ -46,14 +46,14 @@ test_expect_success 'the drop-in environment traces a program as systemd would r
 test_expect_success 'remove deletes it; removing again is an error' '
 	"$SVC" remove demo.service --unit-dir "$OUT/units" --no-reload >out &&
 	test ! -e units/demo.service.d &&
-	! "$SVC" remove demo --unit-dir "$OUT/units" --no-reload 2>err &&
+	test_must_fail "$SVC" remove demo --unit-dir "$OUT/units" --no-reload 2>err &&
 	grep -q "no mtrec drop-in for demo.service" err
 '
 
 test_expect_success 'bad names and options are refused' '
-	! "$SVC" install "bad name" --unit-dir "$OUT/units" 2>err && grep -q "not a service name" err &&
-	! "$SVC" install demo --depth 99 --unit-dir "$OUT/units" 2>err && grep -q "from 1 to 64" err &&
-	! "$SVC" install demo --dir rel --unit-dir "$OUT/units" 2>err && grep -q "absolute path" err
+	test_must_fail "$SVC" install "bad name" --unit-dir "$OUT/units" 2>err && grep -q "not a service name" err &&
+	test_must_fail "$SVC" install demo --depth 99 --unit-dir "$OUT/units" 2>err && grep -q "from 1 to 64" err &&
+	test_must_fail "$SVC" install demo --dir rel --unit-dir "$OUT/units" 2>err && grep -q "absolute path" err
 '
 
 test_done

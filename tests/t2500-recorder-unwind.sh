@@ -13,14 +13,14 @@ test_expect_success 'build the unwinder unit test with -Wall -Wextra -Werror' '
 '
 
 test_expect_success 'walks equal backtrace() on every call chain' '
-	"$OUT/build/unwind-test" >out 2>&1 || { cat out; false; }
+	{ "$OUT/build/unwind-test" >out 2>&1 || { cat out; false; }; } &&
 	tail -n 1 out | grep -x PASS
 '
 
 test_expect_success 'cached walks are faster than backtrace()' '
-	"$OUT/build/unwind-test" --bench >bench 2>&1 || { cat bench; false; }
-	cat bench
-	ratio=$(sed -n "s/^# bench: backtrace\/hit ratio \([0-9]*\).*/\1/p" bench)
+	{ "$OUT/build/unwind-test" --bench >bench 2>&1 || { cat bench; false; }; } &&
+	cat bench &&
+	ratio=$(sed -n "s/^# bench: backtrace\/hit ratio \([0-9]*\).*/\1/p" bench) &&
 	test "$ratio" -ge 3
 '
 

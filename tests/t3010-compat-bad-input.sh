@@ -13,11 +13,7 @@ fi
 # like_mtrace TRACE: stdout and status as the script's (no BINARY: both
 # leave every location unresolved, so compare in exact mode).
 like_mtrace() {
-	st=0; /usr/bin/mtrace "$1" >expect 2>/dev/null || st=$?
-	echo "exit $st" >>expect
-	st=0; "$MTANALYZE" --mtrace-exact "$1" >actual 2>err || st=$?
-	echo "exit $st" >>actual
-	test_cmp expect actual
+	same_as_mtrace "$1" -- --mtrace-exact "$1"
 }
 
 good='@ ./app:[0x1195] + 0x55d0c07c52a0 0xa
@@ -92,20 +88,16 @@ test_expect_success 'empty trace' '
 '
 
 test_expect_success 'missing file, directory: status 2 and a message, no report' '
-	st=0; "$MTANALYZE" nosuch.log >out 2>err || st=$? &&
-	test $st = 2 && ! test -s out &&
+	test_expect_code 2 "$MTANALYZE" nosuch.log >out 2>err && ! test -s out &&
 	grep -q "^mtanalyze: cannot read .nosuch.log.: No such file or directory$" err &&
 	mkdir adir &&
-	st=0; "$MTANALYZE" odd.log adir >out 2>err || st=$? &&
-	test $st = 2 && ! test -s out &&
+	test_expect_code 2 "$MTANALYZE" odd.log adir >out 2>err && ! test -s out &&
 	grep -q "^mtanalyze: cannot read .adir.: Is a directory$" err
 '
 
 test_expect_success 'usage errors: status 1, help on stderr' '
-	st=0; "$MTANALYZE" >out 2>err || st=$? &&
-	test $st = 1 && grep -q "Usage" err &&
-	st=0; "$MTANALYZE" --no-such-option x 2>err || st=$? &&
-	test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" >out 2>err && grep -q "Usage" err &&
+	test_expect_code 1 "$MTANALYZE" --no-such-option x 2>err &&
 	"$MTANALYZE" --help | grep -q sysroot &&
 	"$MTANALYZE" --version | grep -q "^mtanalyze "
 '

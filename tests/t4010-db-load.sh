@@ -12,8 +12,6 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v sqlite3 >/dev/null; t
 fi
 SRC="$TOP/tests/helper/ana4-wrapper.c"
 APP="$TOP/tests/helper/ana4-wrapper"
-line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
-q() { sqlite3 -bail "$@"; }
 
 test_expect_success 'record the fixture, with and without leaks' '
 	"$MTREC" -o deep.log --depth 16 "$APP" &&
@@ -21,14 +19,14 @@ test_expect_success 'record the fixture, with and without leaks' '
 '
 
 test_expect_success 'a missing database is created; the load says what it added' '
-	st=0; "$MTANALYZE" --db run.db deep.log >out || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" --db run.db deep.log >out &&
 	grep -q "^run 1 loaded into .run.db.: 8 leaked blocks, 231 bytes" out &&
 	test "$(q run.db "PRAGMA application_id")" = 1836348003 &&
 	test "$(q run.db "SELECT count(*) FROM runs")" = 1
 '
 
 test_expect_success 'the database totals equal the text reports' '
-	"$MTANALYZE" deep.log >mtrace.out || : &&
+	test_expect_code 1 "$MTANALYZE" deep.log >mtrace.out &&
 	n=$(grep -c "^0x" mtrace.out) &&
 	sum=0 && for s in $(grep "^0x" mtrace.out | awk "{ print \$2 }"); do sum=$((sum + s)); done &&
 	echo "$n|$sum" >expect &&
@@ -38,7 +36,7 @@ test_expect_success 'the database totals equal the text reports' '
 	test_cmp expect actual &&
 	q run.db "SELECT sum(leaked_blocks), sum(leaked_bytes) FROM site_stats WHERE run_id = 1" >actual &&
 	test_cmp expect actual &&
-	"$MTANALYZE" --by-site deep.log >sites.out || : &&
+	test_expect_code 1 "$MTANALYZE" --by-site deep.log >sites.out &&
 	grep "^ *[0-9]" sites.out | awk "{ print \$1 \"|\" \$2 }" >expect &&
 	q run.db "SELECT leaked_blocks, leaked_bytes FROM leaks_by_site WHERE run_id = 1
 		ORDER BY leaked_bytes DESC, leaked_blocks DESC, first_line" >actual &&
@@ -62,7 +60,7 @@ test_expect_success 'sites are stored by function, file and line, wrappers skipp
 
 test_expect_success 'loading twice gives two runs that share their sites' '
 	sites=$(q run.db "SELECT count(*) FROM sites") &&
-	"$MTANALYZE" --db run.db deep.log >out || : &&
+	test_expect_code 1 "$MTANALYZE" --db run.db deep.log >out &&
 	grep -q "^run 2 loaded" out &&
 	test "$(q run.db "SELECT count(*) FROM runs")" = 2 &&
 	test "$(q run.db "SELECT count(*) FROM sites")" = "$sites" &&
@@ -74,7 +72,7 @@ test_expect_success 'loading twice gives two runs that share their sites' '
 
 test_expect_success 'every ready query runs on a real database' '
 	"$MTANALYZE" --db q.db clean.log &&
-	"$MTANALYZE" --db q.db deep.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db q.db deep.log >/dev/null &&
 	ls "$TOP"/share/queries/*.sql >queries && test -s queries &&
 	for f in $(cat queries); do
 		head -n 1 "$f" | grep -q "^-- $(basename "$f") -- " &&
@@ -104,7 +102,7 @@ test_expect_success 'bad frees are stored and queried by site' '
 	cp deep.log bad.log &&
 	for a in 0x10 0x20; do echo "@ $caller - $a s=$s" >>bad.log; done &&
 	echo "@ $caller < 0x40 s=$s" >>bad.log &&
-	"$MTANALYZE" --db bad.db bad.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db bad.db bad.log >/dev/null &&
 	test "$(q bad.db "SELECT bad_frees FROM runs")" = 3 &&
 	test "$(q bad.db "SELECT count(*) FROM bad_frees")" = 3 &&
 	q bad.db <"$TOP/share/queries/bad-frees.sql" >bad.out &&
@@ -112,7 +110,7 @@ test_expect_success 'bad frees are stored and queried by site' '
 '
 
 test_expect_success '--all-events stores every event' '
-	"$MTANALYZE" --db ev.db --all-events deep.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db ev.db --all-events deep.log >/dev/null &&
 	test "$(q ev.db "SELECT count(*) FROM events")" = "$(q ev.db "SELECT events FROM runs")" &&
 	test "$(q ev.db "SELECT count(*) FROM events")" = "$(grep -c "^@ .* [-+<>!] " deep.log)" &&
 	test "$(q ev.db "SELECT count(*) FROM events e LEFT JOIN stacks s ON s.id = e.stack_id
@@ -121,10 +119,10 @@ test_expect_success '--all-events stores every event' '
 '
 
 test_expect_success 'two loads into one database at the same time both succeed' '
-	"$MTANALYZE" --db two.db --all-events deep.log >a.out & a=$!
-	"$MTANALYZE" --db two.db deep.log >b.out & b=$!
-	wait $a; sa=$?; wait $b; sb=$?
-	test $sa = 1 && test $sb = 1 &&
+	{ "$MTANALYZE" --db two.db --all-events deep.log >a.out & } && a=$! &&
+	{ "$MTANALYZE" --db two.db deep.log >b.out & } && b=$! &&
+	test_expect_code 1 wait $a &&
+	test_expect_code 1 wait $b &&
 	test "$(q two.db "SELECT count(*) FROM runs")" = 2 &&
 	test "$(q two.db "SELECT group_concat(leaked_bytes) FROM runs")" = "231,231"
 '
@@ -141,15 +139,15 @@ big_trace() {
 
 test_expect_success 'a load killed in the middle leaves no partial run' '
 	big_trace >big.log &&
-	"$MTANALYZE" --db kill.db deep.log >/dev/null || : &&
-	cp kill.db before.db || exit 1
-	# A command of its own: "a && b &" would put the whole list aside and
-	# $! would be the subshell, not mtanalyze.
-	"$MTANALYZE" --db kill.db --all-events big.log >/dev/null &
-	pid=$!
-	i=0; while [ ! -f kill.db-journal ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
-	sleep 0.2; kill -9 $pid; wait $pid; st=$?
-	test $st = 137 &&
+	test_expect_code 1 "$MTANALYZE" --db kill.db deep.log >/dev/null &&
+	cp kill.db before.db &&
+	# In braces: "a && b &" would put the whole list aside and $! would
+	# be the subshell, not mtanalyze.
+	{ "$MTANALYZE" --db kill.db --all-events big.log >/dev/null & } &&
+	pid=$! &&
+	i=0 && while [ ! -f kill.db-journal ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done &&
+	sleep 0.2 && kill -9 $pid &&
+	test_expect_code 137 wait $pid &&
 	test "$(q kill.db "PRAGMA integrity_check")" = ok &&
 	test "$(q kill.db "SELECT count(*) FROM runs")" = 1 &&
 	test "$(q kill.db "SELECT count(*) FROM events")" = 0 &&
@@ -159,32 +157,30 @@ test_expect_success 'a load killed in the middle leaves no partial run' '
 
 test_expect_success 'not a SQLite database: a clear error, file untouched' '
 	cp deep.log notdb && cp notdb notdb.orig &&
-	st=0; "$MTANALYZE" --db notdb deep.log >out 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" --db notdb deep.log >out 2>err &&
 	grep -q "^mtanalyze: cannot load into .notdb.: not a SQLite database" err &&
 	cmp notdb notdb.orig && ! test -s out && ! test -e notdb-journal
 '
 
 test_expect_success 'another program'"'"'s SQLite database: refused, untouched' '
 	q other.db "CREATE TABLE t (x); INSERT INTO t VALUES (1)" && cp other.db other.orig &&
-	st=0; "$MTANALYZE" --db other.db deep.log 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" --db other.db deep.log 2>err &&
 	grep -q "not one of mtanalyze" err && cmp other.db other.orig
 '
 
 test_expect_success 'a read-only database: a clear error, file untouched' '
-	"$MTANALYZE" --db ro.db deep.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db ro.db deep.log >/dev/null &&
 	chmod 444 ro.db && cp ro.db ro.orig &&
-	st=0; "$MTANALYZE" --db ro.db deep.log 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" --db ro.db deep.log 2>err &&
 	grep -q "^mtanalyze: cannot load into .ro.db.: the file is read-only" err &&
 	cmp ro.db ro.orig
 '
 
 test_expect_success 'a load that cannot start leaves no new file behind' '
-	st=0; "$MTANALYZE" --db new.db missing.log 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" --db new.db missing.log 2>err &&
 	! test -e new.db &&
-	st=0; MTA_PKGDATADIR=/nonexistent "$MTANALYZE" --db new.db deep.log 2>err || st=$?
-	test $st = 2 && grep -q "cannot find .wrappers.txt." err && ! test -e new.db &&
-	st=0; "$MTANALYZE" --no-skip --db /nonexistent/dir/x.db deep.log 2>err || st=$?
-	test $st = 2 && grep -q "cannot load into ./nonexistent/dir/x.db." err
+	test_expect_code 2 env MTA_PKGDATADIR=/nonexistent "$MTANALYZE" --db new.db deep.log 2>err && grep -q "cannot find .wrappers.txt." err && ! test -e new.db &&
+	test_expect_code 2 "$MTANALYZE" --no-skip --db /nonexistent/dir/x.db deep.log 2>err && grep -q "cannot load into ./nonexistent/dir/x.db." err
 '
 
 test_done

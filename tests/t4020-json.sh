@@ -10,10 +10,6 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null ||
 fi
 SRC="$TOP/tests/helper/ana4-wrapper.c"
 APP="$TOP/tests/helper/ana4-wrapper"
-line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
-
-# py EXPR FILE: print EXPR evaluated with d = the JSON document of FILE
-py() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($1)" "$2"; }
 
 test_expect_success 'record the fixture' '
 	"$MTREC" -o deep.log --depth 16 "$APP" &&
@@ -23,7 +19,7 @@ test_expect_success 'record the fixture' '
 '
 
 test_expect_success '--json is valid JSON, exit status as the reports' '
-	st=0; "$MTANALYZE" --json deep.log >out.json || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" --json deep.log >out.json &&
 	test "$(py "d[\"format\"], d[\"version\"]" out.json)" = "mtanalyze 1"
 '
 
@@ -51,7 +47,7 @@ test_expect_success 'the leak sites are the report'"'"'s, largest first' '
 	  echo "3 21 main $(line_of LEAK-C)"
 	  echo "1 20 main $(line_of LEAK-DUP)"; } >expect &&
 	test_cmp expect actual &&
-	"$MTANALYZE" --by-site deep.log >sites.out || : &&
+	test_expect_code 1 "$MTANALYZE" --by-site deep.log >sites.out &&
 	grep "^ *[0-9]" sites.out | sed -n "/^ *[0-9]* *[0-9]*  [a-z_]* at /p" | head -5 |
 		awk "{ print \$1, \$2, \$3 }" >expect &&
 	py "\"\\n\".join(\"%d %d %s\" % (s[\"leaked_blocks\"], s[\"leaked_bytes\"], s[\"function\"]) for s in d[\"leak_sites\"])" out.json >actual &&
@@ -59,7 +55,7 @@ test_expect_success 'the leak sites are the report'"'"'s, largest first' '
 '
 
 test_expect_success 'totals, leaks and bad frees equal the database'"'"'s' '
-	"$MTANALYZE" --db run.db --json deep.log >db.json || : &&
+	test_expect_code 1 "$MTANALYZE" --db run.db --json deep.log >db.json &&
 	test "$(py "d[\"run\"][\"db_run_id\"]" db.json)" = 1 &&
 	for f in events allocations frees bytes_allocated peak_live_bytes leaked_blocks leaked_bytes bad_frees; do
 		test "$(py "d[\"run\"][\"$f\"]" out.json)" = "$(sqlite3 run.db "SELECT $f FROM runs")" ||
@@ -79,7 +75,7 @@ test_expect_success 'each leak names its site by index' '
 
 test_expect_success 'strings are escaped' '
 	sed "s|^# exe .*|# exe /tmp/a \"quoted\" \\\\ name|" deep.log >esc.log &&
-	"$MTANALYZE" --json esc.log >esc.json || : &&
+	test_expect_code 1 "$MTANALYZE" --json esc.log >esc.json &&
 	test "$(py "d[\"run\"][\"exe\"]" esc.json)" = "/tmp/a \"quoted\" \\ name"
 '
 

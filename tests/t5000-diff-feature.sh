@@ -46,8 +46,8 @@ test_expect_success 'record both with 4 threads, and the base twice' '
 '
 
 test_expect_success 'the patch moved every old leak to another line' '
-	"$MTANALYZE" --by-site --frames 0 base.log >base.sites || test $? = 1 &&
-	"$MTANALYZE" --by-site --frames 0 feature.log >feature.sites || test $? = 1 &&
+	test_expect_code 1 "$MTANALYZE" --by-site --frames 0 base.log >base.sites &&
+	test_expect_code 1 "$MTANALYZE" --by-site --frames 0 feature.log >feature.sites &&
 	for f in load_config handle_request cache_open cache_chunk_new; do
 		b=$(sed -n "s/.* $f at .*demo.c:\([0-9]*\) in .*/\1/p" base.sites | head -n 1) &&
 		f=$(sed -n "s/.* $f at .*demo.c:\([0-9]*\) in .*/\1/p" feature.sites | tail -n 1) &&
@@ -56,8 +56,7 @@ test_expect_success 'the patch moved every old leak to another line' '
 '
 
 test_expect_success 'diff reports exactly the patch'"'"'s leaking line, exit 1' '
-	test_must_fail_1() { "$@"; test $? = 1; } &&
-	test_must_fail_1 "$MTANALYZE" diff --suppressions "$SUPP" base.log feature.log >out &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" base.log feature.log >out &&
 	cat out &&
 	echo "$NEW_SITE" >expect &&
 	rows out >actual &&
@@ -67,13 +66,13 @@ test_expect_success 'diff reports exactly the patch'"'"'s leaking line, exit 1' 
 '
 
 test_expect_success 'the same with --no-source (pairing by caller and block size)' '
-	{ "$MTANALYZE" diff --no-source --suppressions "$SUPP" base.log feature.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --no-source --suppressions "$SUPP" base.log feature.log >out &&
 	rows out >actual &&
 	test_cmp expect actual
 '
 
 test_expect_success 'the same facts with --json' '
-	{ "$MTANALYZE" diff --json --suppressions "$SUPP" base.log feature.log >out.json; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --json --suppressions "$SUPP" base.log feature.log >out.json &&
 	if command -v jq >/dev/null; then
 		jq -e ".format == \"mtanalyze-diff\" and (.new_or_grown | length) == 1 and
 			.new_or_grown[0].change == \"new\" and .new_or_grown[0].line == $TAG_LINE and
@@ -87,12 +86,12 @@ test_expect_success 'the same facts with --json' '
 
 test_expect_success 'runs loaded into a database compare the same way' '
 	rm -f runs.db &&
-	"$MTANALYZE" --db runs.db base.log >/dev/null || test $? = 1 &&
-	"$MTANALYZE" --db runs.db feature.log >/dev/null || test $? = 1 &&
-	{ "$MTANALYZE" diff --suppressions "$SUPP" runs.db:1 runs.db:-1 >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" --db runs.db base.log >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" --db runs.db feature.log >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" runs.db:1 runs.db:-1 >out &&
 	rows out >actual &&
 	test_cmp expect actual &&
-	{ "$MTANALYZE" diff --suppressions "$SUPP" runs.db:1 feature.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" runs.db:1 feature.log >out &&
 	rows out >actual &&
 	test_cmp expect actual
 '
@@ -100,7 +99,7 @@ test_expect_success 'runs loaded into a database compare the same way' '
 test_expect_success 'a run against itself: nothing, exit 0' '
 	"$MTANALYZE" diff feature.log feature.log >out &&
 	grep "^No new or grown leaks in FEATURE.$" out &&
-	rows out >actual && test_must_be_empty() { test ! -s "$1"; } && test_must_be_empty actual &&
+	rows out >actual && test_must_be_empty actual &&
 	"$MTANALYZE" diff runs.db:2 runs.db:2 >out &&
 	rows out >actual && test_must_be_empty actual &&
 	"$MTANALYZE" diff --json base.log base.log >out.json &&
@@ -124,7 +123,7 @@ test_expect_success 'the gone direction: FEATURE as base lists the tag line as g
 test_expect_success 'noise: 2 threads against 6, the caches grow' '
 	"$MTREC" -o base-2t.log --depth 16 base/demo 2 400 &&
 	"$MTREC" -o feature-6t.log --depth 16 feature/demo 6 400 &&
-	{ "$MTANALYZE" diff base-2t.log feature-6t.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff base-2t.log feature-6t.log >out &&
 	rows out >actual &&
 	grep "^grew cache_open .*/feature/share/demo/demo.c:" actual &&
 	grep "^  grew  *2 -> 6 (+4) .* cache_open at" out &&
@@ -132,18 +131,18 @@ test_expect_success 'noise: 2 threads against 6, the caches grow' '
 '
 
 test_expect_success 'noise: a suppression file leaves the caches out' '
-	{ "$MTANALYZE" diff --suppressions "$SUPP" base-2t.log feature-6t.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" base-2t.log feature-6t.log >out &&
 	rows out >actual &&
 	test_cmp expect actual &&
 	grep "leaking sites of the two runs suppressed" out
 '
 
 test_expect_success 'noise: --min-blocks / --min-bytes leave small changes out' '
-	{ "$MTANALYZE" diff --min-blocks 100 base-2t.log feature-6t.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --min-blocks 100 base-2t.log feature-6t.log >out &&
 	rows out >actual &&
 	test_cmp expect actual &&
 	grep "under --min-blocks 100" out &&
-	{ "$MTANALYZE" diff --min-bytes 5000 base-2t.log feature-6t.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --min-bytes 5000 base-2t.log feature-6t.log >out &&
 	rows out >actual &&
 	test_cmp expect actual &&
 	"$MTANALYZE" diff --min-blocks 100000 base-2t.log feature-6t.log >out &&
@@ -164,35 +163,35 @@ test_expect_success 'suppression rules: file:line with wildcards, object, caller
 	"$MTANALYZE" diff --suppressions "$SUPP" --suppressions caller.supp base.log feature.log >out &&
 	grep "^No new or grown leaks" out &&
 	echo "caller=main function=handle_*" >caller2.supp &&
-	{ "$MTANALYZE" diff --suppressions "$SUPP" --suppressions caller2.supp base.log feature.log >out; test $? = 1; }
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" --suppressions caller2.supp base.log feature.log >out
 '
 
 test_expect_success 'a suppression file it cannot use: status 2, with the line' '
 	printf "# ok\nfunction=a\nsize=12\n" >bad.supp &&
-	{ "$MTANALYZE" diff --suppressions bad.supp base.log feature.log 2>err; test $? = 2; } &&
+	test_expect_code 2 "$MTANALYZE" diff --suppressions bad.supp base.log feature.log 2>err &&
 	grep "^mtanalyze: bad.supp:3: cannot use '"'"'size=12'"'"'" err &&
-	{ "$MTANALYZE" diff --suppressions missing.supp base.log feature.log 2>err; test $? = 2; } &&
+	test_expect_code 2 "$MTANALYZE" diff --suppressions missing.supp base.log feature.log 2>err &&
 	grep "^mtanalyze: cannot read '"'"'missing.supp'"'"'" err
 '
 
 test_expect_success 'usage errors exit 1 with the help; unusable input 2' '
-	{ "$MTANALYZE" diff base.log >out 2>err; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff base.log >out 2>err &&
 	grep "BASE FEATURE" err && grep "runs.db:2" err &&
-	{ "$MTANALYZE" diff runs.db base.log 2>err; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff runs.db base.log 2>err &&
 	grep "name one of its runs" err &&
-	{ "$MTANALYZE" diff runs.db:9 base.log 2>err; test $? = 2; } &&
+	test_expect_code 2 "$MTANALYZE" diff runs.db:9 base.log 2>err &&
 	grep "has no run 9" err &&
-	{ "$MTANALYZE" diff nothing.log base.log 2>err; test $? = 2; } &&
+	test_expect_code 2 "$MTANALYZE" diff nothing.log base.log 2>err &&
 	grep "^mtanalyze: cannot read '"'"'nothing.log'"'"'" err &&
-	{ "$MTANALYZE" diff added:base.log base.log 2>err; test $? = 2; } &&
+	test_expect_code 2 "$MTANALYZE" diff added:base.log base.log 2>err &&
 	grep "neither a program" err
 '
 
 test_expect_success 'BINARY:TRACE and the parts of a trace' '
-	{ "$MTANALYZE" diff --suppressions "$SUPP" base/demo:base.log feature/demo:feature.log >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" base/demo:base.log feature/demo:feature.log >out &&
 	rows out >actual && test_cmp expect actual &&
 	head -n 20 feature.log >part1 && tail -n +21 feature.log >part2 &&
-	{ "$MTANALYZE" diff --suppressions "$SUPP" base.log part1,part2 >out; test $? = 1; } &&
+	test_expect_code 1 "$MTANALYZE" diff --suppressions "$SUPP" base.log part1,part2 >out &&
 	rows out >actual && test_cmp expect actual
 '
 

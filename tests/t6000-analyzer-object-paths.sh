@@ -109,8 +109,7 @@ test_expect_success 'a trace through a FIFO as first argument is read whole' '
 	{ "$MTANALYZE" user.log empty.log >expect || test $? = 1; } &&
 	mkfifo tfifo &&
 	{ cat user.log >tfifo & } &&
-	st=0; timeout 20 "$MTANALYZE" tfifo empty.log >actual || st=$?
-	test $st = 1 && test_cmp expect actual
+	test_expect_code 1 timeout 20 "$MTANALYZE" tfifo empty.log >actual && test_cmp expect actual
 '
 
 test_done

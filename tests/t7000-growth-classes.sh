@@ -17,7 +17,7 @@ APP="$HELPER/ana7-growth"
 
 # classes FILE: "function class" of each leaking site, by function
 classes() {
-	"$MTANALYZE" --by-site --frames 0 "$1" >"$1.sites"; test $? = 1 &&
+	test_expect_code 1 "$MTANALYZE" --by-site --frames 0 "$1" >"$1.sites" &&
 	sed -n 's/^ *[0-9][0-9]* *[0-9][0-9]*  \([a-z_]*\) at .*  \[\([a-z]*\)\]$/\1 \2/p' "$1.sites" | sort
 }
 
@@ -45,15 +45,14 @@ test_expect_success 'recorder clock: the same classes over a run of about a seco
 	grep -q "^Peak: .* s into the run" timed1.log.sites
 '
 
-test_expect_success 'a glibc trace (no clock, no stacks) is classified by event order' '
-	if [ ! -f "$GLIBC_DEBUG" ]; then exit 0; fi
+test_expect_success GLIBC_DEBUG 'a glibc trace (no clock, no stacks) is classified by event order' '
 	LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=glibc.log "$APP" 20000 &&
 	! grep -q "^#" glibc.log &&
 	classes glibc.log >actual && test_cmp expect actual
 '
 
 test_expect_success '--growth keeps the real leaks: report, exit status' '
-	st=0; "$MTANALYZE" --growth linear,exponential short1.log >real || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" --growth linear,exponential short1.log >real &&
 	grep -q "^Only the leaks that grow as linear, exponential: 2 of the 4 sites" real &&
 	grep -q "steady_leak at .*\[linear\]" real && grep -q "faster_leak at .*\[exponential\]" real &&
 	! grep -q "startup at .*\[" real && ! grep -q "cache_add at .*\[" real
@@ -63,31 +62,28 @@ test_expect_success '--growth with no such leak: exit 0, and says what else leak
 	"$MTREC" -o benign.log --depth 8 "$APP" 20000 0 oc 2>/dev/null &&
 	"$MTANALYZE" --growth linear,exponential benign.log >none &&
 	grep -q "^No leaks that grow as linear, exponential (2 sites leak otherwise" none &&
-	st=0; "$MTANALYZE" --growth constant benign.log >/dev/null || st=$?; test $st = 1
+	test_expect_code 1 "$MTANALYZE" --growth constant benign.log >/dev/null
 '
 
 test_expect_success '--growth rejects an unknown class (usage error)' '
-	st=0; "$MTANALYZE" --growth linear,quadratic short1.log 2>err || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" --growth linear,quadratic short1.log 2>err &&
 	grep -q "unknown growth class .quadratic." err
 '
 
-# py EXPR FILE: print EXPR evaluated with d = the JSON document of FILE
-py() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($1)" "$2"; }
-
 test_expect_success 'JSON: growth per leak site, the timeline, --growth filters sites and leaks' '
-	"$MTANALYZE" --json timed1.log >all.json || : &&
+	test_expect_code 1 "$MTANALYZE" --json timed1.log >all.json &&
 	py "\"\\n\".join(sorted(s[\"function\"] + \" \" + s[\"growth\"] for s in d[\"leak_sites\"]))" all.json >actual &&
 	test_cmp expect actual &&
 	test "$(py "d[\"run\"][\"timeline\"][\"axis\"]" all.json)" = time &&
 	py "len(d[\"run\"][\"timeline\"][\"lines\"]) == len(d[\"leak_sites\"][0][\"live_bytes_over_time\"]) == len(d[\"run\"][\"timeline\"][\"times_ns\"]) >= 32" all.json | grep -q True &&
 	py "all(s[\"live_bytes_over_time\"][-1] == s[\"leaked_bytes\"] for s in d[\"leak_sites\"])" all.json | grep -q True &&
-	st=0; "$MTANALYZE" --json --growth linear short1.log >lin.json || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" --json --growth linear short1.log >lin.json &&
 	test "$(py "[s[\"function\"] for s in d[\"leak_sites\"]], d[\"run\"][\"growth_filter\"]" lin.json)" = "[${q:-}'"'"'steady_leak'"'"'] ['"'"'linear'"'"']" &&
 	test "$(py "len(d[\"leaks\"])" lin.json)" = 400
 '
 
 test_expect_success 'database: site_stats.growth, leaks_by_site.growth, leak_growth over time' '
-	"$MTANALYZE" --db run.db timed1.log >/dev/null || : &&
+	test_expect_code 1 "$MTANALYZE" --db run.db timed1.log >/dev/null &&
 	sqlite3 run.db "SELECT function || \" \" || growth FROM leaks_by_site ORDER BY function" >actual &&
 	test_cmp expect actual &&
 	test "$(sqlite3 run.db "SELECT timeline_axis FROM runs")" = time &&

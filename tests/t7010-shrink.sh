@@ -26,7 +26,8 @@ same_reports() {
 	"$MTANALYZE" --by-site "$@" | sed -n "1,/^Peak:/p" >s.full
 	"$MTANALYZE" --by-site "$small" | sed -n "1,/^Peak:/p" >s.small
 	sed -i "/^Peak:/d; s/  \[[a-z]*\]$//" s.full s.small && test_cmp s.full s.small || return 1
-	"$MTANALYZE" --json "$@" >j.full; "$MTANALYZE" --json "$small" >j.small
+	test_might_fail "$MTANALYZE" --json "$@" >j.full &&
+	test_might_fail "$MTANALYZE" --json "$small" >j.small || return 1
 	python3 -c "
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
@@ -52,14 +53,13 @@ test_expect_success 'a recorder trace with stacks: same reports, 10x smaller' '
 	test "$(grep -c "^# stack" deep.small)" -le 5
 '
 
-test_expect_success 'a glibc trace under threads: bad frees and duplicates at the same lines' '
-	if [ ! -f "$GLIBC_DEBUG" ]; then exit 0; fi
+test_expect_success GLIBC_DEBUG 'a glibc trace under threads: bad frees and duplicates at the same lines' '
 	# glibc logs a free after releasing the block: under threads its traces
 	# show bad frees and duplicates, most runs (try a few)
 	for i in 1 2 3 4 5 6 7 8; do
 		LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=glibc.log "$HELPER/rec-handoff" 4 50000 3 &&
-		"$MTANALYZE" glibc.log >g.out || :
-		grep -q "was never alloc" g.out && grep -q duplicate g.out && break
+		test_expect_code 1 "$MTANALYZE" glibc.log >g.out || exit 1
+		if grep -q "was never alloc" g.out && grep -q duplicate g.out; then break; fi
 	done &&
 	grep -q "was never alloc" g.out && grep -q duplicate g.out &&
 	"$MTANALYZE" shrink -q glibc.log -o glibc.small &&
@@ -97,15 +97,14 @@ test_expect_success 'damaged input: odd addresses, garbage, a cut last line' '
 '
 
 test_expect_success 'standard input and a missing -o are refused' '
-	st=0; "$MTANALYZE" shrink -o x.small - <deep.log 2>err || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" shrink -o x.small - <deep.log 2>err &&
 	grep -q "not standard input" err &&
-	st=0; "$MTANALYZE" shrink deep.log 2>err || st=$?; test $st = 1 && grep -q "needs -o" err &&
-	st=0; "$MTANALYZE" shrink -o x.small nosuch.log 2>err || st=$?; test $st = 2 &&
+	test_expect_code 1 "$MTANALYZE" shrink deep.log 2>err && grep -q "needs -o" err &&
+	test_expect_code 2 "$MTANALYZE" shrink -o x.small nosuch.log 2>err &&
 	grep -q "cannot read .nosuch.log." err && test ! -e x.small
 '
 
-test_expect_success 'memory follows the live blocks, not the length of the trace' '
-	if ! [ -x /usr/bin/time ]; then exit 0; fi
+test_expect_success TIME 'memory follows the live blocks, not the length of the trace' '
 	MTREC_QUIET=1 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=$OUT/b1.log "$HELPER/bench-alloc" 2 50000 &&
 	MTREC_QUIET=1 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=$OUT/b10.log "$HELPER/bench-alloc" 2 500000 &&
 	/usr/bin/time -f %M -o rss1 "$MTANALYZE" shrink -q b1.log -o b1.small &&

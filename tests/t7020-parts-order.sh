@@ -18,49 +18,48 @@ test_expect_success 'record a rotated trace of many parts' '
 '
 
 test_expect_success 'the shell'"'"'s order (part10 before part2), reversed, shuffled: the same report' '
-	st=0; "$MTANALYZE" all.log >expect || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" all.log >expect &&
 	! grep -q "never alloc" expect &&
-	{ "$MTANALYZE" rot.log* >actual 2>err || :; } && test_cmp expect actual && test ! -s err &&
-	{ "$MTANALYZE" $(sort -r order) >actual || :; } && test_cmp expect actual &&
-	{ "$MTANALYZE" $(awk "{ print NR % 3, \$0 }" order | sort | cut -d" " -f2) >actual || :; } &&
+	test_expect_code 1 "$MTANALYZE" rot.log* >actual 2>err && test_cmp expect actual && test ! -s err &&
+	test_expect_code 1 "$MTANALYZE" $(sort -r order) >actual && test_cmp expect actual &&
+	test_expect_code 1 "$MTANALYZE" $(awk "{ print NR % 3, \$0 }" order | sort | cut -d" " -f2) >actual &&
 	test_cmp expect actual
 '
 
 test_expect_success 'by the header, not the name: renamed parts keep their place' '
 	mkdir -p renamed && n=0 &&
 	for f in $(sort -r order); do n=$((n + 1)); cp $f renamed/x$n; done &&
-	{ "$MTANALYZE" renamed/x* >actual || :; } && test_cmp expect actual
+	test_expect_code 1 "$MTANALYZE" renamed/x* >actual && test_cmp expect actual
 '
 
 test_expect_success '--by-site and --json read the parts in order too' '
-	"$MTANALYZE" --by-site all.log >expect.sites || : &&
-	"$MTANALYZE" --by-site $(sort -r order) >actual.sites || : &&
+	test_expect_code 1 "$MTANALYZE" --by-site all.log >expect.sites &&
+	test_expect_code 1 "$MTANALYZE" --by-site $(sort -r order) >actual.sites &&
 	test_cmp expect.sites actual.sites &&
-	"$MTANALYZE" --json $(sort -r order) >j || : &&
+	test_expect_code 1 "$MTANALYZE" --json $(sort -r order) >j &&
 	grep -q "\"traces\": \[\"rot.log\", \"rot.log.part2\", \"rot.log.part3\"" j
 '
 
 test_expect_success 'a missing part: a warning naming it, the analysis goes on' '
-	st=0; "$MTANALYZE" $(grep -v "^rot.log.part3\$" order) >/dev/null 2>err || st=$?; test $st = 1 &&
+	test_expect_code 1 "$MTANALYZE" $(grep -v "^rot.log.part3\$" order) >/dev/null 2>err &&
 	grep -q "warning: part 3 of the run is missing (before .rot.log.part4.)" err
 '
 
 test_expect_success 'the last parts not given: a warning' '
-	"$MTANALYZE" rot.log rot.log.part2 >/dev/null 2>err || : &&
+	test_expect_code 1 "$MTANALYZE" rot.log rot.log.part2 >/dev/null 2>err &&
 	grep -q "warning: the run continues in .rot.log.part3., not given" err
 '
 
 test_expect_success 'a part given twice: an error (status 2), before any output' '
-	st=0; "$MTANALYZE" rot.log rot.log.part2 rot.log.part2 >out 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" rot.log rot.log.part2 rot.log.part2 >out 2>err &&
 	grep -q "both part 2 of the run" err && test ! -s out
 '
 
-test_expect_success 'glibc traces and pieces without headers are read as given' '
-	if [ ! -f "$GLIBC_DEBUG" ]; then exit 0; fi
+test_expect_success GLIBC_DEBUG 'glibc traces and pieces without headers are read as given' '
 	LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=g.log "$HELPER/ana7-growth" 2000 &&
 	split -l 3000 g.log piece. &&
-	"$MTANALYZE" g.log >expect || : &&
-	"$MTANALYZE" piece.* >actual 2>err || : &&
+	test_expect_code 1 "$MTANALYZE" g.log >expect &&
+	test_expect_code 1 "$MTANALYZE" piece.* >actual 2>err &&
 	test_cmp expect actual && test ! -s err
 '
 

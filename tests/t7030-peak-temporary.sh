@@ -12,8 +12,8 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null ||
 	test_done; exit
 fi
 SRC="$HELPER/ana7-peak.c"
-line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
-py() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($1)" "$2"; }
+# marker_line NAME: the line of the fixture marked /* NAME */
+marker_line() { line_of "/\* $1 \*/"; }
 
 test_expect_success 'record the fixture' '
 	"$MTREC" -o pk.log --depth 4 "$HELPER/ana7-peak" 2>/dev/null &&
@@ -32,8 +32,8 @@ test_expect_success 'the peak: 110000 bytes, at the last block of phase 2' '
 
 test_expect_success 'the sites holding the peak: phase_b and phase_c, not phase_a' '
 	grep -A3 "^Peak:" report >peak &&
-	grep -q "^  - 60000 bytes (54.5%) in phase_b at $SRC:$(line_of PEAK-B) " peak &&
-	grep -q "^  - 50000 bytes (45.5%) in phase_c at $SRC:$(line_of PEAK-C) " peak &&
+	grep -q "^  - 60000 bytes (54.5%) in phase_b at $SRC:$(marker_line PEAK-B) " peak &&
+	grep -q "^  - 50000 bytes (45.5%) in phase_c at $SRC:$(marker_line PEAK-C) " peak &&
 	! grep -q phase_a peak &&
 	test "$(py "[(s[\"function\"], s[\"bytes\"]) for s in d[\"peak\"][\"sites\"]]" pk.json)" = \
 		"[('"'"'phase_b'"'"', 60000), ('"'"'phase_c'"'"', 50000)]" &&
@@ -44,15 +44,15 @@ test_expect_success 'the sites holding the peak: phase_b and phase_c, not phase_
 '
 
 test_expect_success 'temporary allocations: freed before any other allocation in their thread' '
-	grep -q "^  - 10 of 10 in temp_one at $SRC:$(line_of TEMP-ONE) " report &&
-	grep -q "^  - 1 of 1 in temp_pair at $SRC:$(line_of TEMP-PAIR-2) " report &&
-	! grep -q "in temp_pair at $SRC:$(line_of TEMP-PAIR-1) " report &&
-	grep -q "^  - 1 of 1 in temp_realloc at $SRC:$(line_of TEMP-REALLOC) " report &&
+	grep -q "^  - 10 of 10 in temp_one at $SRC:$(marker_line TEMP-ONE) " report &&
+	grep -q "^  - 1 of 1 in temp_pair at $SRC:$(marker_line TEMP-PAIR-2) " report &&
+	! grep -q "in temp_pair at $SRC:$(marker_line TEMP-PAIR-1) " report &&
+	grep -q "^  - 1 of 1 in temp_realloc at $SRC:$(marker_line TEMP-REALLOC) " report &&
 	grep -q "^  - 2 of 200 in phase_a at " report &&
 	sqlite3 pk.db "SELECT function, line, temporary_allocations FROM site_summary
 		WHERE temporary_allocations > 0 AND function LIKE '"'"'temp_%'"'"' ORDER BY line" >actual &&
 	printf "temp_one|%s|10\ntemp_pair|%s|1\ntemp_realloc|%s|1\ntemp_realloc|%s|1\n" \
-		$(line_of TEMP-ONE) $(line_of TEMP-PAIR-2) $(line_of TEMP-REALLOC) $(($(line_of TEMP-REALLOC) + 1)) >expect &&
+		$(marker_line TEMP-ONE) $(marker_line TEMP-PAIR-2) $(marker_line TEMP-REALLOC) $(($(marker_line TEMP-REALLOC) + 1)) >expect &&
 	test_cmp expect actual &&
 	total=$(sed -n "s/^Temporary allocations: \([0-9]*\) of .*/\1/p" report) &&
 	test "$(py "d[\"temporary\"][\"allocations\"], d[\"run\"][\"temporary_allocations\"]" pk.json)" = "$total $total" &&
@@ -80,14 +80,14 @@ test_expect_success 'a database of schema version 1 is migrated at the next load
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);" &&
 	"$MTANALYZE" --db v1.db pk.log >out &&
 	grep -q "^run 2 loaded" out &&
-	test "$(sqlite3 v1.db "PRAGMA user_version")" = 2 &&
+	test "$(sqlite3 v1.db "PRAGMA user_version")" = 3 &&
 	test "$(sqlite3 v1.db "SELECT id, peak_line IS NULL FROM runs ORDER BY id" | tr "\n" " ")" = "1|1 2|0 " &&
 	sqlite3 v1.db "SELECT count(*) FROM site_summary WHERE temporary_allocations > 0" | grep -q "^[1-9]"
 '
 
 test_expect_success 'a database of a newer schema is refused' '
 	sqlite3 v9.db "PRAGMA application_id = 1836348003; PRAGMA user_version = 9; CREATE TABLE runs (id);" &&
-	st=0; "$MTANALYZE" --db v9.db pk.log 2>err || st=$?; test $st = 2 &&
+	test_expect_code 2 "$MTANALYZE" --db v9.db pk.log 2>err &&
 	grep -q "newer than this mtanalyze" err
 '
 

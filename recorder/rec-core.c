@@ -1060,6 +1060,7 @@ static char session_env[4096 + 16] = "MTREC_SESSION=";
 void mtrec_init(void)
 {
 	const char *trace = prim_getenv("MALLOC_TRACE");
+	const char *session = prim_getenv("MTREC_SESSION");
 
 	mtrec_settings.depth = env_int("MTREC_DEPTH", 1);
 	if (mtrec_settings.depth < 1)
@@ -1074,10 +1075,10 @@ void mtrec_init(void)
 		return;		/* like glibc: no MALLOC_TRACE, no trace */
 	/* The session's first process refused the name and said so: its
 	 * children do not write beside a device, a FIFO or a directory. */
-	if (getenv("MTREC_SESSION") && strcmp(getenv("MTREC_SESSION"), "-") == 0)
+	if (session && strcmp(session, "-") == 0)
 		return;
-	g.first = getenv("MTREC_SESSION") == NULL;
-	mtrec_file_pattern_init(getenv("MTREC_SESSION"));
+	g.first = session == NULL;
+	mtrec_file_pattern_init(session);
 	g.pid = getpid();
 	g.last_addr_event = prim_map_anon(NBUCKETS * sizeof(uintptr_t));
 	g.slots = prim_map_anon(NSLOTS * sizeof(struct thread_slot));

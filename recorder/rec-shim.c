@@ -321,7 +321,7 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
 	return mtrec_real.sigaction(sig, act, old);
 }
 
-EXPORT void (*signal(int sig, void (*handler)(int)))(int)
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, old;
 
@@ -337,7 +337,7 @@ EXPORT void (*signal(int sig, void (*handler)(int)))(int)
 	sigaddset(&sa.sa_mask, sig);
 	if (!mtrec_file_bus_action(&sa, &old))
 		return mtrec_real.signal(sig, handler);
-	return (old.sa_flags & SA_SIGINFO) ? (void (*)(int))(void (*)(void))old.sa_sigaction
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
 						 : old.sa_handler;
 }
 

@@ -26,7 +26,7 @@ struct mtrec_real {
 	void *(*pvalloc)(size_t);
 	int (*dlclose)(void *);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
-	void (*(*signal)(int, void (*)(int)))(int);
+	sighandler_t (*signal)(int, sighandler_t);
 };
 extern struct mtrec_real mtrec_real MTREC_HIDDEN;
 

@@ -7,6 +7,7 @@
  * is published by storing its key last, and a full table is replaced by a
  * larger copy (the old one stays valid for readers still in it). */
 #include "rec.h"
+#include "symtab.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -145,7 +146,9 @@ static void describe(const void *addr, struct where *w)
 
 	memset(w, 0, sizeof(*w));
 	w->rel = (uintptr_t)addr;
-	if (!dladdr(addr, &info))
+	/* dladdr()'s answer, by binary search (rec-symtab.c): glibc's walks
+	 * the whole symbol table, 29,000 symbols per caller in cc1. */
+	if (!mtrec_symtab_addr(addr, &info))
 		return;
 	w->fname = info.dli_fname ? info.dli_fname : "";
 	w->rel = (uintptr_t)addr - (uintptr_t)info.dli_fbase;
@@ -229,6 +232,7 @@ void mtrec_caller_reset(void)
 {
 	struct ctable *fresh;
 
+	mtrec_symtab_reset();
 	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
 		return;
 	fresh = table_new(4096);

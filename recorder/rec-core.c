@@ -144,8 +144,12 @@ static void chunk_close(struct thread_slot *s)
 	s->pos = s->end = NULL;
 }
 
-/* The "# time" line, when one is due; returns the end of what it wrote. */
-static char *maybe_time(char *o, uint64_t now)
+/* The "# time" line, when one is due; returns the end of what it wrote.
+ * Readers date a line from the "# time" lines around it, so every other
+ * thread is sent to a new chunk (*gen moves on): a thread idle for seconds
+ * would otherwise write its next events in the chunk it began before, among
+ * lines seconds older (a daemon's shutdown dated to its start-up). */
+static char *maybe_time(char *o, uint64_t now, unsigned long *gen)
 {
 	uint64_t last = __atomic_load_n(&g.last_time_ns, __ATOMIC_RELAXED);
 
@@ -153,6 +157,14 @@ static char *maybe_time(char *o, uint64_t now)
 	    !__atomic_compare_exchange_n(&g.last_time_ns, &last, now, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return o;
+	/* Our own chunk may stay only if nothing else moved the epoch since
+	 * it was taken (a toggle's new_epoch() must still be obeyed). */
+	unsigned long was = *gen;
+	if (__atomic_compare_exchange_n(&g.gen, &was, was + 1, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		*gen = was + 1;
+	else
+		__atomic_add_fetch(&g.gen, 1, __ATOMIC_ACQ_REL);
 	memcpy(o, "# time ", 7);
 	o = put_dec(o + 7, (unsigned long)(now - g.start_ns));
 	*o++ = '\n';
@@ -314,7 +326,7 @@ again:
 	o = put_dec(c + 5, (unsigned long)s->tid);
 	*o++ = '\n';
 	now = prim_monotonic_ns();
-	o = maybe_time(o, now);
+	o = maybe_time(o, now, &gen);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
 	s->end = mtrec_file.base + end;

@@ -14,13 +14,15 @@ typedef enum {
 	MTA_GROWTH_LOGARITHMIC,
 	MTA_GROWTH_LINEAR,
 	MTA_GROWTH_EXPONENTIAL,
+	MTA_GROWTH_UNKNOWN,        /* too little evidence to judge */
 	MTA_GROWTH_N
 } MtaGrowth;
 
 /* All classes of real leaks, for --growth's default. */
 #define MTA_GROWTH_REAL ((1u << MTA_GROWTH_LINEAR) | (1u << MTA_GROWTH_EXPONENTIAL))
 
-/* "constant", "logarithmic", "linear", "exponential"; "" for NONE. */
+/* "constant", "logarithmic", "linear", "exponential", "unknown"; "" for
+ * NONE. */
 const char *mta_growth_name (MtaGrowth g);
 
 /* "linear,exponential" -> a mask of (1 << MtaGrowth); "all" is every class. */
@@ -31,10 +33,17 @@ typedef struct {
 	uint64_t bytes;
 } MtaGrowthPoint;
 
+/* What the site's frees say, on the run's axis. */
+typedef struct {
+	gboolean any;              /* the site freed blocks */
+	double last_born;          /* the latest allocation among the blocks freed */
+	double last_free;          /* the site's last free */
+} MtaGrowthFrees;
+
 /* Classify the leak made of the N blocks PTS (sorted here) in a run that
- * spans [START, END] on its axis; *EXPONENT gets the fitted power (0 when
- * the rule decided without a fit). */
+ * spans [START, END] on its axis, the site's frees being FREES; *EXPONENT
+ * gets the fitted power (0 when the rule decided without a fit). */
 MtaGrowth mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
-			       double *exponent);
+			       const MtaGrowthFrees *frees, double *exponent);
 
 #endif

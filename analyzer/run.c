@@ -660,6 +660,8 @@ free_block (MtaRun *r, Block *b)
 {
 	MtaPath *p = r->paths->pdata[b->path1 - 1];
 	p->frees++;
+	p->last_free_line = r->cur_line;
+	p->last_freed_born = MAX (p->last_freed_born, b->line);
 	p->live_bytes -= b->size;
 	if (p->site >= 0) {
 		MtaSite *s = site_at (r, (uint32_t) p->site);
@@ -847,7 +849,12 @@ classify_growth (MtaRun *r)
 			j++;
 		}
 		MtaSite *s = site_at (r, sp[k].site);
-		s->growth = mta_growth_classify (pts, j - k, 0, end, &s->growth_exponent);
+		MtaGrowthFrees frees = {
+			.any = s->frees > 0,
+			.last_born = mta_run_position (r, s->last_freed_born),
+			.last_free = mta_run_position (r, s->last_free_line),
+		};
+		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
 		k = j;
 	}
 	g_free (sp);
@@ -906,6 +913,8 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->first_line = earliest (s->first_line, p->first_line);
 		s->first_leak_line = earliest (s->first_leak_line, p->first_leak_line);
 		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
+		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
+		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
 	}
 	finish_timeline (r);
 	for (guint i = 0; i < r->sites->len; i++) {

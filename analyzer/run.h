@@ -47,6 +47,7 @@ typedef struct {
 	uint64_t temporary;        /* allocations here freed before any other in their thread */
 	uint64_t peak_share_bytes; /* bytes from here live at the run's peak (after finish) */
 	uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
+	uint64_t last_free_line, last_freed_born; /* as MtaPath's */
 	int growth;                /* MtaGrowth of its leaks (after finish) */
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
 	uint64_t *tl_bytes;        /* live bytes at each timeline sample, NULL: never charged */
@@ -66,6 +67,9 @@ typedef struct {
 	uint64_t first_line;
 	uint64_t first_leak_line, first_bad_line;
 	uint64_t temporary;
+	/* The last free of a block from here, and the latest allocation line
+	 * among the blocks freed: the growth rule's evidence (growth.c). */
+	uint64_t last_free_line, last_freed_born;
 } MtaPath;
 
 /* A leaked block or a bad free. */

@@ -409,8 +409,8 @@ static int run_program(char **argv, int *status, int *exec_err)
 		close(pfd[0]);
 		execvp(argv[0], argv);
 		err = errno;
-		if (write(pfd[1], &err, sizeof(err)) < 0)
-			_exit(EXIT_CANNOT_RUN);
+		n = write(pfd[1], &err, sizeof(err));	/* nothing to do if it fails */
+		(void)n;
 		_exit(EXIT_CANNOT_RUN);
 	}
 	close(pfd[1]);
@@ -533,7 +533,8 @@ static int read_header(const char *path, struct trace_file *f)
 	buf[n] = '\0';
 	if (strncmp(buf, "# mtrec 1\n", 10) != 0)
 		return -1;
-	f->part = sscanf(buf + 10, "# part %u\n", &f->part) == 1 ? f->part : 1;
+	if (sscanf(buf + 10, "# part %u\n", &f->part) != 1)
+		f->part = 1;
 	if (!(p = strstr(buf, "\n# pid ")) || sscanf(p, "\n# pid %ld %ld", &f->pid, &f->ppid) != 2)
 		return -1;
 	if (!(p = strstr(buf, "\n# start ")) ||
@@ -745,7 +746,7 @@ static int elf_has_interp(const char *path)
 
 	if (fd < 0)
 		return -1;
-	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||
+	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0 ||
 	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
 		goto out;
 	if (ident[EI_CLASS] == ELFCLASS64 && pread(fd, &e64, sizeof(e64), 0) == sizeof(e64)) {

@@ -1,17 +1,33 @@
 /* mtrec.c -- the launcher: run a program with the recorder preloaded, in
- * the manner of "heaptrack prog".  It sets LD_PRELOAD, MALLOC_TRACE and the
- * recorder's own variables, runs the program, passes its exit status
- * through, and says where the trace went. */
+ * the manner of "heaptrack prog".
+ *
+ * It checks what it is given before the program runs: a bad option value,
+ * a trace that cannot be written, a library the dynamic linker cannot
+ * preload are its own trouble (exit 125, as env(1) and timeout(1) do).  It
+ * sets LD_PRELOAD, MALLOC_TRACE and the recorder's variables, runs the
+ * program, passes its exit status through, and then names the files the
+ * run wrote -- every part, and those of the processes the program started
+ * -- or says that nothing was recorded, and why.  It never says a trace
+ * was written without having found the file. */
+#include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#define EXIT_LAUNCHER 125	/* mtrec's own trouble */
+#define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
+#define EXIT_NOT_FOUND 127	/* no such program */
 
 static const char *progname = "mtrec";
 static volatile pid_t child;
@@ -40,13 +56,172 @@ static void usage(FILE *out)
 		"      --signal[=SIG]  start and stop recording each time the program gets\n"
 		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
+		"  -q, --quiet         no messages from mtrec and the recorder about the\n"
+		"                      trace (the program's own output is untouched)\n"
 		"  -h, --help          print this help and exit\n"
 		"  -V, --version       print the version and exit\n"
 		"\n"
-		"The exit status is the program's (128+N when it was killed by signal N).\n"
+		"After the run mtrec names every file it wrote: FILE and its parts, and\n"
+		"FILE.PID for each other process of the program (forked or exec'd), or\n"
+		"says why nothing was recorded (a static or set-user-ID program, ...).\n"
+		"\n"
+		"Exit status:\n"
+		"  125  mtrec itself failed (bad option, trace not writable, ...);\n"
+		"       the program was not run\n"
+		"  126  PROGRAM was found but could not be run\n"
+		"  127  PROGRAM was not found\n"
+		"  128+N  PROGRAM was killed by signal N\n"
+		"  otherwise the exit status of PROGRAM\n"
+		"\n"
 		"Analyze the trace with: mtanalyze PROGRAM TRACE\n",
 		progname);
 }
+
+static int try_help(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+	return EXIT_LAUNCHER;
+}
+
+/* One line naming the option and what it takes, as GNU tools do. */
+static int bad_value(const char *option, const char *value, const char *expected)
+{
+	fprintf(stderr, "%s: invalid %s '%s': %s\n", progname, option, value, expected);
+	return try_help();
+}
+
+/* ---- option values: checked here, before the program runs --------------
+ * The recorder reads the same values from the environment and, given a bad
+ * one, says so and goes on without the setting; the launcher refuses them
+ * instead, so that a long run is not wasted.  The grammars are the
+ * recorder's (rec-file.c, rec-core.c): a value one accepts, both accept. */
+
+static int valid_depth(const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	return !errno && *v && !*end && n >= 1 && n <= 64;
+}
+
+/* MTREC_ROTATE (rec-file.c rotate_size): digits, then K, M or G, not 0.
+ * At most a pebibyte: the recorder rounds the size up, and must not wrap. */
+static int valid_size(const char *v)
+{
+	unsigned long long n = 0;
+	const char *p;
+	int shift = 0;
+
+	for (p = v; *p >= '0' && *p <= '9'; p++) {
+		if (n > (1ULL << 50))
+			return 0;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	switch (*p) {
+	case 'k': case 'K': shift = 10; p++; break;
+	case 'm': case 'M': shift = 20; p++; break;
+	case 'g': case 'G': shift = 30; p++; break;
+	}
+	return p > v && !*p && n > 0 && n <= (1ULL << 50) >> shift;
+}
+
+/* MTREC_SIGNAL (rec-core.c parse_signal): SIGUSR2, USR2, SIGRTMIN+N or a
+ * number; but not SIGKILL nor SIGSTOP, which no handler can catch. */
+static int valid_signal(const char *name)
+{
+	static const char *const known[] = { "USR1", "USR2", "HUP", "WINCH", "URG", "PWR" };
+	char *end;
+	long n;
+
+	if (strncmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(name, known[i]) == 0)
+			return 1;
+	if (strncmp(name, "RTMIN", 5) == 0) {
+		if (!name[5])
+			return 1;
+		n = strtol(name + 5, &end, 10);
+		return !*end && n >= 0 && SIGRTMIN + n <= SIGRTMAX;
+	}
+	n = strtol(name, &end, 10);
+	return *name && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP;
+}
+
+/* Options into the environment the program gets; 0, or an exit status
+ * (help, version, a bad value).  *quiet is set by -q. */
+static int parse_options(int argc, char **argv, const char **output, int *quiet)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "scoped", no_argument, NULL, 's' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "no-freeres", no_argument, NULL, 'F' },
+		{ "signal", optional_argument, NULL, 'S' },
+		{ "rotate", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+o:sd:r:qhV", opts, NULL)) != -1) {
+		const char *arg = optarg ? optarg : "";
+
+		switch (c) {
+		case 'o':
+			if (!*arg)
+				return bad_value("--output", arg, "an empty file name");
+			*output = arg;
+			break;
+		case 's':
+			setenv("MTREC_SCOPED", "1", 1);
+			break;
+		case 'd':
+			if (!valid_depth(arg))
+				return bad_value("--depth", arg, "a number from 1 to 64 is expected");
+			setenv("MTREC_DEPTH", arg, 1);
+			break;
+		case 'F':
+			setenv("MTREC_FREERES", "0", 1);
+			break;
+		case 'r':
+			if (!valid_size(arg))
+				return bad_value("--rotate", arg,
+						 "a size in bytes, with K, M or G (256M, 1G) is expected");
+			setenv("MTREC_ROTATE", arg, 1);
+			break;
+		case 'S':
+			if (optarg && !valid_signal(optarg))
+				return bad_value("--signal", optarg, "a signal such as SIGUSR2, USR1, "
+						 "SIGRTMIN+3 or 12 is expected (not KILL or STOP)");
+			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);
+			break;
+		case 'q':
+			*quiet = 1;
+			setenv("MTREC_QUIET", "1", 1);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("mtrec %s\n", MTREC_VERSION);
+			exit(0);
+		default:	/* getopt said what was wrong */
+			return try_help();
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no program given\n", progname);
+		return try_help();
+	}
+	return 0;
+}
+
+/* ---- the library and LD_PRELOAD --------------------------------------- */
 
 /* Where libmtrec.so is: $MTREC_LIB, beside this program (the build tree),
  * ../lib/mtrec beside it (an install), or the configured directory. */
@@ -76,33 +251,79 @@ static int find_library(char *out, size_t cap)
 	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
-static void prepend_preload(const char *lib)
+/* name=value, or name=value<sep>old when name is set; 0 or -1 (ENOMEM). */
+static int prepend_env(const char *name, const char *value, const char *sep)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char *val;
+	const char *old = getenv(name);
+	char *both;
+	int ret;
 
-	if (old && *old) {
-		size_t len = strlen(lib) + strlen(old) + 2;
-		if ((val = malloc(len)) == NULL) {
-			perror(progname);
-			exit(125);
-		}
-		snprintf(val, len, "%s %s", lib, old);
-		setenv("LD_PRELOAD", val, 1);
-		free(val);
-	} else {
-		setenv("LD_PRELOAD", lib, 1);
-	}
+	if (!old || !*old)
+		return setenv(name, value, 1);
+	if (asprintf(&both, "%s%s%s", value, sep, old) < 0)
+		return -1;
+	ret = setenv(name, both, 1);
+	free(both);
+	return ret;
 }
 
-/* The file the recorder will open for pid, for the message at the end. */
-static void trace_name(char *out, size_t cap, const char *pattern, pid_t pid)
+/* ld.so expands these in LD_PRELOAD and LD_LIBRARY_PATH (glibc
+ * elf/dl-load.c is_dst); any other '$' is taken as it is. */
+static int has_dst(const char *s)
+{
+	static const char *const dst[] = { "$ORIGIN", "${ORIGIN}", "$LIB", "${LIB}",
+					   "$PLATFORM", "${PLATFORM}" };
+
+	for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++)
+		if (strstr(s, dst[i]))
+			return 1;
+	return 0;
+}
+
+/* Preload lib into the program.  glibc 2.36's ld.so splits LD_PRELOAD at
+ * blanks and colons, with no escape, and LD_LIBRARY_PATH only at colons
+ * and semicolons (checked on Debian 12: "/opt/my dir/libmtrec.so" in
+ * LD_PRELOAD is "cannot be preloaded ... ignored").  So a library whose
+ * path holds a blank or a colon is preloaded by its file name alone, which
+ * ld.so looks up along LD_LIBRARY_PATH, given its directory first.  NULL,
+ * or why it cannot be preloaded. */
+static const char *set_preload(const char *lib)
+{
+	const char *slash = strrchr(lib, '/'), *name = slash ? slash + 1 : lib;
+	char *dir;
+	int ret;
+
+	if (has_dst(lib))
+		return "the dynamic linker would expand its $ORIGIN, $LIB or $PLATFORM";
+	if (!strpbrk(lib, " :"))
+		return prepend_env("LD_PRELOAD", lib, " ") < 0 ? strerror(errno) : NULL;
+	if (!slash || strpbrk(name, " :"))
+		return "its file name holds a blank or a ':', which LD_PRELOAD cannot take";
+	if ((dir = strndup(lib, slash > lib ? (size_t)(slash - lib) : 1)) == NULL)
+		return strerror(errno);
+	if (strpbrk(dir, ":;")) {
+		free(dir);
+		return "its directory holds a ':' or ';', which neither LD_PRELOAD nor "
+		       "LD_LIBRARY_PATH can take";
+	}
+	ret = prepend_env("LD_LIBRARY_PATH", dir, ":");
+	free(dir);
+	if (ret < 0 || prepend_env("LD_PRELOAD", name, " ") < 0)
+		return strerror(errno);
+	return NULL;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+/* pattern with every "%p" replaced by pid, as the recorder names its
+ * file (rec-file.c make_name). */
+static void expand_pid(char *out, size_t cap, const char *pattern, long pid)
 {
 	size_t o = 0;
 
 	for (const char *s = pattern; *s && o + 1 < cap; s++) {
 		if (s[0] == '%' && s[1] == 'p') {
-			o += (size_t)snprintf(out + o, cap - o, "%ld", (long)pid);
+			o += (size_t)snprintf(out + o, cap - o, "%ld", pid);
 			s++;
 		} else {
 			out[o++] = *s;
@@ -111,74 +332,522 @@ static void trace_name(char *out, size_t cap, const char *pattern, pid_t pid)
 	out[o < cap ? o : cap - 1] = '\0';
 }
 
-int main(int argc, char **argv)
+/* The directory part of path ("." when none, "/" for the root). */
+static void dir_of(char *out, size_t cap, const char *path)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "scoped", no_argument, NULL, 's' },
-		{ "depth", required_argument, NULL, 'd' },
-		{ "no-freeres", no_argument, NULL, 'F' },
-		{ "signal", optional_argument, NULL, 'S' },
-		{ "rotate", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *output = NULL, *base;
-	char lib[PATH_MAX], pattern[PATH_MAX], shown[PATH_MAX];
-	int c, status;
-	long depth = 1;
-	char *end;
+	const char *slash = strrchr(path, '/');
 
-	while ((c = getopt_long(argc, argv, "+o:sd:r:hV", opts, NULL)) != -1) {
-		const char *arg = optarg ? optarg : "";
+	if (!slash)
+		snprintf(out, cap, ".");
+	else
+		snprintf(out, cap, "%.*s", slash > path ? (int)(slash - path) : 1, path);
+}
 
-		switch (c) {
-		case 'o':
-			output = arg;
-			break;
-		case 's':
-			setenv("MTREC_SCOPED", "1", 1);
-			break;
-		case 'd':
-			errno = 0;
-			depth = strtol(arg, &end, 10);
-			if (errno || *end || depth < 1 || depth > 64) {
-				fprintf(stderr, "%s: --depth takes a number from 1 to 64, not '%s'\n",
-					progname, arg);
-				return 125;
-			}
-			setenv("MTREC_DEPTH", arg, 1);
-			break;
-		case 'F':
-			setenv("MTREC_FREERES", "0", 1);
-			break;
-		case 'r':
-			setenv("MTREC_ROTATE", arg, 1);
-			break;
-		case 'S':
-			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);
-			break;
-		case 'h':
-			usage(stdout);
+/* Refuse before the run a trace the recorder could not write: its
+ * directory must take a new file (unless it holds "%p", known only once
+ * the program runs), and an existing file of that name must be a regular
+ * file, not a symbolic link (rec-file.c opens neither).  0, or -1 and the
+ * reason in why. */
+static int check_output(const char *pattern, char *why, size_t cap)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	dir_of(dir, sizeof(dir), pattern);
+	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) < 0) {
+		snprintf(why, cap, "cannot write the trace in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (strstr(pattern, "%p") || lstat(pattern, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		snprintf(why, cap, "'%s' is a symbolic link (trace files are never written "
+			 "through one)", pattern);
+	else if (!S_ISREG(st.st_mode))
+		snprintf(why, cap, "'%s' is not a regular file", pattern);
+	else
+		return 0;
+	return -1;
+}
+
+/* ---- running the program ---------------------------------------------- */
+
+static void pass_signals(void)
+{
+	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT };
+	struct sigaction sa;
+
+	/* The program gets the terminal's signals itself; we wait for its
+	 * verdict.  Those sent to us alone are passed on. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		sigaction(passed[i], &sa, NULL);
+}
+
+/* Run argv; its wait status in *status, and 0.  When exec failed, its
+ * errno in *exec_err: the child sends it through a close-on-exec pipe, so
+ * that a program that exits 127 itself is not taken for one that was not
+ * found, and the failure is reported once, by the caller.  -1 with errno
+ * when we could not even try.  We are the "subreaper" of the program's
+ * processes: one whose parent exits before it opens its trace names us as
+ * its parent, which ties its file to this run (belongs_to_run). */
+static int run_program(char **argv, int *status, int *exec_err)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (pipe2(pfd, O_CLOEXEC) < 0 || (child = fork()) < 0)
+		return -1;
+	if (child == 0) {
+		close(pfd[0]);
+		execvp(argv[0], argv);
+		err = errno;
+		n = write(pfd[1], &err, sizeof(err));	/* nothing to do if it fails */
+		(void)n;
+		_exit(EXIT_CANNOT_RUN);
+	}
+	close(pfd[1]);
+	pass_signals();
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	*exec_err = n == sizeof(err) ? err : 0;
+	/* Orphans handed to us are reaped on the way. */
+	while ((pid = waitpid(-1, status, 0)) != child)
+		if (pid < 0 && errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* ---- the files of the run ---------------------------------------------
+ * The recorder names them (rec-file.c): the session's first process
+ * writes the -o name with %p as its pid -- or, when another recording
+ * holds that file, NAME.PID; every other process (forked, or a new image
+ * after exec) NAME.PID, or the %p name with its own pid, then .1, .2 ...
+ * when taken; part N of any of them is that name plus ".partN".  Each file
+ * starts with "# mtrec 1" and a header: "# pid PID PPID", "# start SEC.NSEC".
+ * A file is this run's when its name fits, it was started after we were,
+ * and its process descends from the program. */
+
+struct trace_file {
+	char *path;		/* as the user would write it */
+	long pid, ppid;
+	struct timespec start;
+	unsigned part;		/* 1, or N of NAME.partN */
+	int ours;		/* a file of this run */
+	int program;		/* written by the program's own pid */
+};
+
+struct file_list {
+	struct trace_file *v;
+	size_t n, cap;
+};
+
+struct run {
+	const char *pattern;	/* -o as given, or the default */
+	long launcher, program;	/* our pid, the program's */
+	struct timespec started;
+};
+
+static void file_list_release(struct file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+}
+
+static struct trace_file *file_list_add(struct file_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct trace_file *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+/* Does name fit pattern: "%p" a run of digits, then ".PID" when the
+ * pattern holds no %p (any process but the first), then ".SERIAL"? */
+static int digits(const char **s)
+{
+	const char *p = *s;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == *s)
+		return 0;
+	*s = p;
+	return 1;
+}
+
+static int name_fits(const char *pattern, const char *name)
+{
+	int had_pid = 0;
+
+	while (*pattern) {
+		if (pattern[0] == '%' && pattern[1] == 'p') {
+			if (!digits(&name))
+				return 0;
+			pattern += 2;
+			had_pid = 1;
+		} else if (*pattern++ != *name++) {
 			return 0;
-		case 'V':
-			printf("mtrec %s\n", MTREC_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 125;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "%s: no program given\n", progname);
-		usage(stderr);
-		return 125;
+	for (int suffixes = 2 - had_pid; suffixes > 0 && *name == '.'; suffixes--) {
+		name++;
+		if (!digits(&name))
+			return 0;
 	}
+	return !*name;
+}
+
+/* Read the header of a trace file (or part) into f; -1 when path is not
+ * one of the recorder's files. */
+static int read_header(const char *path, struct trace_file *f)
+{
+	char buf[16384], *p;
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, "# mtrec 1\n", 10) != 0)
+		return -1;
+	if (sscanf(buf + 10, "# part %u\n", &f->part) != 1)
+		f->part = 1;
+	if (!(p = strstr(buf, "\n# pid ")) || sscanf(p, "\n# pid %ld %ld", &f->pid, &f->ppid) != 2)
+		return -1;
+	if (!(p = strstr(buf, "\n# start ")) ||
+	    sscanf(p, "\n# start %ld.%ld", &f->start.tv_sec, &f->start.tv_nsec) != 2)
+		return -1;
+	return 0;
+}
+
+static int later_or_same(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+/* Add path when it is a trace file of part 1 started during the run. */
+static void consider(struct file_list *l, const struct run *r, const char *path)
+{
+	struct trace_file f = { 0 }, *slot;
+
+	if (read_header(path, &f) < 0 || f.part != 1 || !later_or_same(&f.start, &r->started))
+		return;
+	if ((f.path = strdup(path)) == NULL || (slot = file_list_add(l)) == NULL) {
+		free(f.path);
+		return;
+	}
+	*slot = f;
+}
+
+/* Every file in the pattern's directory whose name fits the pattern.  A
+ * directory that holds "%p" differs from process to process: then only
+ * the program's own name is looked at. */
+static void find_candidates(struct file_list *l, const struct run *r)
+{
+	const char *slash = strrchr(r->pattern, '/'), *base = slash ? slash + 1 : r->pattern;
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	dir_of(dir, sizeof(dir), r->pattern);
+	if (strstr(dir, "%p")) {
+		expand_pid(path, sizeof(path), r->pattern, r->program);
+		consider(l, r, path);
+		return;
+	}
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (name_fits(base, e->d_name) &&
+		    snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(base - r->pattern) : 0,
+			     r->pattern, e->d_name) < (int)sizeof(path))
+			consider(l, r, path);
+	closedir(d);
+}
+
+/* Is the live process pid a descendant of ours?  1 yes, 0 no, -1 it is
+ * gone (its ancestry cannot be told any more). */
+static int descends_from(long pid, long ancestor)
+{
+	for (int hops = 0; pid > 1 && hops < 4096; hops++) {
+		char path[64], buf[512], *close_paren;
+		FILE *f;
+		int ok;
+
+		if (pid == ancestor)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((f = fopen(path, "re")) == NULL)
+			return hops ? 0 : -1;
+		ok = fgets(buf, sizeof(buf), f) != NULL;
+		fclose(f);
+		/* "PID (COMM) STATE PPID ...": COMM may hold ')' */
+		if (!ok || !(close_paren = strrchr(buf, ')')) ||
+		    sscanf(close_paren + 1, " %*c %ld", &pid) != 1)
+			return hops ? 0 : -1;
+	}
+	return 0;
+}
+
+static int known_pid(const struct file_list *l, const struct run *r, long pid)
+{
+	if (pid == r->launcher || pid == r->program)
+		return 1;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].ours && l->v[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* A file is the run's when its process or its parent is: the program, one
+ * whose file is the run's, us (a process whose parent was gone when it
+ * opened its file: we are its subreaper), or a live descendant of ours.
+ * When both are gone and unknown (a parent that left no file), nothing
+ * says it is another recording's: it is taken. */
+static int belongs_to_run(const struct file_list *l, const struct run *r,
+			  const struct trace_file *f)
+{
+	int d;
+
+	if (known_pid(l, r, f->pid) || known_pid(l, r, f->ppid))
+		return 1;
+	if ((d = descends_from(f->ppid, r->launcher)) >= 0)
+		return d;
+	if ((d = descends_from(f->pid, r->launcher)) >= 0)
+		return d;
+	return 1;
+}
+
+/* The program's files first, then the others, each in the order they
+ * were started; the others of no concern last. */
+static int by_process_then_start(const void *pa, const void *pb)
+{
+	const struct trace_file *a = pa, *b = pb;
+
+	if (a->ours != b->ours)
+		return a->ours ? -1 : 1;
+	if (a->program != b->program)
+		return a->program ? -1 : 1;
+	if (a->start.tv_sec != b->start.tv_sec)
+		return a->start.tv_sec < b->start.tv_sec ? -1 : 1;
+	if (a->start.tv_nsec != b->start.tv_nsec)
+		return a->start.tv_nsec < b->start.tv_nsec ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/* Mark the run's files, sorted first; how many there are. */
+static size_t select_run_files(struct file_list *l, const struct run *r)
+{
+	size_t ours = 0;
+	int changed = 1;
+
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < l->n; i++)
+			if (!l->v[i].ours && belongs_to_run(l, r, &l->v[i])) {
+				l->v[i].ours = changed = 1;
+				ours++;
+			}
+	}
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].program = l->v[i].pid == r->program;
+	if (l->n)
+		qsort(l->v, l->n, sizeof(l->v[0]), by_process_then_start);
+	return ours;
+}
+
+/* Say where the run's trace went: one line per file, FILE first. */
+static void report_files(const struct file_list *l, size_t ours)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < ours; i++) {
+		const struct trace_file *f = &l->v[i];
+		char path[PATH_MAX + 16];
+		struct trace_file part;
+
+		if (first)
+			fprintf(stderr, "%s: trace written to '%s'\n", progname, f->path);
+		else
+			fprintf(stderr, "%s: trace written to '%s' (pid %ld)\n", progname, f->path, f->pid);
+		/* Parts: while part N is there and written by the same process. */
+		for (unsigned n = 2;; n++) {
+			snprintf(path, sizeof(path), "%s.part%u", f->path, n);
+			if (read_header(path, &part) < 0 || part.part != n || part.pid != f->pid ||
+			    part.start.tv_sec != f->start.tv_sec || part.start.tv_nsec != f->start.tv_nsec)
+				break;
+			if (first)
+				fprintf(stderr, "%s: trace written to '%s' (part %u)\n", progname, path, n);
+			else
+				fprintf(stderr, "%s: trace written to '%s' (pid %ld, part %u)\n",
+					progname, path, f->pid, n);
+		}
+		first = 0;
+	}
+}
+
+/* ---- nothing recorded: why -------------------------------------------- */
+
+/* The file execvp() runs for name (its PATH search). */
+static int resolve_program(const char *name, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(name, '/')) {
+		snprintf(out, cap, "%s", name);
+		return 0;
+	}
+	for (p = path ? path : "/bin:/usr/bin";; p = end + 1) {
+		struct stat st;
+
+		end = strchrnul(p, ':');
+		snprintf(out, cap, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", name);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		if (!*end)
+			return -1;
+	}
+}
+
+/* Does the ELF file ask for a dynamic linker (PT_INTERP)?  Without one (a
+ * static or static-pie program) nothing reads LD_PRELOAD.  1 yes, 0 no,
+ * -1 not an ELF file of this machine's byte order. */
+static int elf_has_interp(const char *path)
+{
+	unsigned char ident[EI_NIDENT];
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+	unsigned long long phoff = 0;
+	unsigned phnum = 0, phentsize = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0 ||
+	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+		goto out;
+	if (ident[EI_CLASS] == ELFCLASS64 && pread(fd, &e64, sizeof(e64), 0) == sizeof(e64)) {
+		phoff = e64.e_phoff, phnum = e64.e_phnum, phentsize = e64.e_phentsize;
+	} else if (ident[EI_CLASS] == ELFCLASS32 && pread(fd, &e32, sizeof(e32), 0) == sizeof(e32)) {
+		phoff = e32.e_phoff, phnum = e32.e_phnum, phentsize = e32.e_phentsize;
+	} else {
+		goto out;
+	}
+	ret = 0;
+	/* p_type is the first 32-bit word of both Elf32_Phdr and Elf64_Phdr. */
+	for (unsigned i = 0; i < phnum; i++) {
+		uint32_t type;
+
+		if (pread(fd, &type, sizeof(type), (off_t)(phoff + (unsigned long long)i * phentsize)) !=
+		    sizeof(type))
+			break;
+		if (type == PT_INTERP) {
+			ret = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* Why a run left no trace file, as far as can be told from outside. */
+static void why_nothing(char *why, size_t cap, const char *prog, const char *pattern)
+{
+	const char *scoped = getenv("MTREC_SCOPED");
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+
+	dir_of(dir, sizeof(dir), pattern);
+	if (resolve_program(prog, path, sizeof(path)) == 0 && elf_has_interp(path) == 0)
+		snprintf(why, cap, "'%s' is statically linked: the recorder is preloaded only "
+			 "into dynamically linked programs", path);
+	else if (stat(path, &st) == 0 && (st.st_mode & S_ISUID) && st.st_uid != getuid())
+		snprintf(why, cap, "'%s' is set-user-ID: the dynamic linker ignores LD_PRELOAD "
+			 "for it", path);
+	else if (stat(path, &st) == 0 && (st.st_mode & S_ISGID) && st.st_gid != getgid())
+		snprintf(why, cap, "'%s' is set-group-ID: the dynamic linker ignores LD_PRELOAD "
+			 "for it", path);
+	else if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) < 0)
+		snprintf(why, cap, "cannot write in '%s': %s", dir, strerror(errno));
+	else if (scoped && *scoped && strcmp(scoped, "0") != 0)
+		snprintf(why, cap, "recording never started (scoped: no trace_on(), mtrace() "
+			 "or --signal)");
+	else
+		snprintf(why, cap, "the recorder created no trace file (see its messages "
+			 "above, if any)");
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static int exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Name the run's files, or say why there are none. */
+static void report(const struct run *r, const char *prog)
+{
+	struct file_list files = { 0 };
+	char why[PATH_MAX + 128];
+
+	size_t ours;
+
+	find_candidates(&files, r);
+	ours = select_run_files(&files, r);
+	if (ours) {
+		report_files(&files, ours);
+	} else {
+		why_nothing(why, sizeof(why), prog, r->pattern);
+		fprintf(stderr, "%s: nothing was recorded: %s\n", progname, why);
+	}
+	file_list_release(&files);
+}
+
+int main(int argc, char **argv)
+{
+	const char *output = NULL, *base, *err;
+	char lib[PATH_MAX], pattern[PATH_MAX], why[PATH_MAX + 128];
+	struct run run;
+	int status, quiet = 0, ret, exec_err;
+
+	argv[0] = (char *)progname;	/* getopt's messages start with it */
+	if ((ret = parse_options(argc, argv, &output, &quiet)) != 0)
+		return ret;
 	if (find_library(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "%s: cannot find libmtrec.so (looked for '%s'; set MTREC_LIB)\n",
 			progname, lib);
-		return 125;
+		return EXIT_LAUNCHER;
+	}
+	if ((err = set_preload(lib)) != NULL) {
+		fprintf(stderr, "%s: cannot preload '%s': %s; set MTREC_LIB to a copy "
+			"elsewhere\n", progname, lib, err);
+		return EXIT_LAUNCHER;
 	}
 	base = strrchr(argv[optind], '/');
 	base = base ? base + 1 : argv[optind];
@@ -186,47 +855,26 @@ int main(int argc, char **argv)
 		snprintf(pattern, sizeof(pattern), "%s", output);
 	else
 		snprintf(pattern, sizeof(pattern), "mtrec.%s.%%p.log", base);
-
-	child = fork();
-	if (child < 0) {
-		fprintf(stderr, "%s: cannot fork: %s\n", progname, strerror(errno));
-		return 125;
+	if (check_output(pattern, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s; not running '%s'\n", progname, why, argv[optind]);
+		return EXIT_LAUNCHER;
 	}
-	if (child == 0) {
-		prepend_preload(lib);
-		setenv("MALLOC_TRACE", pattern, 1);
-		unsetenv("MTREC_SESSION");	/* the program is the first process */
-		execvp(argv[optind], argv + optind);
+	setenv("MALLOC_TRACE", pattern, 1);
+	unsetenv("MTREC_SESSION");	/* the program is the first process */
+
+	run.pattern = pattern;
+	run.launcher = getpid();
+	clock_gettime(CLOCK_REALTIME, &run.started);
+	if (run_program(argv + optind, &status, &exec_err) < 0) {
 		fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[optind], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		return EXIT_LAUNCHER;
 	}
-	/* The program gets the terminal's signals itself; we wait for its
-	 * verdict.  Those sent to us alone are passed on. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	{
-		static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT };
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = forward;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
-			sigaction(passed[i], &sa, NULL);
+	if (exec_err) {
+		fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[optind], strerror(exec_err));
+		return exec_err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 	}
-	while (waitpid(child, &status, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "%s: waitpid: %s\n", progname, strerror(errno));
-			return 125;
-		}
-	}
-	trace_name(shown, sizeof(shown), pattern, child);
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127) &&
-	    access(shown, F_OK) != 0)
-		return WEXITSTATUS(status);
-	fprintf(stderr, "%s: trace written to '%s'\n", progname, shown);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	run.program = child;
+	if (!quiet)
+		report(&run, argv[optind]);
+	return exit_status(status);
 }

@@ -50,6 +50,29 @@ test_expect_success 'remove deletes it; removing again is an error' '
 	grep -q "no mtrec drop-in for demo.service" err
 '
 
+test_expect_success '--version prints the same version line as mtrec' '
+	"$SVC" --version >out &&
+	"$MTREC" --version | sed "s/^mtrec /mtrec-service /" >expect &&
+	test_cmp expect out &&
+	grep -E "^mtrec-service [0-9]+\.[0-9]+" out
+'
+
+test_expect_success 'install refuses a unit systemd does not know, and says where it looked' '
+	test_expect_code 1 "$SVC" install no-such-unit-here --unit-dir "$OUT/units" --no-reload >out 2>err &&
+	cat err &&
+	grep "^mtrec-service: no unit .no-such-unit-here.service.: .systemctl cat. does not know it" err &&
+	grep -F "$OUT/units" err && grep -F "/lib/systemd/system" err && grep -e "--force" err &&
+	test ! -e units/no-such-unit-here.service.d
+'
+
+test_expect_success 'a template instance is known by its template; --force installs any name' '
+	printf "[Service]\nExecStart=/bin/sleep %%i\n" >units/tick@.service &&
+	"$SVC" install tick@5 --unit-dir "$OUT/units" --dir "$OUT/traces" --no-reload >out &&
+	test -f units/tick@5.service.d/50-mtrec.conf &&
+	"$SVC" install later --force --unit-dir "$OUT/units" --dir "$OUT/traces" --no-reload >out &&
+	test -f units/later.service.d/50-mtrec.conf
+'
+
 test_expect_success 'bad names and options are refused' '
 	test_must_fail "$SVC" install "bad name" --unit-dir "$OUT/units" 2>err && grep -q "not a service name" err &&
 	test_must_fail "$SVC" install demo --depth 99 --unit-dir "$OUT/units" 2>err && grep -q "from 1 to 64" err &&

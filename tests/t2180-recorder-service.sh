@@ -43,6 +43,38 @@ test_expect_success 'the drop-in environment traces a program as systemd would r
 	grep -q " s=[0-9]*\$" "traces/demo.$pid.log"
 '
 
+# The odd directory of issue 13: a blank, &, |, %, a double quote, a
+# backslash and $ each survive sed and systemd's quoting and specifiers.
+odd="$OUT/tr ac&es|50%\"q\\b\$x"
+test_expect_success 'a trace directory with blanks, &, |, %, quotes and backslashes' '
+	"$SVC" install odd --force --unit-dir "$OUT/units" --dir "$odd" --no-reload >out &&
+	f=units/odd.service.d/50-mtrec.conf &&
+	test -d "$odd" &&
+	sed -n "s/^Environment=\"MALLOC_TRACE=\(.*\)\"\$/\1/p" $f >quoted &&
+	sed -e "s/%%/%/g" -e "s/\\\\\(.\)/\1/g" quoted >decoded &&
+	printf "%s\n" "$odd/odd.%p.log" >expect &&
+	test_cmp expect decoded &&
+	sed -n "s/^ReadWritePaths=\"\(.*\)\"\$/\1/p" $f | sed -e "s/%%/%/g" -e "s/\\\\\(.\)/\1/g" >rw &&
+	printf "%s\n" "$odd" >expect && test_cmp expect rw &&
+	if command -v systemd-analyze >/dev/null 2>&1; then
+		printf "[Service]\nExecStart=/bin/true\n" >units/odd.service &&
+		SYSTEMD_UNIT_PATH="$OUT/units:" systemd-analyze verify odd.service >verify.out 2>&1 &&
+		! grep "50-mtrec.conf" verify.out
+	fi &&
+	"$SVC" remove odd --unit-dir "$OUT/units" --no-reload >/dev/null
+'
+
+test_expect_success 'a recorder under a path with a blank is refused, with the reason' '
+	mkdir -p "odd lib/recorder" "odd lib/share/systemd" &&
+	cp "$SVC" "$TOP/recorder/libmtrec.so" "odd lib/recorder/" &&
+	cp "$TOP/share/systemd/mtrec.conf.in" "odd lib/share/systemd/" &&
+	cp units/demo.service.d/50-mtrec.conf before &&
+	test_expect_code 1 "odd lib/recorder/mtrec-service" install demo --unit-dir "$OUT/units" \
+		--dir "$OUT/traces" --no-reload 2>err &&
+	grep -q "LD_PRELOAD splits paths at blanks and colons" err &&
+	test_cmp before units/demo.service.d/50-mtrec.conf
+'
+
 test_expect_success 'remove deletes it; removing again is an error' '
 	"$SVC" remove demo.service --unit-dir "$OUT/units" --no-reload >out &&
 	test ! -e units/demo.service.d &&

@@ -888,13 +888,13 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 
 /* After a part was read: refuse what is not a trace.  Content known by
  * its magic as something else always; a part without a trace line when it
- * was not probed (a pipe: see parts.c for files) and nothing of the run
- * before it was a trace either. */
+ * was not PROBED (standard input, a pipe: see parts.c for files) and
+ * nothing of the run before it was a trace either. */
 static gboolean
-check_part (MtaReader *r, const Part *pt, MtaInput *in, GError **error)
+check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
 {
 	r->traced = r->traced || pt->traced;
-	if (pt->foreign == NULL && (pt->traced || r->traced || mta_input_is_regular (in)))
+	if (pt->foreign == NULL && (pt->traced || r->traced || probed))
 		return TRUE;
 	g_autofree char *what = describe_untraced (pt, in);
 	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt->name, what);
@@ -912,7 +912,7 @@ mta_reader_read_buffer (MtaReader *reader, const char *name,
 	/* small inputs (the fuzzer's) need no 4 MB buffer */
 	while (want < len && want < READ_CHUNK)
 		want *= 2;
-	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, error);
+	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, FALSE, error);
 }
 
 gboolean
@@ -923,7 +923,9 @@ mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 	if (in == NULL)
 		return FALSE;
 	Part pt = { .name = mta_input_name (in) };
-	return read_input (reader, in, &pt, READ_CHUNK, error) && check_part (reader, &pt, in, error);
+	gboolean probed = mta_input_is_regular (in) && strcmp (path, "-") != 0;
+	return read_input (reader, in, &pt, READ_CHUNK, error) &&
+		check_part (reader, &pt, in, probed, error);
 }
 
 static gboolean

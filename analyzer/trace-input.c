@@ -49,6 +49,7 @@ struct MtaInput {
 	size_t raw_pos, raw_len;
 	gboolean raw_eof;
 	gboolean ended;             /* the compressed data ended */
+	GError *pending;            /* to report once what came before is read */
 	/* decoders */
 	z_stream z;
 	gboolean z_between;         /* after a gzip member: another, padding or the end */
@@ -272,12 +273,20 @@ read_compressed (MtaInput *in, char *buf, size_t len, GError **error)
 {
 	size_t produced = 0;
 
+	if (in->pending != NULL) {
+		g_propagate_error (error, g_steal_pointer (&in->pending));
+		return -1;
+	}
 	while (produced == 0 && !in->ended) {
 		if (in->raw_pos == in->raw_len && !refill (in, error))
 			return -1;
-		Step st = decode_step (in, buf, len, &produced, error);
-		if (st == STEP_ERROR)
+		Step st = decode_step (in, buf, len, &produced, &in->pending);
+		if (st == STEP_ERROR && produced == 0) {
+			g_propagate_error (error, g_steal_pointer (&in->pending));
 			return -1;
+		}
+		if (st == STEP_ERROR)
+			break;      /* the bytes decoded before it first */
 		if (st == STEP_END)
 			in->ended = TRUE;
 		else if (st == STEP_NEED && produced == 0) {
@@ -444,6 +453,7 @@ mta_input_close (MtaInput *in)
 	}
 	if (in->fd > 0)
 		close (in->fd);
+	g_clear_error (&in->pending);
 	g_free (in->raw_buf);
 	g_free (in->name);
 	g_free (in);

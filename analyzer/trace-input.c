@@ -387,22 +387,20 @@ start_decoder (MtaInput *in, GError **error)
 	return ok;
 }
 
-MtaInput *
-mta_input_open (const char *path, GError **error)
+/* Open IN->name's file and look at its first bytes. */
+static gboolean
+open_file (MtaInput *in, const char *path, GError **error)
 {
-	gboolean is_stdin = strcmp (path, "-") == 0;
 	struct stat st;
-	g_autoptr (MtaInput) in = g_new0 (MtaInput, 1);
 
-	in->name = g_strdup (is_stdin ? "<stdin>" : path);
-	in->fd = is_stdin ? 0 : open (path, O_RDONLY | O_CLOEXEC);
+	in->fd = strcmp (path, "-") == 0 ? 0 : open (path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0 || fstat (in->fd, &st) < 0) {
 		set_read_error (error, in->name, errno);
-		return NULL;
+		return FALSE;
 	}
 	if (S_ISDIR (st.st_mode)) {
 		set_read_error (error, in->name, EISDIR);
-		return NULL;
+		return FALSE;
 	}
 	in->regular = S_ISREG (st.st_mode);
 	in->file_size = in->regular ? (uint64_t) st.st_size : 0;
@@ -411,10 +409,21 @@ mta_input_open (const char *path, GError **error)
 	/* a pipe may hand over the magic in pieces */
 	while (in->raw_len < SNIFF_BYTES && !in->raw_eof)
 		if (!refill (in, error))
-			return NULL;
-	if (!start_decoder (in, error))
+			return FALSE;
+	return start_decoder (in, error);
+}
+
+MtaInput *
+mta_input_open (const char *path, GError **error)
+{
+	MtaInput *in = g_new0 (MtaInput, 1);
+
+	in->name = g_strdup (strcmp (path, "-") == 0 ? "<stdin>" : path);
+	if (!open_file (in, path, error)) {
+		mta_input_close (in);
 		return NULL;
-	return g_steal_pointer (&in);
+	}
+	return in;
 }
 
 MtaInput *

@@ -2,6 +2,8 @@
  * on arbitrary bytes.  Built by `make fuzz` with clang
  * -fsanitize=fuzzer,address; the input is split at its first 0xff byte
  * into two parts read as one run, to exercise line numbering across parts.
+ * gzip, zstd and xz input is decompressed (seeds mtrec.gz, mtrec.zst,
+ * glibc.xz), so the decoders see broken streams too.
  * The symbolizer is left out (no files are opened); the location regexes,
  * the cache and both hash tables are exercised.
  */

@@ -1,4 +1,13 @@
-/* parts.c -- the parts of a rotated trace, in the order of their headers.
+/* parts.c -- the TRACE arguments of a run: checked to be traces, and the
+ * parts of a rotated trace put in the order of their headers.
+ *
+ * Every file is probed first (mta_reader_probe): one whose first bytes say
+ * it is something else (an ELF file, bzip2 data...) is an error, and so is
+ * a run in which no file has a trace line (empty, NUL bytes, junk), before
+ * anything is printed or stored.  A file without a trace line among parts
+ * that have some (a part cut to nothing by a crash) is named in a warning
+ * and read as the empty part it is.  Pipes cannot be read twice: the
+ * reader checks them as it goes (trace-reader.h).
  *
  * Only the head of each file is read: part N >= 2 starts with "# mtrec 1",
  * "# part N" and the process header ("# pid", "# start") in its first 64
@@ -7,13 +16,15 @@
  * (same pid and start time): anything else is read as given, as before.
  */
 #include "parts.h"
-#include "symbolize.h"
+#include "trace-input.h"
+#include "trace-reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The recorder's header zone of a part. */
@@ -25,6 +36,8 @@ typedef struct {
 	uint64_t part;             /* 1 when there is no "# part" line */
 	char *pid, *start;         /* "# pid" and "# start" values, NULL: none */
 	int given;                 /* position on the command line */
+	gboolean probed;           /* a regular file, probed */
+	char *untraced;            /* no trace line in it: what it holds */
 } PartHead;
 
 static char *
@@ -35,29 +48,34 @@ line_value (const char *p, const char *end, size_t skip)
 	return g_strndup (p + skip, (gsize) (end - p - skip));
 }
 
+/* Up to HEAD_BYTES of the content of PATH (decompressed), into BUF.
+ * Compressed data that breaks off ends the head: the analysis that reads
+ * the whole part says where, with the line reached. */
+static gboolean
+read_head_bytes (const char *path, char *buf, size_t *len, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+	gssize n;
+
+	*len = 0;
+	if (in == NULL)
+		return FALSE;
+	while (*len < HEAD_BYTES && (n = mta_input_read (in, buf + *len, HEAD_BYTES - *len, NULL)) > 0)
+		*len += (size_t) n;
+	return TRUE;
+}
+
 /* Read the header lines of PATH (up to its first event). */
 static gboolean
 read_head (PartHead *h, GError **error)
 {
-	/* Only a regular file can be a part, and only its header is read
-	 * here: a pipe or FIFO is a trace read once, by the analysis, and is
-	 * left in its place (h->part stays 0: "not a part"). */
-	int fd = mta_open_regular (h->path);
-	if (fd < 0) {
-		int e = errno;
-		if (e == EINVAL)
-			return TRUE;
-		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-			     "cannot read '%s': %s", h->path, g_strerror (e));
-		return FALSE;
-	}
 	char *buf = g_malloc (HEAD_BYTES);
 	size_t len = 0;
-	ssize_t n;
-	while (len < HEAD_BYTES && (n = read (fd, buf + len, HEAD_BYTES - len)) > 0)
-		len += (size_t) n;
-	close (fd);
 
+	if (!read_head_bytes (h->path, buf, &len, error)) {
+		g_free (buf);
+		return FALSE;
+	}
 	h->part = 1;
 	const char *p = buf, *end = buf + len;
 	for (int lineno = 1; p < end; lineno++) {
@@ -79,6 +97,91 @@ read_head (PartHead *h, GError **error)
 	}
 	g_free (buf);
 	return TRUE;
+}
+
+/* Probe a file and read its header.  Only a regular file can be a part,
+ * and only it can be read twice: a pipe or FIFO is a trace read once, by
+ * the analysis, and is left in its place (h->part stays 0: "not a part";
+ * even opening a FIFO would let its writer go on and lose what it
+ * writes). */
+static gboolean
+look_at (PartHead *h, GError **error)
+{
+	struct stat st;
+
+	if (stat (h->path, &st) < 0) {
+		int e = errno;
+		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+			     "cannot read '%s': %s", h->path, g_strerror (e));
+		return FALSE;
+	}
+	if (!S_ISREG (st.st_mode))
+		return TRUE;
+	h->probed = TRUE;
+	return mta_reader_probe (h->path, &h->untraced, error) && read_head (h, error);
+}
+
+/* The per-run rule: a run with no trace line in any file is unusable;
+ * otherwise a file without one is named in a warning. */
+static gboolean
+check_usable (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer data, GError **error)
+{
+	int untraced = 0;
+
+	for (int i = 0; i < n; i++)
+		if (h[i].probed && h[i].untraced != NULL)
+			untraced++;
+		else if (!h[i].probed)
+			return TRUE;    /* a pipe: the reader decides */
+	if (untraced == n) {
+		g_autoptr (GString) m = g_string_new (NULL);
+		for (int i = 0; i < n; i++)
+			g_string_append_printf (m, "%s%s: %s", i ? "; " : "", h[i].path, h[i].untraced);
+		g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, m->str);
+		return FALSE;
+	}
+	for (int i = 0; i < n && warn != NULL; i++)
+		if (h[i].untraced != NULL) {
+			g_autofree char *m = g_strdup_printf ("%s: %s: no trace line in this part of the run",
+							      h[i].path, h[i].untraced);
+			warn (m, data);
+		}
+	return TRUE;
+}
+
+/* The last part given continues in a file not given: say so.  Parts
+ * compressed after the run keep their compressor's suffix
+ * (t.log.part2.zst), and so does the next one looked for. */
+static void
+warn_continuation (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer data)
+{
+	static const char *const zext[] = { ".gz", ".zst", ".xz" };
+	const PartHead *last = &h[n - 1];
+	const char *ext = "";
+	g_autofree char *base = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS (zext); i++)
+		if (g_str_has_suffix (last->path, zext[i]))
+			ext = zext[i];
+	g_autofree char *name = g_strndup (last->path, strlen (last->path) - strlen (ext));
+	if (last->part == 1)
+		base = g_strdup (name);
+	else {
+		g_autofree char *suffix = g_strdup_printf (".part%" PRIu64, last->part);
+		if (g_str_has_suffix (name, suffix))
+			base = g_strndup (name, strlen (name) - strlen (suffix));
+	}
+	if (base == NULL)
+		return;
+	g_autofree char *next = g_strdup_printf ("%s.part%" PRIu64 "%s", base, last->part + 1, ext);
+	for (int i = 0; i < n; i++)
+		if (strcmp (h[i].path, next) == 0)
+			return;
+	if (access (next, F_OK) == 0) {
+		g_autofree char *m = g_strdup_printf ("the run continues in '%s', not given: "
+						      "name every part ('%s'*)", next, base);
+		warn (m, data);
+	}
 }
 
 static int
@@ -103,11 +206,13 @@ mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data, GEr
 			one_run = FALSE;
 			continue;
 		}
-		ok = read_head (&h[i], error);
+		ok = look_at (&h[i], error);
 		if (ok && (!h[i].mtrec || g_strcmp0 (h[i].pid, h[0].pid) != 0 ||
 			   g_strcmp0 (h[i].start, h[0].start) != 0))
 			one_run = FALSE;
 	}
+	if (ok && n > 0)
+		ok = check_usable (h, n, warn, data, error);
 	if (ok && one_run) {
 		qsort (h, (size_t) n, sizeof *h, part_cmp);
 		for (int i = 0; i < n && ok; i++) {
@@ -131,34 +236,15 @@ mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data, GEr
 				warn (m, data);
 			}
 		}
-		/* A part that continues in a file not given. */
-		if (ok && warn != NULL) {
-			const PartHead *last = &h[n - 1];
-			g_autofree char *base = NULL;
-			if (last->part == 1)
-				base = g_strdup (last->path);
-			else {
-				g_autofree char *suffix = g_strdup_printf (".part%" PRIu64, last->part);
-				if (g_str_has_suffix (last->path, suffix))
-					base = g_strndup (last->path, strlen (last->path) - strlen (suffix));
-			}
-			g_autofree char *next = base ? g_strdup_printf ("%s.part%" PRIu64, base,
-								      last->part + 1) : NULL;
-			gboolean given = FALSE;
-			for (int i = 0; next != NULL && i < n; i++)
-				given = given || strcmp (h[i].path, next) == 0;
-			if (next != NULL && !given && access (next, F_OK) == 0) {
-				g_autofree char *m = g_strdup_printf ("the run continues in '%s', not given: "
-								      "name every part ('%s'*)", next, base);
-				warn (m, data);
-			}
-		}
+		if (ok && warn != NULL)
+			warn_continuation (h, n, warn, data);
 		for (int i = 0; i < n; i++)
 			traces[i] = h[i].path;
 	}
 	for (int i = 0; i < n; i++) {
 		g_free (h[i].pid);
 		g_free (h[i].start);
+		g_free (h[i].untraced);
 	}
 	g_free (h);
 	return ok;

@@ -28,6 +28,7 @@
 #include "live-table.h"
 #include "oom.h"
 #include "trace-reader.h"
+#include "trace-output.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -534,6 +535,9 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 				     "cannot write '%s': %s", tmp, g_strerror (e));
 			goto out;
 		}
+		/* OUT.zst, OUT.gz, OUT.xz: compressed as the name says */
+		if ((s.out = mta_output_compress (s.out, opt_output, error)) == NULL)
+			goto out;
 	}
 	if (!read_all (pass2_line, &s, argv, argc, error))
 		goto out;

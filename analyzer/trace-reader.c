@@ -21,13 +21,11 @@
  * ends there is incomplete and waits for more input).
  */
 #include "trace-reader.h"
+#include "trace-input.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #if defined(__SSE2__) && !defined(MTA_NO_SIMD)
 #include <emmintrin.h>
@@ -37,6 +35,7 @@
 #endif
 
 #define READ_CHUNK (4u << 20)
+#define PROBE_CHUNK (64u << 10)
 /* A longer "line" is cut there; the rest up to its newline is dropped. */
 #define MAX_LINE (64u << 20)
 #define PAD_FRONT 64
@@ -52,6 +51,8 @@ struct MtaReader {
 	uint64_t lineno;
 	uint64_t bad;
 	gboolean progress;
+	gboolean traced;     /* a part of the run had a trace line */
+	gboolean probing;    /* stop at the first trace line */
 	char *mem;      /* PAD_FRONT + cap + PAD_BACK bytes */
 	char *buf;      /* mem + PAD_FRONT */
 	size_t cap;
@@ -63,7 +64,16 @@ typedef struct {
 	uint64_t lineno;       /* lines emitted from this part */
 	size_t fill;           /* bytes in buf */
 	gboolean skipping;     /* inside an over-long line */
+	/* What the part looks like, watched until its first trace line (to
+	 * say what an unusable input is): */
+	gboolean traced;       /* a trace line was seen */
+	uint64_t bytes;        /* bytes of content read */
+	gboolean nul, blank;   /* NUL bytes, whitespace seen */
+	gboolean other;        /* any other byte */
+	gboolean binary;       /* control bytes other than whitespace, or NULs among text */
+	const char *foreign;   /* what its first bytes say it is, NULL: nothing known */
 } Part;
+
 
 /* perl's \s for split(' ') on a byte string: space \t \n \v \f \r. */
 static const unsigned char is_ws[256] = {
@@ -552,6 +562,116 @@ tokenize_slow (MtaLine *l, const char *p, size_t len)
 	}
 }
 
+/* ------------------------------------------------------------ usable input */
+
+/* The bytes of S are text: no control byte but tab and CR, no DEL. */
+static gboolean
+is_text (const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char) p[i];
+		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+mta_line_is_trace (const MtaLine *l)
+{
+	switch (l->kind) {
+	case MTA_LINE_EVENT:
+		return TRUE;
+	case MTA_LINE_MARKER:
+		return is_text (l->text.p, l->text.len);
+	case MTA_LINE_EXT: {
+		/* "# word ...": a '#' line of random bytes or "#!/bin/sh" is not */
+		const char *p = l->cols[0].p, *end = l->text.p + l->text.len;
+		return end - p >= 3 && p[1] == ' ' && g_ascii_isalpha (p[2]) &&
+			is_text (p, (size_t) (end - p));
+	}
+	default:
+		return FALSE;
+	}
+}
+
+/* A line of a part that has shown no trace line yet. */
+static void
+watch_untraced (Part *pt, const MtaLine *l)
+{
+	if (mta_line_is_trace (l)) {
+		pt->traced = TRUE;
+		return;
+	}
+	for (size_t i = 0; i < l->text.len; i++) {
+		unsigned char c = (unsigned char) l->text.p[i];
+		if (c == 0)
+			pt->nul = TRUE;
+		else if (is_ws[c])
+			pt->blank = TRUE;
+		else {
+			pt->other = TRUE;
+			if (c < 0x20 || c == 0x7f)
+				pt->binary = TRUE;
+		}
+	}
+	pt->blank = pt->blank || pt->lineno > 1;   /* a '\n' between lines */
+	if (pt->nul && pt->other)
+		pt->binary = TRUE;
+}
+
+/* What the first bytes of a part say it is, when that is not a trace. */
+static const char *
+foreign_magic (const char *p, size_t n)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} known[] = {
+		{ "\177ELF", 4, "an ELF file, not a trace: did you forget the TRACE argument?" },
+		{ "SQLite format 3", 16, "an SQLite database, not a trace "
+		  "(mtanalyze diff reads its runs as DB:RUN)" },
+		{ "BZh", 3, "bzip2 data: only gzip, zstd and xz data are read; "
+		  "decompress it with bunzip2" },
+		{ "\x04\x22\x4d\x18", 4, "lz4 data: only gzip, zstd and xz data are read; "
+		  "decompress it with lz4 -d" },
+		{ "\x1f\x9d", 2, "compress (.Z) data: only gzip, zstd and xz data are read; "
+		  "decompress it with uncompress" },
+		{ "\x5d\x00\x00", 3, "lzma (.lzma) data: only gzip, zstd and xz data are read; "
+		  "decompress it with unlzma" },
+		{ "PK\x03\x04", 4, "a zip archive, not a trace: extract the trace from it" },
+		{ "7z\xbc\xaf\x27\x1c", 6, "a 7z archive, not a trace: extract the trace from it" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS (known); i++)
+		if (n >= known[i].len && memcmp (p, known[i].magic, known[i].len) == 0)
+			return known[i].what;
+	return NULL;
+}
+
+/* What a part without a trace line holds, for a message after its name. */
+static char *
+describe_untraced (const Part *pt, MtaInput *in)
+{
+	const char *what;
+	const char *format = mta_input_format_name (in);
+
+	if (pt->foreign != NULL)
+		what = pt->foreign;
+	else if (pt->bytes == 0)
+		what = mta_input_is_regular (in) ? "empty file" : "empty input";
+	else if (!pt->other)
+		what = !pt->nul ? "only blank lines" : pt->blank ? "only NUL bytes and blank lines"
+							      : "only NUL bytes";
+	else if (pt->binary)
+		what = "binary data, not a trace: no line of it is a trace line";
+	else
+		what = "text, but not a trace: no line of it is a trace line";
+	if (format == NULL)
+		return g_strdup (what);
+	return g_strdup_printf ("%s (%s data)", what, format);
+}
+
 /* Number, classify and hand over a tokenized line. */
 static ALWAYS_INLINE gboolean
 finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
@@ -563,6 +683,8 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 		l->kind = MTA_LINE_BAD;
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))
 		r->bad++;
+	if (UNLIKELY (!pt->traced))
+		watch_untraced (pt, l);
 	return r->func (l, r->user_data, error);
 }
 
@@ -689,31 +811,6 @@ part_end (MtaReader *r, Part *pt, GError **error)
 	return TRUE;
 }
 
-gboolean
-mta_reader_read_buffer (MtaReader *reader, const char *name,
-			const char *data, size_t len, GError **error)
-{
-	Part pt = { name, 0, 0, FALSE };
-	size_t want = 4096;
-
-	/* small inputs (the fuzzer's) need no 4 MB buffer */
-	while (want < len && want < READ_CHUNK)
-		want *= 2;
-	reserve (reader, want);
-	while (len > 0) {
-		if (!part_room (reader, &pt, error))
-			return FALSE;
-		size_t n = MIN (len, reader->cap - pt.fill), start = pt.fill;
-		memcpy (reader->buf + pt.fill, data, n);
-		pt.fill += n;
-		data += n;
-		len -= n;
-		if (!part_input (reader, &pt, start, error))
-			return FALSE;
-	}
-	return part_end (reader, &pt, error);
-}
-
 static double
 now_seconds (void)
 {
@@ -722,77 +819,143 @@ now_seconds (void)
 	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
-gboolean
-mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
+/* A read error of IN: its message, and the line reached when the
+ * compressed data broke off or went wrong after some lines. */
+static void
+input_error (const Part *pt, GError *local, GError **error)
 {
-	gboolean is_stdin = strcmp (path, "-") == 0;
-	const char *name = is_stdin ? "<stdin>" : path;
-	int fd;
-	struct stat st;
-	Part pt = { name, 0, 0, FALSE };
-	gboolean ok = TRUE;
-	uint64_t total = 0;
-	double next_report = 0;
-	gboolean progress;
+	if (local->domain != MTA_INPUT_ERROR || pt->lineno == 0) {
+		g_propagate_error (error, local);
+		return;
+	}
+	g_set_error (error, local->domain, local->code, "%s; line %" G_GUINT64_FORMAT
+		     " was the last one read (zcat, zstdcat or xzcat writes out what it holds)",
+		     local->message, pt->lineno);
+	g_error_free (local);
+}
 
-	if (is_stdin)
-		fd = 0;
-	else
-		fd = open (path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat (fd, &st) < 0) {
-		int e = errno;
-		if (fd > 0)
-			close (fd);
-		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-			     "cannot read '%s': %s", name, g_strerror (e));
-		return FALSE;
-	}
-	if (S_ISDIR (st.st_mode)) {
-		if (fd > 0)
-			close (fd);
-		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-			     "cannot read '%s': %s", name, g_strerror (EISDIR));
-		return FALSE;
-	}
-	progress = reader->progress && S_ISREG (st.st_mode) && st.st_size > (64 << 20);
-	reserve (reader, READ_CHUNK);
+/* Read all of IN as one part of the run, in reads of at most CHUNK bytes;
+ * when probing, only up to its first trace line.  The part's look is left
+ * in *PT. */
+static gboolean
+read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
+{
+	gboolean ok = TRUE;
+	double next_report = 0;
+	uint64_t size = mta_input_file_size (in);
+	gboolean progress = r->progress && size > (64 << 20);
+
+	reserve (r, chunk);
 	if (progress)
 		next_report = now_seconds () + 0.5;
 	for (;;) {
-		if (!part_room (reader, &pt, error)) {
+		if (!part_room (r, pt, error)) {
 			ok = FALSE;
 			break;
 		}
-		ssize_t n = read (fd, reader->buf + pt.fill, reader->cap - pt.fill);
+		GError *local = NULL;
+		gssize n = mta_input_read (in, r->buf + pt->fill, MIN (r->cap - pt->fill, chunk), &local);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-				     "cannot read '%s': %s", name, g_strerror (e));
+			input_error (pt, local, error);
 			ok = FALSE;
 			break;
 		}
 		if (n == 0) {
-			ok = part_end (reader, &pt, error);
+			ok = part_end (r, pt, error);
 			break;
 		}
-		total += (uint64_t) n;
-		size_t start = pt.fill;
-		pt.fill += (size_t) n;
-		if (!part_input (reader, &pt, start, error)) {
+		if (pt->bytes == 0 && (pt->foreign = foreign_magic (r->buf, (size_t) n)) != NULL)
+			break;     /* not to be read as lines */
+		pt->bytes += (uint64_t) n;
+		size_t start = pt->fill;
+		pt->fill += (size_t) n;
+		if (!part_input (r, pt, start, error)) {
 			ok = FALSE;
 			break;
 		}
+		if (r->probing && pt->traced)
+			break;
 		if (progress && now_seconds () >= next_report) {
-			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", name,
-				 (int) (100.0 * (double) total / (double) st.st_size));
+			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
+				 (int) (100.0 * (double) mta_input_file_offset (in) / (double) size));
 			next_report = now_seconds () + 0.5;
 		}
 	}
 	if (progress)
-		fprintf (stderr, "\r%*s\r", (int) strlen (name) + 30, "");
-	if (fd > 0)
-		close (fd);
+		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	return ok;
+}
+
+/* After a part was read: refuse what is not a trace.  Content known by
+ * its magic as something else always; a part without a trace line when it
+ * was not PROBED (standard input, a pipe: see parts.c for files) and
+ * nothing of the run before it was a trace either. */
+static gboolean
+check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
+{
+	r->traced = r->traced || pt->traced;
+	if (pt->foreign == NULL && (pt->traced || r->traced || probed))
+		return TRUE;
+	g_autofree char *what = describe_untraced (pt, in);
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt->name, what);
+	return FALSE;
+}
+
+gboolean
+mta_reader_read_buffer (MtaReader *reader, const char *name,
+			const char *data, size_t len, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open_buffer (name, data, len);
+	Part pt = { .name = name };
+	size_t want = 4096;
+
+	/* small inputs (the fuzzer's) need no 4 MB buffer */
+	while (want < len && want < READ_CHUNK)
+		want *= 2;
+	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, FALSE, error);
+}
+
+gboolean
+mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+
+	if (in == NULL)
+		return FALSE;
+	Part pt = { .name = mta_input_name (in) };
+	gboolean probed = mta_input_is_regular (in) && strcmp (path, "-") != 0;
+	return read_input (reader, in, &pt, READ_CHUNK, error) &&
+		check_part (reader, &pt, in, probed, error);
+}
+
+static gboolean
+probe_line (const MtaLine *line, gpointer data, GError **error)
+{
+	return TRUE;
+}
+
+gboolean
+mta_reader_probe (const char *path, char **what, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+
+	*what = NULL;
+	if (in == NULL)
+		return FALSE;
+	MtaReader *r = mta_reader_new (probe_line, NULL);
+	Part pt = { .name = mta_input_name (in) };
+	gboolean ok;
+
+	r->probing = TRUE;
+	/* the first trace line is at the top of any trace: read little */
+	ok = read_input (r, in, &pt, PROBE_CHUNK, error);
+	mta_reader_free (r);
+	if (ok && pt.foreign != NULL) {
+		g_autofree char *desc = describe_untraced (&pt, in);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt.name, desc);
+		return FALSE;
+	}
+	if (ok && !pt.traced)
+		*what = describe_untraced (&pt, in);
 	return ok;
 }

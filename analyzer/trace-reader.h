@@ -61,13 +61,33 @@ void mta_reader_free (MtaReader *reader);
 /* Show a progress indicator on stderr for inputs larger than a few MB. */
 void mta_reader_set_progress (MtaReader *reader, gboolean progress);
 
-/* Read one part of the run; PATH "-" is standard input.  Fails only when
- * the file cannot be read at all (or the callback fails). */
+/* Read one part of the run; PATH "-" is standard input.  gzip, zstd and
+ * xz data are decompressed as they are read (trace-input.h).  Fails when
+ * the file cannot be read at all, when its compressed data is corrupt or
+ * cut short, when its first bytes say it is something else (an ELF file,
+ * a database, bzip2 data...), when it is a pipe in which no line is a
+ * trace line and neither was any of the parts before (files are probed
+ * beforehand: mta_reader_probe), or when the callback fails. */
 gboolean mta_reader_read_file (MtaReader *reader, const char *path, GError **error);
 
-/* Read one part held in memory (the fuzzer's entry point). */
+/* Read one part held in memory, compressed or not (the fuzzer's entry
+ * point). */
 gboolean mta_reader_read_buffer (MtaReader *reader, const char *name,
 				 const char *data, size_t len, GError **error);
+
+/* Whether PATH is a trace, reading it up to its first trace line (all of
+ * it when it has none).  TRUE with *WHAT NULL: it is; TRUE with *WHAT set
+ * (to free): no line of it is a trace line, and *WHAT says what it holds
+ * ("empty file", "only NUL bytes", ...).  FALSE with ERROR set, naming
+ * PATH: it cannot be read, or its first bytes say it is something else
+ * (an ELF file, a database, bzip2 data...), or its compressed data is
+ * broken before its first trace line. */
+gboolean mta_reader_probe (const char *path, char **what, GError **error);
+
+/* A trace line: an event, an '=' line or a "# word" extension line, in
+ * printable text.  A file with none is not a trace (SPEC, "Exit codes
+ * and inputs"); blank, damaged and binary lines are not trace lines. */
+gboolean mta_line_is_trace (const MtaLine *line);
 
 /* Lines of kind MTA_LINE_BAD seen so far. */
 uint64_t mta_reader_bad_lines (const MtaReader *reader);

@@ -3,7 +3,9 @@
 # trace (about 4.5M lines written by glibc's libc_malloc_debug.so from
 # tests/bench/gen-ana-trace.c), medians of BENCH_RUNS runs side by side,
 # and peak RSS on that trace and on one ten times shorter with the same
-# live set (memory must follow the live set, not the trace's length).
+# live set (memory must follow the live set, not the trace's length); then
+# the same trace read compressed (gzip, zstd, xz -1), against the plain
+# file, as medians and ratios.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${BENCH_RUNS:-5}
@@ -64,4 +66,24 @@ awk -v p="$perl" -v a="$ana" 'BEGIN { printf "  %-28s %8.1fx faster\n", "ratio",
 printf '  %-28s %8s KiB\n' "mtanalyze peak RSS, 1/10" "$rss_short" "mtanalyze peak RSS, full" "$rss_long" \
 	"mtrace peak RSS, full" "$perl_rss"
 awk -v s="$rss_short" -v l="$rss_long" 'BEGIN { printf "  %-28s %8.2f\n", "RSS full / RSS 1/10", l / s }'
+
+# Compressed input: the decompression's cost, measured on the same report.
+zbench() {
+	for z in gzip zstd xz; do command -v $z >/dev/null || { echo "  (no $z: compressed reading not measured)"; return 0; }; done
+	gzip -c long.log >long.log.gz && zstd -q -c long.log >long.log.zst && xz -1 -T2 -c long.log >long.log.xz || return 1
+	for z in gz zst xz; do
+		"$ANA" ./gen long.log.$z | cmp -s - ours.out || { echo "  long.log.$z: DIFFERENT output"; return 1; }
+	done
+	plain=$(median_ms "$ANA" ./gen long.log)
+	gz=$(median_ms "$ANA" ./gen long.log.gz)
+	zst=$(median_ms "$ANA" ./gen long.log.zst)
+	xz=$(median_ms "$ANA" ./gen long.log.xz)
+	printf '  %-28s %s / %s / %s / %s ms (outputs identical)\n' "read plain / gz / zst / xz" \
+		"$plain" "$gz" "$zst" "$xz"
+	printf '  %-28s %s / %s / %s bytes\n' "sizes gz / zst / xz" \
+		"$(wc -c <long.log.gz)" "$(wc -c <long.log.zst)" "$(wc -c <long.log.xz)"
+	awk -v p="$plain" -v g="$gz" -v s="$zst" -v x="$xz" 'BEGIN { p = p > 0 ? p : 1;
+		printf "  %-28s %.2fx / %.2fx / %.2fx the plain time\n", "ratio gz / zst / xz", g / p, s / p, x / p }'
+}
+zbench
 cd / && rm -rf "$DIR"

@@ -1,0 +1,161 @@
+#!/bin/sh
+# t3050-analyzer-unusable-input: a trace in which no line is a trace line
+# (empty, NUL bytes only, binary junk, text that is no trace, an ELF file
+# given as the trace, compressed data of an unsupported kind) exits 2 with
+# one message naming the file and what it holds, in every mode, before any
+# output: no run stored (the database left as it was), no shrink output.
+# "= Start" and "= End" alone are a trace of nothing (status 0); a trace
+# with some unreadable lines is read as before; among rotated parts, a
+# part without a trace line is named in a warning.
+. "$(dirname "$0")/lib.sh"
+
+if ! need_analyzer; then
+	test_skip 'unusable input' 'needs the analyzer'
+	test_done; exit
+fi
+
+# The junk, and what the message says of each.
+: >empty.log
+head -c 65536 /dev/zero >nul.log
+# random bytes, without a "\n#" or "\n=" that could start a text line
+head -c 200000 /dev/urandom | tr '\n' 'x' | tr '#=@' 'abc' | fold -b -w 300 >junk.log
+printf 'hello\nthis is a README, not a trace\n#!/bin/sh\n' >text.log
+printf '\n\n   \n' >blank.log
+cp "$HELPER/ana-leaks" elf.log
+printf '= Start\n= End\n' >se.log
+have_bzip2=no
+command -v bzip2 >/dev/null && bzip2 -c se.log >bz2.log && have_bzip2=yes
+
+cat >kinds <<'EOF'
+empty.log empty file
+nul.log only NUL bytes
+junk.log binary data, not a trace: no line of it is a trace line
+text.log text, but not a trace: no line of it is a trace line
+blank.log only blank lines
+elf.log an ELF file, not a trace: did you forget the TRACE argument?
+EOF
+[ $have_bzip2 = yes ] &&
+	echo "bz2.log bzip2 data: only gzip, zstd and xz data are read; decompress it with bunzip2" >>kinds
+
+# each_kind CMD...: for every kind of junk J, CMD with "@" replaced by J
+# exits 2, prints nothing, and says "mtanalyze: J: WHAT" alone on stderr.
+each_kind() {
+	while read -r f what; do
+		printf 'mtanalyze: %s: %s\n' "$f" "$what" >expect.err &&
+		args= && for a in "$@"; do
+			case $a in @) args="$args $f" ;; *) args="$args $a" ;; esac
+		done &&
+		test_expect_code 2 $args >out 2>err &&
+		test_must_be_empty out &&
+		test_cmp expect.err err || return 1
+	done <kinds
+}
+
+test_expect_success 'the plain report: status 2, one message naming the file and what it holds' '
+	each_kind "$MTANALYZE" @
+'
+
+test_expect_success 'by call site, JSON, --growth: the same' '
+	each_kind "$MTANALYZE" --by-site @ &&
+	each_kind "$MTANALYZE" --json @ &&
+	each_kind "$MTANALYZE" --growth linear,exponential @
+'
+
+test_expect_success '--db: no database created, an existing one left as it was' '
+	each_kind "$MTANALYZE" --db new.db @ &&
+	test ! -e new.db &&
+	"$MTANALYZE" --db old.db se.log >/dev/null &&
+	cp old.db old.db.before &&
+	each_kind "$MTANALYZE" --db old.db @ &&
+	cmp old.db.before old.db
+'
+
+test_expect_success 'diff: either side unusable' '
+	each_kind "$MTANALYZE" diff @ se.log &&
+	each_kind "$MTANALYZE" diff se.log @
+'
+
+test_expect_success 'shrink: status 2, no output file left' '
+	each_kind "$MTANALYZE" shrink -o shrunk.log @ &&
+	test ! -e shrunk.log && test ! -e shrunk.log.tmp
+'
+
+test_expect_success 'the ELF given with a BINARY: still no trace' '
+	test_expect_code 2 "$MTANALYZE" "$HELPER/ana-leaks" elf.log >out 2>err &&
+	test_must_be_empty out &&
+	echo "mtanalyze: elf.log: an ELF file, not a trace: did you forget the TRACE argument?" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'junk compressed: what it holds, and in which data' '
+	gzip -c nul.log >nul.gz &&
+	test_expect_code 2 "$MTANALYZE" nul.gz >out 2>err &&
+	echo "mtanalyze: nul.gz: only NUL bytes (gzip data)" >expect &&
+	test_cmp expect err &&
+	gzip -c empty.log >empty.gz &&
+	test_expect_code 2 "$MTANALYZE" --json empty.gz >out 2>err &&
+	echo "mtanalyze: empty.gz: empty file (gzip data)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'standard input: the same rule' '
+	test_expect_code 2 "$MTANALYZE" - <nul.log >out 2>err &&
+	echo "mtanalyze: <stdin>: only NUL bytes" >expect &&
+	test_cmp expect err &&
+	test_expect_code 2 "$MTANALYZE" - <empty.log >out 2>err &&
+	echo "mtanalyze: <stdin>: empty file" >expect &&
+	test_cmp expect err &&
+	printf "" | test_expect_code 2 "$MTANALYZE" - >out 2>err &&
+	echo "mtanalyze: <stdin>: empty input" >expect &&
+	test_cmp expect err &&
+	cat nul.log | test_expect_code 2 "$MTANALYZE" --json - >out 2>err &&
+	echo "mtanalyze: <stdin>: only NUL bytes" >expect &&
+	test_cmp expect err &&
+	test_expect_code 2 "$MTANALYZE" - <elf.log >out 2>err &&
+	grep -q "^mtanalyze: <stdin>: an ELF file, not a trace" err
+'
+
+test_expect_success '"= Start" and "= End" alone: a trace of nothing, no leaks, status 0' '
+	"$MTANALYZE" se.log >out 2>err &&
+	echo "No memory leaks." >expect && test_cmp expect out && test_must_be_empty err &&
+	"$MTANALYZE" --by-site se.log >out &&
+	"$MTANALYZE" --json se.log >out &&
+	"$MTANALYZE" --growth linear se.log >out &&
+	"$MTANALYZE" diff se.log se.log >out &&
+	"$MTANALYZE" shrink -q -o se.out se.log && test_cmp se.log se.out
+'
+
+test_expect_success MTRACE '"= Start" and "= End" alone: what the script says too' '
+	same_as_mtrace se.log -- se.log
+'
+
+test_expect_success 'some unreadable lines: warnings with line numbers, the analysis goes on' '
+	{ echo "= Start" && echo "@ ./app:[0x10] + 0x1000 0x10" && echo "garbage here" &&
+	  printf "\001\002\003\n" && echo "= End"; } >some.log &&
+	test_expect_code 1 "$MTANALYZE" some.log >out 2>err &&
+	grep -q "^Memory not freed:" out &&
+	grep -q "^mtanalyze: some.log:3: unreadable line .garbage here.$" err &&
+	grep -q "^mtanalyze: some.log:4: unreadable line" err
+'
+
+test_expect_success 'rotated parts: a part without a trace line is named, the run read' '
+	echo "@ ./app:[0x10] + 0x2000 0x10" >part2.log &&
+	test_expect_code 1 "$MTANALYZE" some.log nul.log part2.log >out 2>err &&
+	grep -q "^mtanalyze: warning: nul.log: only NUL bytes: no trace line in this part of the run$" err &&
+	grep -q "^0x0*2000 " out
+'
+
+test_expect_success 'rotated parts: no part with a trace line, every one named' '
+	test_expect_code 2 "$MTANALYZE" empty.log nul.log >out 2>err &&
+	test_must_be_empty out &&
+	echo "mtanalyze: empty.log: empty file; nul.log: only NUL bytes" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'rotated parts: an ELF among them is an error all the same' '
+	test_expect_code 2 "$MTANALYZE" se.log elf.log >out 2>err &&
+	test_must_be_empty out &&
+	grep -q "^mtanalyze: elf.log: an ELF file, not a trace" err
+'
+
+test_done

@@ -184,6 +184,42 @@ warn_continuation (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer dat
 	}
 }
 
+/* "12345" of a "# pid 12345 12000" value. */
+static char *
+pid_of (const PartHead *h)
+{
+	return g_strndup (h->pid, strcspn (h->pid, " "));
+}
+
+/* A run is one process: two mtrec traces whose headers name different
+ * processes (or programs one process exec'd: same pid, another start)
+ * cannot be added up into one without nonsense -- the blocks of one are
+ * "never allocated" frees in the other, and their leaks are summed. */
+static gboolean
+check_one_process (const PartHead *h, int n, GError **error)
+{
+	const PartHead *first = NULL;
+
+	for (int i = 0; i < n; i++) {
+		if (!h[i].mtrec || h[i].pid == NULL || h[i].start == NULL)
+			continue;
+		if (first == NULL) {
+			first = &h[i];
+			continue;
+		}
+		if (strcmp (h[i].pid, first->pid) == 0 && strcmp (h[i].start, first->start) == 0)
+			continue;
+		g_autofree char *a = pid_of (first), *b = pid_of (&h[i]);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			     "'%s' (pid %s) and '%s' (pid %s%s) are traces of different processes: "
+			     "a run is one process (the parts of one rotated trace); analyze each "
+			     "trace alone", first->path, a, h[i].path, b,
+			     strcmp (a, b) == 0 ? ", another program after an exec" : "");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static int
 part_cmp (const void *a, const void *b)
 {
@@ -213,6 +249,8 @@ mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data, GEr
 	}
 	if (ok && n > 0)
 		ok = check_usable (h, n, warn, data, error);
+	if (ok)
+		ok = check_one_process (h, n, error);
 	if (ok && one_run) {
 		qsort (h, (size_t) n, sizeof *h, part_cmp);
 		for (int i = 0; i < n && ok; i++) {

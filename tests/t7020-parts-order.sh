@@ -1,7 +1,8 @@
 #!/bin/sh
 # t7020-parts-order: the parts of a rotated trace are one run in the order
 # of their "# part N" headers, whatever order the shell gives them, and in
-# every report; a missing part is a warning, a part given twice an error.
+# every report; a missing part is a warning, a part given twice an error;
+# traces of different processes are refused.
 . "$(dirname "$0")/lib.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
@@ -53,6 +54,27 @@ test_expect_success 'the last parts not given: a warning' '
 test_expect_success 'a part given twice: an error (status 2), before any output' '
 	test_expect_code 2 "$MTANALYZE" rot.log rot.log.part2 rot.log.part2 >out 2>err &&
 	grep -q "both part 2 of the run" err && test ! -s out
+'
+
+test_expect_success 'traces of two processes are not one run: an error (status 2)' '
+	MTREC_QUIET=1 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=$OUT/fk.log "$HELPER/rec-fork" basic >fk.out &&
+	child=$(sed -n "s/^child //p" fk.out) &&
+	test -f "fk.log.$child" &&
+	test_expect_code 1 "$MTANALYZE" fk.log >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" "fk.log.$child" >/dev/null &&
+	test_expect_code 2 "$MTANALYZE" fk.log "fk.log.$child" >out 2>err &&
+	test ! -s out &&
+	grep -q "(pid [0-9]*) and .fk.log.$child. (pid $child) are traces of different processes" err &&
+	test_expect_code 2 "$MTANALYZE" --by-site rot.log "fk.log.$child" >out 2>err &&
+	test ! -s out && grep -q "different processes" err
+'
+
+test_expect_success 'the file before an exec and the one after are not one run either' '
+	MTREC_QUIET=1 LD_PRELOAD=$LIBMTREC MALLOC_TRACE=$OUT/ex.log "$HELPER/rec-fork" exec >ex.out &&
+	pid=$(sed -n "s/^pid //p" ex.out) &&
+	test -f "ex.log.$pid" &&
+	test_expect_code 2 "$MTANALYZE" ex.log "ex.log.$pid" >out 2>err &&
+	grep -q "another program after an exec" err
 '
 
 test_expect_success GLIBC_DEBUG 'glibc traces and pieces without headers are read as given' '

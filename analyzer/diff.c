@@ -113,8 +113,8 @@ const char mta_diff_description[] =
 	"(see mtanalyze(1)).  Lists the sites whose leaks are new or grew in\n"
 	"FEATURE, then those that are smaller or gone.\n"
 	"\n"
-	"Exit status: 0 no new or grown leak, 1 FEATURE has one (or usage error),\n"
-	"2 unusable input.";
+	"Exit status: 0 no new or grown leak, 1 FEATURE has one, 2 trouble\n"
+	"(unusable input, a usage error, an I/O error).";
 
 /* ------------------------------------------------------------ sides */
 
@@ -200,11 +200,18 @@ typedef struct {
 	GHashTable *files;
 } SourceCache;
 
+/* The cache also remembers the files it could not read, as NULL. */
+static void
+lines_unref (gpointer lines)
+{
+	if (lines != NULL)
+		g_ptr_array_unref (lines);
+}
+
 static void
 source_cache_init (SourceCache *c)
 {
-	c->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-					  (GDestroyNotify) g_ptr_array_unref);
+	c->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, lines_unref);
 }
 
 static void

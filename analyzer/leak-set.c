@@ -99,6 +99,8 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 	g_autoptr (MtaRun) run = mta_run_new (sym, opts->wrappers, opts->binary);
 	MtaReader *reader = mta_reader_new (mta_run_line, run);
 	gboolean ok = TRUE;
+
+	mta_reader_set_progress (reader, opts->quiet);
 	double newest = 0;
 
 	/* rotated parts in the order of their "# part" headers, as the

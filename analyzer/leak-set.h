@@ -38,7 +38,7 @@ typedef struct {
 	const char *binary;        /* NULL: found from the trace */
 	const char *sysroot;
 	const MtaWrappers *wrappers;  /* NULL: nothing skipped */
-	gboolean quiet;            /* do not warn about unreadable lines */
+	gboolean quiet;            /* -q: no warnings about unreadable lines, no progress */
 } MtaLeakSetOptions;
 
 /* Read the traces (parts of one run, in order). */

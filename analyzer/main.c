@@ -4,9 +4,11 @@
  * `mtanalyze [OPTIONS] [BINARY] TRACE...` runs the default command (the
  * report of glibc's mtrace script).  Subcommands are looked up by the first
  * argument in `commands` below; each takes its arguments and returns the
- * exit status, or -1 with a GError that main prints once (a
- * G_OPTION_ERROR_BAD_VALUE is a usage error: with the help, status 1).
- * A command with options of its own (diff) names them in its entry.
+ * exit status, or -1 with a GError that main prints once.  Exit status:
+ * 0 no leaks, 1 leaks, 2 trouble -- unusable input, an I/O error, or a
+ * usage error (a G_OPTION_ERROR_BAD_VALUE), which is one line naming what
+ * is wrong and where to look, never the whole help.  A command with
+ * options of its own (diff) names them in its entry.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +31,7 @@
 #include "symbolize.h"
 #include "trace-reader.h"
 
-#define EXIT_USAGE 1
-#define EXIT_INPUT 2
+#define EXIT_TROUBLE 2
 #define SHOWN_BAD_LINES 5
 
 typedef int (*CommandFunc) (int argc, char **argv, GError **error);
@@ -123,6 +124,11 @@ static const GOptionEntry report_entries[] = {
 	  "Print locations exactly as mtrace does, even unresolved ones", NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
 	  "Do not report unreadable lines", NULL },
+	{ NULL }
+};
+
+/* Every command's. */
+static const GOptionEntry common_entries[] = {
 	{ "version", 0, 0, G_OPTION_ARG_NONE, &opt_version,
 	  "Print the version and exit", NULL },
 	{ NULL }
@@ -260,11 +266,11 @@ cmd_report (int argc, char **argv, GError **error)
 		binary = argv[0];
 		first = 1;
 	}
+	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
+		return -1;
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
 			return -1;
-	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
-		return -1;
 	/* rotated parts in the order of their "# part" headers */
 	if (!mta_parts_order (argv + first, argc - first, warn_cb, NULL, error))
 		return -1;
@@ -293,7 +299,7 @@ cmd_report (int argc, char **argv, GError **error)
 	}
 	mta_incomplete_init (&st.incomplete);
 	MtaReader *reader = mta_reader_new (report_line, &st);
-	mta_reader_set_progress (reader, isatty (2));
+	mta_reader_set_progress (reader, opt_quiet);
 
 	status = 0;
 	for (int i = first; i < argc; i++) {
@@ -329,12 +335,149 @@ cmd_report (int argc, char **argv, GError **error)
 
 /* ------------------------------------------------------------ main */
 
+/* "mtanalyze" or "mtanalyze diff": as the user called the command. */
+static char *
+command_name (const Command *cmd)
+{
+	return g_strconcat ("mtanalyze", cmd->name ? " " : "", cmd->name ? cmd->name : "", NULL);
+}
+
+static int
+usage_error (const Command *cmd, const char *message)
+{
+	g_autofree char *name = command_name (cmd);
+
+	fflush (stdout);
+	fprintf (stderr, "%s: %s\nTry '%s --help' for more information.\n", name, message, name);
+	return EXIT_TROUBLE;
+}
+
+/* Levenshtein distance, for "did you mean"; small strings only. */
+static guint
+distance (const char *a, const char *b)
+{
+	size_t la = strlen (a), lb = strlen (b);
+	g_autofree guint *row = g_new (guint, lb + 1);
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (guint) j;
+	for (size_t i = 1; i <= la; i++) {
+		guint diag = row[0];
+		row[0] = (guint) i;
+		for (size_t j = 1; j <= lb; j++) {
+			guint up = row[j];
+			guint best = MIN (row[j] + 1, row[j - 1] + 1);
+			row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The long option among ENTRIES nearest to WORD (without its dashes),
+ * when it is near enough to be what was meant; NULL otherwise. */
+static const char *
+nearest_option (const GOptionEntry *const *lists, const char *word)
+{
+	const char *best = NULL;
+	guint best_d = 3;
+
+	for (; *lists != NULL; lists++)
+		for (const GOptionEntry *e = *lists; e->long_name != NULL; e++) {
+			guint d = distance (word, e->long_name);
+			if (d < best_d) {
+				best_d = d;
+				best = e->long_name;
+			}
+		}
+	return best;
+}
+
+/* GOption's "Unknown option --bysite", with what was probably meant. */
+static int
+option_error (const Command *cmd, const GOptionEntry *const *lists, const GError *error)
+{
+	static const char unknown[] = "Unknown option ";
+	const char *msg = error->message, *word, *near = NULL;
+
+	if (!g_str_has_prefix (msg, unknown))
+		return usage_error (cmd, msg);
+	word = msg + strlen (unknown);
+	g_autofree char *opt = g_strndup (word, strcspn (word, "="));
+	if (g_str_has_prefix (opt, "--"))
+		near = nearest_option (lists, opt + 2);
+	g_autofree char *m = near ? g_strdup_printf ("unknown option '%s': did you mean '--%s'?", opt, near)
+				  : g_strdup_printf ("unknown option '%s'", opt);
+	return usage_error (cmd, m);
+}
+
+/* A first argument that is not a file but looks like a mistyped
+ * subcommand ("dif", "shrnk"): the subcommand it is nearest to. */
+static const Command *
+nearest_command (const char *arg)
+{
+	const Command *best = NULL;
+	guint best_d = 3;
+
+	if (arg[0] == '-' || strpbrk (arg, "/.") != NULL || access (arg, F_OK) == 0)
+		return NULL;
+	for (size_t i = 0; i < G_N_ELEMENTS (commands); i++) {
+		if (commands[i].name == NULL)
+			continue;
+		guint d = distance (arg, commands[i].name);
+		if (d < best_d && d < strlen (commands[i].name)) {
+			best_d = d;
+			best = &commands[i];
+		}
+	}
+	return best;
+}
+
+static const Command *
+find_command (int *argc, char ***argv)
+{
+	for (size_t i = 0; *argc > 1 && i < G_N_ELEMENTS (commands); i++)
+		if (commands[i].name && strcmp ((*argv)[1], commands[i].name) == 0) {
+			(*argv)[1] = (*argv)[0];
+			(*argv)++;
+			(*argc)--;
+			return &commands[i];
+		}
+	return &commands[0];
+}
+
+static const char report_description[] =
+	"With no options, prints exactly what glibc's mtrace(1) script prints for\n"
+	"BINARY and TRACE (frees of memory never allocated, memory not freed),\n"
+	"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
+	"files are read as one run, in order; '-' is standard input.  With two or\n"
+	"more arguments the first is the BINARY when it is an ELF file.  Traces\n"
+	"compressed with gzip, zstd or xz are read as they are.\n"
+	"\n"
+	"--by-site, --json and --db report by call site instead, skipping the\n"
+	"allocation wrappers of share/wrappers.txt when the trace has stacks,\n"
+	"with each leak's growth over the run (constant, logarithmic, linear,\n"
+	"exponential, unknown: share/growth.md), the peak and the temporary\n"
+	"allocations.  --growth linear,exponential reports (and exits 1 for) real\n"
+	"leaks only.  Rotated parts (t.log, t.log.part2, ...) are read in the\n"
+	"order of their '# part' headers, whatever the order given.\n"
+	"\n"
+	"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
+	"that were freed: see 'mtanalyze shrink --help'.\n"
+	"\n"
+	"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
+	"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
+	"\n"
+	"Exit status: 0 no leaks, 1 leaks, 2 trouble (unusable input, a usage\n"
+	"error, an I/O error).  See mtanalyze(1).";
+
 int
 main (int argc, char **argv)
 {
 	g_autoptr (GError) error = NULL;
 	g_autoptr (GOptionContext) ctx = NULL;
-	const Command *cmd = &commands[0];
+	const Command *cmd, *near;
+	const GOptionEntry *lists[4] = { NULL };
 	int status;
 
 	setlocale (LC_ALL, "");
@@ -342,92 +485,53 @@ main (int argc, char **argv)
 	static char outbuf[1 << 16];
 	setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
 
-	for (size_t i = 0; argc > 1 && i < G_N_ELEMENTS (commands); i++)
-		if (commands[i].name && strcmp (argv[1], commands[i].name) == 0) {
-			cmd = &commands[i];
-			argv[1] = argv[0];
-			argv++;
-			argc--;
-			break;
-		}
-
+	cmd = find_command (&argc, &argv);
+	if (cmd == &commands[0] && argc > 1 && (near = nearest_command (argv[1])) != NULL) {
+		g_autofree char *m = g_strdup_printf ("'%s' is neither a file nor a subcommand: "
+						      "did you mean 'mtanalyze %s'?", argv[1], near->name);
+		return usage_error (cmd, m);
+	}
 	if (cmd->entries != NULL) {
 		ctx = g_option_context_new (cmd->params);
-		g_option_context_add_main_entries (ctx, cmd->entries, NULL);
+		lists[0] = cmd->entries;
 		g_option_context_set_description (ctx, cmd->description);
-		g_autofree char *prgname = g_strconcat ("mtanalyze ", cmd->name, NULL);
+		g_autofree char *prgname = command_name (cmd);
 		g_set_prgname (prgname);
 	} else {
 		ctx = g_option_context_new ("[BINARY] TRACE... - report the leaks of a malloc trace");
-		g_option_context_add_main_entries (ctx, report_entries, NULL);
-		g_option_context_add_main_entries (ctx, site_entries, NULL);
+		lists[0] = report_entries;
+		lists[1] = site_entries;
+		g_option_context_set_description (ctx, report_description);
 	}
-	if (cmd->entries == NULL)
-		g_option_context_set_description (ctx,
-		"With no options, prints exactly what glibc's mtrace(1) script prints for\n"
-		"BINARY and TRACE (frees of memory never allocated, memory not freed),\n"
-		"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
-		"files are read as one run, in order; '-' is standard input.  With two or\n"
-		"more arguments the first is the BINARY when it is an ELF file.\n"
-		"\n"
-		"--by-site, --json and --db report by call site instead, skipping the\n"
-		"allocation wrappers of share/wrappers.txt when the trace has stacks,\n"
-		"with each leak's growth over the run (constant, logarithmic, linear,\n"
-		"exponential: share/growth.md), the peak and the temporary allocations.\n"
-		"--growth linear,exponential reports (and exits 1 for) real leaks only.\n"
-		"Rotated parts (t.log, t.log.part2, ...) are read in the order of their\n"
-		"'# part' headers, whatever the order given.\n"
-		"\n"
-		"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
-		"that were freed: see 'mtanalyze shrink --help'.\n"
-		"\n"
-		"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
-		"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
-		"\n"
-		"Exit status: 0 no leaks, 1 leaks (or usage error), 2 unusable input.\n"
-		"See mtanalyze(1).");
-	if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-		fprintf (stderr, "mtanalyze: %s\n", error->message);
-		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-		fputs (help, stderr);
-		return EXIT_USAGE;
-	}
-	if (opt_all_events && opt_db == NULL) {
-		fprintf (stderr, "mtanalyze: --all-events needs --db\n");
-		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-		fputs (help, stderr);
-		return EXIT_USAGE;
-	}
+	lists[cmd->entries != NULL ? 1 : 2] = common_entries;
+	for (int i = 0; lists[i] != NULL; i++)
+		g_option_context_add_main_entries (ctx, lists[i], NULL);
+	if (!g_option_context_parse (ctx, &argc, &argv, &error))
+		return option_error (cmd, lists, error);
 	if (opt_version) {
 		printf ("mtanalyze %s\n", MTA_VERSION);
 		return 0;
 	}
+	if (opt_all_events && opt_db == NULL)
+		return usage_error (cmd, "--all-events needs --db");
 	/* GOption keeps "--" when a lone "-" follows; drop it. */
 	if (argc > 1 && strcmp (argv[1], "--") == 0) {
 		argv[1] = argv[0];
 		argv++;
 		argc--;
 	}
-	if (argc < 2 && cmd->entries == NULL) {
-		fprintf (stderr, "mtanalyze: no trace given\n");
-		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-		fputs (help, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2 && cmd->entries == NULL)
+		return usage_error (cmd, "no trace given");
 	status = cmd->func (argc - 1, argv + 1, &error);
 	if (fflush (stdout) != 0 && status >= 0) {
 		fprintf (stderr, "mtanalyze: cannot write the report: %s\n", g_strerror (errno));
-		return EXIT_INPUT;
+		return EXIT_TROUBLE;
 	}
-	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE)) {
-		fprintf (stderr, "mtanalyze: %s\n", error->message);
-		g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-		fputs (help, stderr);
-		return EXIT_USAGE;
-	}
+	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+		return usage_error (cmd, error->message);
 	if (status < 0) {
 		fprintf (stderr, "mtanalyze: %s\n", error ? error->message : "failed");
-		return EXIT_INPUT;
+		return EXIT_TROUBLE;
 	}
 	return status;
 }

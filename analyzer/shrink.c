@@ -31,6 +31,7 @@
 #include "trace-output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,10 @@ const char mta_shrink_description[] =
 	"Totals of allocations, the peak, temporary allocations and growth over\n"
 	"time are the full trace's business: analyze the full trace for those.\n"
 	"The input is read twice, so it must be files, not standard input.\n"
-	"See share/shrink.md.";
+	"OUT is created 0600; OUT.gz, OUT.zst and OUT.xz are written compressed.\n"
+	"\n"
+	"Exit status: 0 written, 2 trouble (unusable input, a usage error, an\n"
+	"I/O error).  See share/shrink.md.";
 
 /* Flags of a block (MtaLiveEntry.caller; OddEntry.flags). */
 #define KEPT 1u            /* pass 1: a duplicate met it; pass 2: written */
@@ -447,7 +451,7 @@ read_all (MtaLineFunc func, Shrink *s, char **traces, int n, GError **error)
 {
 	MtaReader *reader = mta_reader_new (func, s);
 	gboolean ok = TRUE;
-	mta_reader_set_progress (reader, isatty (2));
+	mta_reader_set_progress (reader, opt_quiet);
 	for (int i = 0; i < n && ok; i++)
 		ok = mta_reader_read_file (reader, traces[i], error);
 	mta_reader_free (reader);
@@ -527,7 +531,12 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 		s.out = stdout;
 	else {
 		tmp = g_strconcat (opt_output, ".tmp", NULL);
-		s.out = fopen (tmp, "we");
+		/* A trace tells what a program did: 0600, as the recorder
+		 * writes them. */
+		int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		s.out = fd < 0 ? NULL : fdopen (fd, "we");
+		if (fd >= 0 && s.out == NULL)
+			close (fd);
 		oom = mta_oom_add (mta_oom_unlink, tmp);
 		if (s.out == NULL) {
 			int e = errno;

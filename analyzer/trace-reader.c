@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__SSE2__) && !defined(MTA_NO_SIMD)
 #include <emmintrin.h>
@@ -109,9 +110,9 @@ mta_reader_free (MtaReader *reader)
 }
 
 void
-mta_reader_set_progress (MtaReader *reader, gboolean progress)
+mta_reader_set_progress (MtaReader *reader, gboolean quiet)
 {
-	reader->progress = progress;
+	reader->progress = !quiet && isatty (2);
 }
 
 uint64_t
@@ -847,7 +848,7 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 
 	reserve (r, chunk);
 	if (progress)
-		next_report = now_seconds () + 0.5;
+		next_report = now_seconds ();	/* at once: 64 MB is a wait somewhere */
 	for (;;) {
 		if (!part_room (r, pt, error)) {
 			ok = FALSE;

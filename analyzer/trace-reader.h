@@ -58,8 +58,9 @@ typedef struct MtaReader MtaReader;
 MtaReader *mta_reader_new (MtaLineFunc func, gpointer user_data);
 void mta_reader_free (MtaReader *reader);
 
-/* Show a progress indicator on stderr for inputs larger than a few MB. */
-void mta_reader_set_progress (MtaReader *reader, gboolean progress);
+/* Show a progress indicator on stderr for inputs larger than 64 MB, when
+ * stderr is a terminal and the user did not ask for QUIET (-q). */
+void mta_reader_set_progress (MtaReader *reader, gboolean quiet);
 
 /* Read one part of the run; PATH "-" is standard input.  gzip, zstd and
  * xz data are decompressed as they are read (trace-input.h).  Fails when

@@ -96,9 +96,10 @@ test_expect_success 'missing file, directory: status 2 and a message, no report'
 	grep -q "^mtanalyze: cannot read .adir.: Is a directory$" err
 '
 
-test_expect_success 'usage errors: status 1, help on stderr' '
-	test_expect_code 1 "$MTANALYZE" >out 2>err && grep -q "Usage" err &&
-	test_expect_code 1 "$MTANALYZE" --no-such-option x 2>err &&
+test_expect_success 'usage errors: status 2, one line and where to look (t3070 for more)' '
+	test_expect_code 2 "$MTANALYZE" >out 2>err && grep -q "^mtanalyze: no trace given$" err &&
+	test_expect_code 2 "$MTANALYZE" --no-such-option x 2>err &&
+	grep -q "^Try .mtanalyze --help. for more information.$" err &&
 	"$MTANALYZE" --help | grep -q sysroot &&
 	"$MTANALYZE" --version | grep -q "^mtanalyze "
 '

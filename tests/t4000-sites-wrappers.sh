@@ -98,9 +98,9 @@ test_expect_success 'frees of memory never allocated, grouped by the site of the
 '
 
 test_expect_success 'usage errors' '
-	test_expect_code 1 "$MTANALYZE" --all-events deep.log 2>err &&
+	test_expect_code 2 "$MTANALYZE" --all-events deep.log 2>err &&
 	grep -q "all-events needs --db" err &&
-	test_expect_code 1 "$MTANALYZE" --frames x deep.log 2>err
+	test_expect_code 2 "$MTANALYZE" --frames x deep.log 2>err
 '
 
 test_done

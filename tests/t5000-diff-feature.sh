@@ -174,11 +174,12 @@ test_expect_success 'a suppression file it cannot use: status 2, with the line' 
 	grep "^mtanalyze: cannot read '"'"'missing.supp'"'"'" err
 '
 
-test_expect_success 'usage errors exit 1 with the help; unusable input 2' '
-	test_expect_code 1 "$MTANALYZE" diff base.log >out 2>err &&
-	grep "BASE FEATURE" err && grep "runs.db:2" err &&
-	test_expect_code 1 "$MTANALYZE" diff runs.db base.log 2>err &&
-	grep "name one of its runs" err &&
+test_expect_success 'usage errors exit 2 with one line and where to look; unusable input 2' '
+	test_expect_code 2 "$MTANALYZE" diff base.log >out 2>err &&
+	grep -q "takes two runs, BASE and FEATURE" err &&
+	grep -qx "Try .mtanalyze diff --help. for more information." err &&
+	test_expect_code 2 "$MTANALYZE" diff runs.db base.log 2>err &&
+	grep "name one of its runs, as .runs.db:1." err &&
 	test_expect_code 2 "$MTANALYZE" diff runs.db:9 base.log 2>err &&
 	grep "has no run 9" err &&
 	test_expect_code 2 "$MTANALYZE" diff nothing.log base.log 2>err &&

@@ -66,7 +66,7 @@ test_expect_success '--growth with no such leak: exit 0, and says what else leak
 '
 
 test_expect_success '--growth rejects an unknown class (usage error)' '
-	test_expect_code 1 "$MTANALYZE" --growth linear,quadratic short1.log 2>err &&
+	test_expect_code 2 "$MTANALYZE" --growth linear,quadratic short1.log 2>err &&
 	grep -q "unknown growth class .quadratic." err
 '
 

@@ -97,9 +97,9 @@ test_expect_success 'damaged input: odd addresses, garbage, a cut last line' '
 '
 
 test_expect_success 'standard input and a missing -o are refused' '
-	test_expect_code 1 "$MTANALYZE" shrink -o x.small - <deep.log 2>err &&
+	test_expect_code 2 "$MTANALYZE" shrink -o x.small - <deep.log 2>err &&
 	grep -q "not standard input" err &&
-	test_expect_code 1 "$MTANALYZE" shrink deep.log 2>err && grep -q "needs -o" err &&
+	test_expect_code 2 "$MTANALYZE" shrink deep.log 2>err && grep -q "needs -o" err &&
 	test_expect_code 2 "$MTANALYZE" shrink -o x.small nosuch.log 2>err &&
 	grep -q "cannot read .nosuch.log." err && test ! -e x.small
 '

@@ -92,6 +92,7 @@ typedef struct {
 	gboolean have_tid;
 	char *time_text, *out_time_text;
 	uint64_t lines_out, bytes_out, events_in, events_out;
+	uint64_t bytes_in;         /* of text read, decompressed */
 	GHashTable *header_seen;   /* header lines already written (parts repeat them) */
 } Shrink;
 
@@ -454,20 +455,9 @@ read_all (MtaLineFunc func, Shrink *s, char **traces, int n, GError **error)
 	mta_reader_set_progress (reader, opt_quiet);
 	for (int i = 0; i < n && ok; i++)
 		ok = mta_reader_read_file (reader, traces[i], error);
+	s->bytes_in = mta_reader_bytes (reader);
 	mta_reader_free (reader);
 	return ok;
-}
-
-static uint64_t
-input_bytes (char **traces, int n)
-{
-	uint64_t total = 0;
-	for (int i = 0; i < n; i++) {
-		struct stat st;
-		if (stat (traces[i], &st) == 0)
-			total += (uint64_t) st.st_size;
-	}
-	return total;
 }
 
 gboolean
@@ -571,7 +561,7 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 		g_clear_pointer (&tmp, g_free);
 	}
 	if (!opt_quiet) {
-		uint64_t in = input_bytes (argv, argc);
+		uint64_t in = s.bytes_in;	/* compressed input is compared as text */
 		FILE *msg = to_stdout ? stderr : stdout;
 		fprintf (msg, "%s: %" PRIu64 " of %" PRIu64 " events kept, %" PRIu64 " of %" PRIu64
 			 " bytes (%.1fx smaller)\n", opt_output, s.events_out, s.events_in,

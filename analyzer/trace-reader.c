@@ -51,6 +51,7 @@ struct MtaReader {
 	gpointer user_data;
 	uint64_t lineno;
 	uint64_t bad;
+	uint64_t bytes;      /* of text read, decompressed */
 	gboolean progress;
 	gboolean traced;     /* a part of the run had a trace line */
 	gboolean probing;    /* stop at the first trace line */
@@ -125,6 +126,12 @@ uint64_t
 mta_reader_lines (const MtaReader *reader)
 {
 	return reader->lineno;
+}
+
+uint64_t
+mta_reader_bytes (const MtaReader *reader)
+{
+	return reader->bytes;
 }
 
 uint64_t
@@ -868,6 +875,7 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 		if (pt->bytes == 0 && (pt->foreign = foreign_magic (r->buf, (size_t) n)) != NULL)
 			break;     /* not to be read as lines */
 		pt->bytes += (uint64_t) n;
+		r->bytes += (uint64_t) n;
 		size_t start = pt->fill;
 		pt->fill += (size_t) n;
 		if (!part_input (r, pt, start, error)) {

@@ -93,6 +93,8 @@ gboolean mta_line_is_trace (const MtaLine *line);
 /* Lines of kind MTA_LINE_BAD seen so far. */
 uint64_t mta_reader_bad_lines (const MtaReader *reader);
 uint64_t mta_reader_lines (const MtaReader *reader);
+/* The bytes of text read so far, after decompression. */
+uint64_t mta_reader_bytes (const MtaReader *reader);
 
 /* Helpers shared with the report modules. */
 

@@ -56,6 +56,7 @@ kill_run() {
 		t=$((t + 1))
 	done
 	[ $t -eq "$3" ] || return 1
+	ls -l t.log | awk "{ print \"trace size\", \$5 }"  || return 1
 	mtrace_ok t.log || return 1
 	whole_lines t.log "$3" || return 1
 	# Each thread keeps 8 blocks (9 while one is in flight).
@@ -70,6 +71,15 @@ kill_run() {
 
 test_expect_success 'SIGKILL after 0.15 s: every returned allocation is in the trace' '
 	kill_run k1 0.15 1
+'
+
+# Written pages leave the resident set as the trace grows (rec-file.c,
+# shed_written): past the first few MB, what the threads wrote is in the
+# page cache only, and must still be in the file after SIGKILL.
+test_expect_success 'SIGKILL after 0.3 s of 4 threads, written pages shed: nothing lost' '
+	kill_run k-shed 0.3 4 >"$OUT/shed.out" &&
+	cat "$OUT/shed.out" &&
+	test "$(sed -n "s/^trace size //p" "$OUT/shed.out")" -gt $((16 << 20))
 '
 
 # Kill times drawn at random (logged), two threads each: with the run

@@ -12,21 +12,21 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define ARENA_BLOCK (256u << 10)
 
-struct cslot {
-	const void *key;
-	const struct mtrec_caller *val;
-};
-
+/* A slot is one pointer, the caller's address inside what it points to:
+ * a reader can never pair one caller's address with another's text, so
+ * the table can be emptied in place after a dlclose. */
 struct ctable {
 	size_t mask;
 	size_t used;
-	struct cslot slots[];
+	const struct mtrec_caller *slots[];
 };
 
-static struct ctable *table;
+static struct ctable *table;	/* read without a lock */
+static struct ctable *made;	/* every caller string made, under the lock */
 pthread_mutex_t mtrec_caller_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *arena;
 static size_t arena_left;
@@ -38,7 +38,7 @@ static inline size_t hash(const void *addr)
 
 static struct ctable *table_new(size_t nslots)
 {
-	struct ctable *t = prim_map_anon(sizeof(*t) + nslots * sizeof(struct cslot));
+	struct ctable *t = prim_map_anon(sizeof(*t) + nslots * sizeof(const void *));
 
 	if (t)
 		t->mask = nslots - 1;
@@ -48,11 +48,9 @@ static struct ctable *table_new(size_t nslots)
 static const struct mtrec_caller *lookup(const struct ctable *t, const void *addr)
 {
 	for (size_t i = hash(addr) & t->mask;; i = (i + 1) & t->mask) {
-		const void *key = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
-		if (key == addr)
-			return t->slots[i].val;
-		if (!key)
-			return NULL;
+		const struct mtrec_caller *c = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
+		if (!c || c->addr == addr)
+			return c;
 	}
 }
 
@@ -60,17 +58,18 @@ static void insert(struct ctable *t, const struct mtrec_caller *c)
 {
 	size_t i = hash(c->addr) & t->mask;
 
-	while (t->slots[i].key)
+	while (t->slots[i])
 		i = (i + 1) & t->mask;
-	t->slots[i].val = c;
-	__atomic_store_n(&t->slots[i].key, c->addr, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->slots[i], c, __ATOMIC_RELEASE);
 	t->used++;
 }
 
-/* Room for one more entry, growing the table at half full. */
-static struct ctable *table_with_room(struct ctable *t)
+/* A copy of t with room for one more entry, or t itself when it has room
+ * (at most half full); NULL when memory runs out and t is full.  The old
+ * table of *where stays mapped when PUBLISHED (readers may be in it). */
+static struct ctable *with_room(struct ctable **where, int published)
 {
-	struct ctable *bigger;
+	struct ctable *t = *where, *bigger;
 
 	if (t && 2 * (t->used + 1) <= t->mask + 1)
 		return t;
@@ -78,10 +77,26 @@ static struct ctable *table_with_room(struct ctable *t)
 	if (!bigger)
 		return t && t->used < t->mask ? t : NULL;
 	for (size_t i = 0; t && i <= t->mask; i++)
-		if (t->slots[i].key)
-			insert(bigger, t->slots[i].val);
-	__atomic_store_n(&table, bigger, __ATOMIC_RELEASE);
+		if (t->slots[i])
+			insert(bigger, t->slots[i]);
+	__atomic_store_n(where, bigger, __ATOMIC_RELEASE);
+	if (t && !published)
+		munmap(t, sizeof(*t) + (t->mask + 1) * sizeof(const void *));
 	return bigger;
+}
+
+/* The string made before for this very caller and text (a plugin loaded
+ * again where it was), so that loading and unloading it does not grow
+ * the arena. */
+static const struct mtrec_caller *made_before(const struct mtrec_caller *n)
+{
+	const struct mtrec_caller *c;
+
+	for (size_t i = hash(n->addr) & made->mask; (c = made->slots[i]) != NULL;
+	     i = (i + 1) & made->mask)
+		if (c->addr == n->addr && c->len == n->len && memcmp(c->text, n->text, n->len) == 0)
+			return c;
+	return NULL;
 }
 
 static void *arena_alloc(size_t len)
@@ -99,6 +114,16 @@ static void *arena_alloc(size_t len)
 	arena += len;
 	arena_left -= len;
 	return p;
+}
+
+/* Undo the last arena_alloc() (its string was made before). */
+static void arena_give_back(void *p, size_t len)
+{
+	len = (len + 15) & ~(size_t)15;
+	if ((char *)p + len == arena) {
+		arena = p;
+		arena_left += len;
+	}
 }
 
 /* What glibc 2.36's tr_where() prints for this caller. */
@@ -183,7 +208,8 @@ static const struct mtrec_caller *unlisted(const void *addr)
 
 static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 {
-	struct mtrec_caller *c;
+	const struct mtrec_caller *c = NULL, *same;
+	struct mtrec_caller *fresh;
 	struct ctable *t;
 	struct where w;
 	size_t cap;
@@ -200,16 +226,20 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
 		return unlisted(addr);
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (t && (c = (struct mtrec_caller *)lookup(t, addr)) != NULL)
+	if (t && (c = lookup(t, addr)) != NULL)
 		goto out;
-	t = table_with_room(t);
-	c = arena_alloc(sizeof(*c) + cap);
-	if (!t || !c) {
-		c = NULL;
+	if (!(t = with_room(&table, 1)) || !with_room(&made, 0) ||
+	    (fresh = arena_alloc(sizeof(*fresh) + cap)) == NULL)
 		goto out;
+	fresh->addr = addr;
+	fresh->len = (unsigned short)(put_where(fresh->text, fresh->text + cap, &w) - fresh->text);
+	if ((same = made_before(fresh)) != NULL) {
+		arena_give_back(fresh, sizeof(*fresh) + cap);
+		c = same;
+	} else {
+		insert(made, fresh);
+		c = fresh;
 	}
-	c->addr = addr;
-	c->len = (unsigned short)(put_where(c->text, c->text + cap, &w) - c->text);
 	insert(t, c);
 out:
 	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
@@ -226,17 +256,19 @@ const struct mtrec_caller *mtrec_caller_get(const void *addr)
 	return miss(addr);
 }
 
-/* After dlclose: start an empty table (entries stay readable where they
- * are, for threads still holding them). */
+/* After dlclose: the table is emptied in place (a reader still in it
+ * finds a caller with its own text or nothing); the strings stay. */
 void mtrec_caller_reset(void)
 {
-	struct ctable *fresh;
+	struct ctable *t;
 
 	mtrec_symtab_reset();
 	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
 		return;
-	fresh = table_new(4096);
-	if (fresh)
-		__atomic_store_n(&table, fresh, __ATOMIC_RELEASE);
+	if ((t = __atomic_load_n(&table, __ATOMIC_ACQUIRE)) != NULL) {
+		for (size_t i = 0; i <= t->mask; i++)
+			__atomic_store_n(&t->slots[i], NULL, __ATOMIC_RELEASE);
+		t->used = 0;
+	}
 	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
 }

@@ -258,14 +258,12 @@ static char *put_lines(char *o, char *lim, const char *text, size_t len)
 static void fill_part_zone(size_t b)
 {
 	char *o = mtrec_file.base + b, *lim = o + PART_ZONE - 1;
-	size_t objects_len;
-	const char *objects = mtrec_objects_text(&objects_len);
 
 	memcpy(o, "# mtrec 1\n# part ", 17);
 	o = put_dec(o + 17, (unsigned long)(b / mtrec_file.part_size + 1));
 	*o++ = '\n';
 	o = put_lines(o, lim, header_text, header_len);
-	o = put_lines(o, lim, objects, objects_len);
+	o = mtrec_objects_put(o, lim);
 	pad(o, mtrec_file.base + b + PART_ZONE);
 }
 

@@ -8,9 +8,9 @@
  * dl_iterate_phdr(), tell when to look again.  This runs on slow paths only
  * (a caller or a stack seen for the first time).
  *
- * The lines of all objects loaded now are also kept as one text, replaced
- * whole on every change, that a new part of a rotated trace copies without
- * taking a lock. */
+ * The lines of all objects loaded now are also kept as one text, rewritten
+ * in place on every change under a sequence count, that a new part of a
+ * rotated trace copies without taking a lock. */
 #include "rec.h"
 
 #include <elf.h>
@@ -27,22 +27,48 @@ struct known {
 	size_t len;
 };
 
+/* Odd seq: being rewritten.  A larger buffer replaces a smaller one (the
+ * old stays mapped for a reader still copying it), so a daemon loading and
+ * unloading plugins all day rewrites one buffer instead of mapping a new
+ * one each time. */
 struct snapshot {
+	unsigned long seq;
+	size_t cap;
 	size_t len;
-	char text[];
+	char *text;
 };
 
 pthread_mutex_t mtrec_objects_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known known[MAX_OBJECTS];
 static int nknown;
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
-static struct snapshot *snapshot;
+static struct snapshot snap;
 static char *arena;
 static size_t arena_left;
+
+/* The lines of the objects unloaded last: a plugin loaded again where it
+ * was gets its old line back instead of a new copy in the arena. */
+#define RECENT 16
+static struct {
+	char *line;
+	size_t len;
+} recent[RECENT];
+static unsigned recent_next;
+
+static void forget_line(char *line, size_t len)
+{
+	recent[recent_next % RECENT].line = line;
+	recent[recent_next % RECENT].len = len;
+	recent_next++;
+}
 
 static char *keep(const char *text, size_t len)
 {
 	char *p;
+
+	for (unsigned i = 0; i < RECENT; i++)
+		if (recent[i].line && recent[i].len == len && memcmp(recent[i].line, text, len) == 0)
+			return recent[i].line;
 
 	if (len > arena_left) {
 		size_t block = len > (64u << 10) ? len : (64u << 10);
@@ -57,31 +83,54 @@ static char *keep(const char *text, size_t len)
 	return p;
 }
 
-/* Called with the lock held after the set of objects changed.  Old texts
- * are left in place: a reader may still be copying one. */
+/* Called with the lock held after the set of objects changed. */
 static void publish_snapshot(void)
 {
-	size_t total = 0;
-	struct snapshot *snap;
+	size_t total = 0, len = 0;
+	char *text;
 
 	for (int i = 0; i < nknown; i++)
-		total += known[i].len;
-	if ((snap = prim_map_anon(sizeof(*snap) + total + 1)) == NULL)
-		return;
-	for (int i = 0; i < nknown; i++) {
-		if (known[i].line)
-			memcpy(snap->text + snap->len, known[i].line, known[i].len);
-		snap->len += known[i].line ? known[i].len : 0;
+		total += known[i].line ? known[i].len : 0;
+	if (total > snap.cap) {
+		size_t cap = 2 * total + 4096;
+		if ((text = prim_map_anon(cap)) == NULL)
+			return;
+		__atomic_store_n(&snap.text, text, __ATOMIC_RELEASE);
+		snap.cap = cap;
 	}
-	__atomic_store_n(&snapshot, snap, __ATOMIC_RELEASE);
+	__atomic_store_n(&snap.seq, snap.seq + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int i = 0; i < nknown; i++)
+		if (known[i].line) {
+			memcpy(snap.text + len, known[i].line, known[i].len);
+			len += known[i].len;
+		}
+	__atomic_store_n(&snap.len, len, __ATOMIC_RELAXED);
+	__atomic_store_n(&snap.seq, snap.seq + 1, __ATOMIC_RELEASE);
 }
 
-const char *mtrec_objects_text(size_t *len)
+char *mtrec_objects_put(char *o, char *lim)
 {
-	struct snapshot *snap = __atomic_load_n(&snapshot, __ATOMIC_ACQUIRE);
+	for (int tries = 0; tries < 1000; tries++) {
+		unsigned long seq = __atomic_load_n(&snap.seq, __ATOMIC_ACQUIRE);
+		const char *text = __atomic_load_n(&snap.text, __ATOMIC_ACQUIRE);
+		size_t len = __atomic_load_n(&snap.len, __ATOMIC_RELAXED);
+		const char *end;
 
-	*len = snap ? snap->len : 0;
-	return snap ? snap->text : "";
+		if (seq & 1)
+			continue;
+		if (len > (size_t)(lim - o))
+			len = (size_t)(lim - o);
+		/* whole lines only */
+		end = text && len ? memrchr(text, '\n', len) : NULL;
+		len = end ? (size_t)(end - text) + 1 : 0;
+		if (len > 0)
+			memcpy(o, text, len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&snap.seq, __ATOMIC_RELAXED) == seq)
+			return o + len;
+	}
+	return o;	/* rewritten all along: the part goes without */
 }
 
 static unsigned hash_name(const char *s)
@@ -212,6 +261,8 @@ void mtrec_objects_sync(void)
 		if (known[i].present)
 			continue;
 		write_object("# unload", &known[i], NULL);
+		if (known[i].line)
+			forget_line(known[i].line, known[i].len);
 		known[i--] = known[--nknown];
 	}
 	publish_snapshot();

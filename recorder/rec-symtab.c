@@ -25,7 +25,9 @@
  * loader's counters (dlpi_adds, dlpi_subs) move, an object's index by the
  * first thread that needs it (others ask dladdr() meanwhile), and both are
  * published with a compare-and-swap.  Published memory is never unmapped,
- * since a reader may be in it; a dlclose drops every index. */
+ * since a reader may be in it; a dlclose drops every index.  So that a
+ * daemon that loads and unloads plugins all day keeps bounded memory, the
+ * index is given up for dladdr() itself after MAX_UNLOADS unloads. */
 #include "symtab.h"
 
 #include <elf.h>
@@ -77,7 +79,11 @@ struct object_set {
 	struct object objs[];	/* by address */
 };
 
+#define MAX_UNLOADS 32
+
 static struct object_set *objects;
+static unsigned long long first_subs = ~0ull;	/* the loader's unloads at our first list */
+static int given_up;			/* MAX_UNLOADS reached */
 
 static uintptr_t page_down(uintptr_t a)
 {
@@ -266,6 +272,12 @@ static struct object_set *current_set(void)
 	set = __atomic_load_n(&objects, __ATOMIC_ACQUIRE);
 	if (set && set->adds == now.adds && set->subs == now.subs)
 		return set;
+	if ((__atomic_load_n(&first_subs, __ATOMIC_RELAXED) != ~0ull &&
+	     now.subs > MAX_UNLOADS + __atomic_load_n(&first_subs, __ATOMIC_RELAXED)) ||
+	    __atomic_load_n(&given_up, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&given_up, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	if ((fresh = new_set(set)) == NULL)
 		return NULL;
 	if (!__atomic_compare_exchange_n(&objects, &set, fresh, 0, __ATOMIC_ACQ_REL,
@@ -274,6 +286,8 @@ static struct object_set *current_set(void)
 		munmap(fresh, fresh->maplen);
 		return NULL;
 	}
+	if (__atomic_load_n(&first_subs, __ATOMIC_RELAXED) == ~0ull)
+		__atomic_store_n(&first_subs, fresh->subs, __ATOMIC_RELAXED);
 	return fresh;
 }
 

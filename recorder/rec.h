@@ -151,9 +151,9 @@ void mtrec_caller_reset(void) MTREC_HIDDEN;
  * "# unload" lines for those gone; cheap when nothing changed. */
 void mtrec_objects_sync(void) MTREC_HIDDEN;
 void mtrec_objects_reset(void) MTREC_HIDDEN;
-/* The "# object" lines of every object loaded now, as one text; readable
- * without a lock. */
-const char *mtrec_objects_text(size_t *len) MTREC_HIDDEN;
+/* Copy the "# object" lines of every object loaded now (whole lines that
+ * fit before lim) to o; returns the end.  Takes no lock, waits for none. */
+char *mtrec_objects_put(char *o, char *lim) MTREC_HIDDEN;
 
 /* ---- call stacks (rec-stack.c) ---- */
 

@@ -2,7 +2,7 @@
 # t7005-growth-evidence: leaks of real daemons that are not growth are not
 # called linear or exponential (share/growth.md, "Evidence"): the fixture
 # tests/helper/ana7-shapes.c has a rehash's 2 blocks at start-up and 14 at
-# shutdown (constant), a teardown's 400 blocks in the last sixth of the run
+# shutdown (constant), a teardown's 400 blocks in the last tenth of the run
 # (unknown: too short a span), what a full 64-entry cache shared by 4
 # threads keeps (constant), 5 blocks over the whole run (unknown: too few),
 # and a steady leak in each thread, which must stay linear -- in event

@@ -4,7 +4,7 @@
  *   REHASH       2 blocks at start-up and 14 at shutdown, in the last
  *                moments of the run (Open vSwitch's cmap_rehash)
  *   SHUTDOWN     400 blocks made while shutting down, a teardown that
- *                takes about a sixth of the run (a GlusterFS translator's)
+ *                takes about a tenth of the run (a GlusterFS translator's)
  *   CACHE        a 64-entry FIFO cache shared by 4 threads serving 20
  *                requests each: the first 16 entries are evicted (freed),
  *                the last 64 are left at exit
@@ -54,12 +54,12 @@ rehash (int n)
 
 static void temporary (long i);
 
-/* As long as a sixth of the run: as many events and, with SLEEP_EVERY, as
- * much time as the 4 threads take for a sixth of their iterations. */
+/* As long as a tenth of the run: as many events and, with SLEEP_EVERY, as
+ * much time as the 4 threads take for a tenth of their iterations. */
 __attribute__((noinline)) static void
 translator_fini (void)
 {
-	long pace = THREADS * iterations / 6 / 400;
+	long pace = THREADS * iterations / 10 / 400;
 
 	for (long i = 0; i < 400 * pace; i++) {
 		if (i % pace == 0)

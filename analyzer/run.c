@@ -327,7 +327,10 @@ site_for_field (MtaRun *r, const char *field)
 		s->file = g_strdup (file);
 		s->line = line;
 		s->object = g_strdup (object);
-		s->wrapper = r->wrappers != NULL && mta_wrappers_match (r->wrappers, s->function);
+		/* by name, or by offset for code without symbols */
+		s->wrapper = r->wrappers != NULL &&
+			mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
+						  fi != NULL && fi->main_exe);
 		idx = r->sites->len;
 		g_ptr_array_add (r->sites, s);
 		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));

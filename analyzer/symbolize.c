@@ -620,6 +620,14 @@ same_basename (const char *a, const char *b)
 	return strcmp (x ? x + 1 : a, y ? y + 1 : b) == 0;
 }
 
+/* Whether OBJECT, as the trace or a frame names it, is the program. */
+static gboolean
+is_main_exe (MtaSymbolizer *s, const char *object)
+{
+	return (s->exe != NULL && strcmp (object, s->exe) == 0) ||
+		(s->binary != NULL && same_basename (object, s->binary));
+}
+
 /* Find the file of the object a caller field names. */
 static Module *
 module_for_object (MtaSymbolizer *s, const char *object)
@@ -888,6 +896,7 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			g_free (f->object);
 			f->object = g_strdup (s->exe);
 		}
+		f->main_exe = f->object != NULL && is_main_exe (s, f->object);
 		/* A return address: the call is the instruction before it. */
 		if (m != NULL && vaddr > 0) {
 			uint64_t off;

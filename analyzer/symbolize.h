@@ -84,6 +84,7 @@ typedef struct {
 	unsigned line;       /* 0: unknown */
 	char *object;        /* the object as the trace names it, or NULL */
 	uint64_t offset;     /* the address in that object (or absolute) */
+	gboolean main_exe;   /* the object is the traced program itself */
 } MtaFrameInfo;
 
 /* Where the call that returned to the caller field or stack frame FIELD

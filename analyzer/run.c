@@ -287,6 +287,7 @@ mta_run_set_event_func (MtaRun *r, MtaRunEventFunc func, gpointer data)
 }
 
 const MtaRunInfo *mta_run_info (const MtaRun *r) { return &r->info; }
+MtaSymbolizer *mta_run_symbolizer (const MtaRun *r) { return r->sym; }
 GPtrArray *mta_run_sites (const MtaRun *r) { return r->sites; }
 GPtrArray *mta_run_paths (const MtaRun *r) { return r->paths; }
 GArray *mta_run_leaks (const MtaRun *r) { return r->leaks; }

@@ -223,6 +223,27 @@ put_incomplete (FILE *out, const MtaIncomplete *x)
 	fputs ("},\n", out);
 }
 
+/* "skip_suggestion": a wrapper the list does not know (site-report.h). */
+static void
+put_skip_hint (FILE *out, const MtaRun *run)
+{
+	MtaSkipHint h;
+
+	fputs ("\"skip_suggestion\": ", out);
+	if (!mta_skip_hint (run, &h)) {
+		fputs ("null,\n    ", out);
+		return;
+	}
+	fputs ("{\"skip\": ", out);
+	mta_json_put_string (out, h.skip);
+	fputs (", \"function\": ", out);
+	mta_json_put_string (out, h.site->function);
+	fputs (", \"object\": ", out);
+	mta_json_put_string (out, h.site->object);
+	fprintf (out, ", \"leaked_blocks\": %" PRIu64 ", \"callers\": %u},\n    ", h.blocks, h.callers);
+	g_free (h.skip);
+}
+
 void
 mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out)
 {
@@ -258,6 +279,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	mta_json_put_string (out, i->start);
 	fprintf (out, ", \"stack_depth\": %d, \"wrappers_skipped\": %s,\n    ", i->depth,
 		 i->skip_wrappers ? "true" : "false");
+	put_skip_hint (out, run);
 	put_u64 (out, "lines", i->lines, TRUE);
 	put_u64 (out, "unreadable_lines", i->unreadable_lines, TRUE);
 	put_u64 (out, "events", i->events, TRUE);

@@ -114,6 +114,7 @@ static char *opt_db;
 static gboolean opt_all_events;
 static gboolean opt_no_skip;
 static char **opt_skip;
+static char **opt_debug_dirs;
 static int opt_frames = 5;
 static char *opt_growth;
 
@@ -140,7 +141,10 @@ static const GOptionEntry site_entries[] = {
 	{ "frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
 	  "Show N callers of each site's stacks (default 5; 0: none)", "N" },
 	{ "skip", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_skip,
-	  "Also skip functions matching PATTERN as allocation wrappers", "PATTERN" },
+	  "Also skip functions matching PATTERN (or OBJECT+0xOFF, 0xOFF) as allocation wrappers",
+	  "PATTERN" },
+	{ "debug-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_debug_dirs,
+	  "Also look for separate debug files in DIR (repeatable)", "DIR" },
 	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
@@ -277,6 +281,11 @@ cmd_report (int argc, char **argv, GError **error)
 
 	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	mta_symbolizer_set_binary (sym, binary);
+	for (char **d = opt_debug_dirs; d && *d; d++)
+		if (!mta_symbolizer_add_debug_dir (sym, *d, error)) {
+			mta_symbolizer_free (sym);
+			return -1;
+		}
 	if (by_site) {
 		MtaAnalysisOptions o = {
 			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL),

@@ -287,6 +287,7 @@ mta_run_set_event_func (MtaRun *r, MtaRunEventFunc func, gpointer data)
 }
 
 const MtaRunInfo *mta_run_info (const MtaRun *r) { return &r->info; }
+MtaSymbolizer *mta_run_symbolizer (const MtaRun *r) { return r->sym; }
 GPtrArray *mta_run_sites (const MtaRun *r) { return r->sites; }
 GPtrArray *mta_run_paths (const MtaRun *r) { return r->paths; }
 GArray *mta_run_leaks (const MtaRun *r) { return r->leaks; }
@@ -327,7 +328,10 @@ site_for_field (MtaRun *r, const char *field)
 		s->file = g_strdup (file);
 		s->line = line;
 		s->object = g_strdup (object);
-		s->wrapper = r->wrappers != NULL && mta_wrappers_match (r->wrappers, s->function);
+		/* by name, or by offset for code without symbols */
+		s->wrapper = r->wrappers != NULL &&
+			mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
+						  fi != NULL && fi->main_exe);
 		idx = r->sites->len;
 		g_ptr_array_add (r->sites, s);
 		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));

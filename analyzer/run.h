@@ -136,6 +136,7 @@ gboolean mta_run_line (const MtaLine *line, gpointer run, GError **error);
 void mta_run_finish (MtaRun *run, uint64_t lines, uint64_t unreadable_lines);
 
 const MtaRunInfo *mta_run_info (const MtaRun *run);
+MtaSymbolizer *mta_run_symbolizer (const MtaRun *run);
 GPtrArray *mta_run_sites (const MtaRun *run);       /* MtaSite * */
 GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
 GArray *mta_run_leaks (const MtaRun *run);          /* MtaRecord, by address */

@@ -13,11 +13,17 @@
  * whole (issue 18) starts with what it lost, and its leaks are named for
  * what they are: blocks not freed before the recording stopped.  None of these lines starts with a
  * digit, so that scripts reading the table rows ("^ *[0-9]") still do.
+ *
+ * The report ends with what would make it better (issue 11): the
+ * --skip a wrapper the list does not know would take, and the objects
+ * shown as bare offsets for want of symbols, with the package or option
+ * that brings them.
  */
 #include "site-report.h"
 #include "growth.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 GArray *
 mta_path_tail (const MtaPath *p, guint max)
@@ -228,6 +234,140 @@ print_incomplete (const MtaRun *run, guint growth, FILE *out)
 		fputc ('\n', out);
 }
 
+/* The leak site holding most blocks, or -1. */
+static int64_t
+largest_leak_site (const MtaRun *run)
+{
+	GPtrArray *sites = mta_run_sites (run);
+	int64_t best = -1;
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (s->leaked_blocks > 0 &&
+		    (best < 0 || s->leaked_blocks > ((MtaSite *) sites->pdata[best])->leaked_blocks))
+			best = i;
+	}
+	return best;
+}
+
+/* How many distinct sites call SITE one frame up, in the stacks that
+ * leaked there. */
+static guint
+distinct_callers (const MtaRun *run, uint32_t site)
+{
+	GPtrArray *paths = mta_run_paths (run);
+	g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+	for (guint i = 0; i < paths->len; i++) {
+		const MtaPath *p = paths->pdata[i];
+		if (p->site != (int32_t) site || p->leaked_blocks == 0 || p->site_frame + 1 >= p->nframes)
+			continue;
+		g_hash_table_add (seen, GUINT_TO_POINTER (p->frames[p->site_frame + 1] + 1));
+	}
+	return g_hash_table_size (seen);
+}
+
+/* What names SITE for --skip: its function, or OBJECT+0xOFF (by file
+ * name) when it has no symbol. */
+static char *
+skip_argument (const MtaSite *s)
+{
+	if (g_str_has_prefix (s->function, "0x") && s->object[0] != '\0') {
+		const char *slash = strrchr (s->object, '/');
+		return g_strdup_printf ("%s+%s", slash ? slash + 1 : s->object, s->function);
+	}
+	return g_strdup (s->function);
+}
+
+gboolean
+mta_skip_hint (const MtaRun *run, MtaSkipHint *hint)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	int64_t best = largest_leak_site (run);
+
+	memset (hint, 0, sizeof *hint);
+	/* --no-skip asked for the wrappers themselves */
+	if (!info->skip_wrappers || best < 0)
+		return FALSE;
+	const MtaSite *s = mta_run_sites (run)->pdata[best];
+	if (s->wrapper || s->function[0] == '\0' || s->leaked_blocks * 2 <= info->leaked_blocks)
+		return FALSE;
+	guint callers = distinct_callers (run, (uint32_t) best);
+	if (callers < MTA_SKIP_HINT_CALLERS)
+		return FALSE;
+	hint->site = s;
+	hint->skip = skip_argument (s);
+	hint->blocks = s->leaked_blocks;
+	hint->callers = callers;
+	return TRUE;
+}
+
+/* Add the object of SITE to OBJECTS when the report shows it as a bare
+ * offset ("0xOFF in OBJECT"). */
+static void
+add_bare_object (GPtrArray *objects, const MtaSite *site)
+{
+	if (!g_str_has_prefix (site->function, "0x") || site->object[0] == '\0')
+		return;
+	for (guint i = 0; i < objects->len; i++)
+		if (strcmp (objects->pdata[i], site->object) == 0)
+			return;
+	g_ptr_array_add (objects, site->object);
+}
+
+/* The objects shown as bare offsets among the sites of LIST and the
+ * frames printed under them. */
+static void
+add_bare_objects (const MtaRun *run, const GArray *list, const GPtrArray *by_site, guint frames,
+		  GPtrArray *objects)
+{
+	GPtrArray *sites = mta_run_sites (run);
+
+	for (guint i = 0; i < list->len; i++) {
+		uint32_t si = g_array_index (list, uint32_t, i);
+		const GPtrArray *paths = by_site->pdata[si];
+		add_bare_object (objects, sites->pdata[si]);
+		for (guint k = 0; paths != NULL && k < paths->len; k++) {
+			g_autoptr (GArray) tail = mta_path_tail (paths->pdata[k], frames);
+			for (guint f = 0; f < tail->len; f++)
+				add_bare_object (objects, sites->pdata[g_array_index (tail, uint32_t, f)]);
+		}
+	}
+}
+
+/* Once, at the end: which objects had no symbols, and what brings them. */
+static void
+print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad_sites,
+		  const GPtrArray *by_site, guint frames, FILE *out)
+{
+	g_autoptr (GPtrArray) objects = g_ptr_array_new ();
+	gboolean first = TRUE;
+
+	add_bare_objects (run, leak_sites, by_site, frames, objects);
+	add_bare_objects (run, bad_sites, by_site, frames, objects);
+	for (guint i = 0; i < objects->len; i++) {
+		g_autofree char *note = mta_symbolizer_no_symbols_note (mta_run_symbolizer (run),
+									 objects->pdata[i]);
+		if (note == NULL)
+			continue;
+		fprintf (out, "%s%c%s.\n", first ? "\n" : "", g_ascii_toupper (note[0]), note + 1);
+		first = FALSE;
+	}
+}
+
+static void
+print_skip_hint (const MtaRun *run, FILE *out)
+{
+	MtaSkipHint h;
+
+	if (!mta_skip_hint (run, &h))
+		return;
+	fprintf (out, "\nMost leaked blocks (%" PRIu64 " of %" PRIu64 ") are charged to %s, called from %u"
+		 " places: if it is an allocation wrapper, '--skip %s' charges them to its callers.\n",
+		 h.blocks, mta_run_info (run)->leaked_blocks, h.site->function, h.callers, h.skip);
+	g_free (h.skip);
+}
+
 void
 mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out)
 {
@@ -289,4 +429,6 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			fputs ("\nSome leaks are charged to an allocation wrapper: the trace has no stacks"
 			       " to find its callers\n(record with 'mtrec --depth 16' or MTREC_DEPTH=16).\n", out);
 	}
+	print_no_symbols (run, leak_sites, bad_sites, by_site, frames, out);
+	print_skip_hint (run, out);
 }

@@ -19,4 +19,20 @@ char *mta_growth_mask_text (guint mask);
  * show under a site.  Site indices; free with g_array_unref. */
 GArray *mta_path_tail (const MtaPath *path, guint max);
 
+/* A function that is probably an allocation wrapper the list does not
+ * know (issue 11): it receives most leaked blocks (more than half) from
+ * many distinct callers (MTA_SKIP_HINT_CALLERS call sites one frame up),
+ * and is not skipped.  SKIP is what to pass to --skip: the function's
+ * name, or OBJECT+0xOFF for code without symbols. */
+#define MTA_SKIP_HINT_CALLERS 3
+typedef struct {
+	const MtaSite *site;
+	char *skip;
+	uint64_t blocks;           /* leaked blocks charged to it */
+	guint callers;             /* distinct sites one frame up */
+} MtaSkipHint;
+
+/* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
+gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);
+
 #endif

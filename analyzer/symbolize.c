@@ -5,6 +5,14 @@
  * .gnu_debuglink), every address asked of addr2line and every caller
  * string is answered once.
  *
+ * Debug files are looked for where Debian puts them, through libdwfl's
+ * own search (dwfl_standard_find_debuginfo) on a path we write: each
+ * --debug-dir, the object's directory and its .debug/, then
+ * SYSROOT/usr/lib/debug and /usr/lib/debug -- by build-id in
+ * DIR/.build-id/xx/yyyy.debug, and by the .gnu_debuglink name in DIR/<the
+ * object's directory>/ and DIR/.  libdwfl checks the build-id (or the CRC)
+ * of what it finds, so a debug file of another build is never used.
+ *
  * The addr2line emulation follows binutils 2.40: an address outside every
  * SHF_ALLOC section is "??:0"; else the DWARF line table row (file name
  * built like bfd/dwarf2.c concat_filename: a relative name is prefixed
@@ -52,6 +60,7 @@ typedef struct {
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
 	gboolean dwfl_tried;
+	gboolean symtab;          /* a .symtab with symbols in the file itself */
 	char *build_id;           /* hex, or NULL */
 	GArray *funcs;            /* FuncSym by address, once asked (symbol_at) */
 } Module;
@@ -74,6 +83,7 @@ typedef struct {
 struct MtaSymbolizer {
 	char *sysroot;
 	char *debuginfo_path;
+	GPtrArray *debug_dirs;    /* --debug-dir, absolute */
 	Dwfl_Callbacks callbacks;
 	MtaWarnFunc warn;
 	gpointer warn_data;
@@ -327,6 +337,9 @@ get_module (MtaSymbolizer *s, const char *path)
 	for (size_t i = 1; i < nsec; i++) {
 		Elf_Scn *scn = elf_getscn (m->elf, i);
 		GElf_Shdr sh;
+		if (scn != NULL && gelf_getshdr (scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB &&
+		    sh.sh_entsize > 0 && sh.sh_size / sh.sh_entsize > 1)
+			m->symtab = TRUE;
 		if (scn == NULL || gelf_getshdr (scn, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC))
 			continue;
 		Section sec = { sh.sh_addr, sh.sh_size, i };
@@ -556,11 +569,36 @@ addr2line_uncached (MtaSymbolizer *s, Module *m, uint64_t addr)
 	return NULL;
 }
 
+static Module *checked_module (MtaSymbolizer *s, const char *path, const char *expected);
+static const TraceObject *object_by_path (MtaSymbolizer *s, const char *path);
+static const char *exe_build_id (MtaSymbolizer *s);
+
+/* Whether PATH is a file the trace says it is not: the BINARY argument or
+ * an object of a '# object' line, with another build-id (warned once).
+ * What the script would ask of it would be a wrong answer. */
+static gboolean
+contradicts_trace (MtaSymbolizer *s, const char *path)
+{
+	const char *expected;
+
+	if (s->binary != NULL && strcmp (path, s->binary) == 0)
+		expected = exe_build_id (s);
+	else {
+		const TraceObject *o = object_by_path (s, path);
+		expected = o ? o->build_id : NULL;
+	}
+	return expected != NULL && get_module (s, path)->ok && checked_module (s, path, expected) == NULL;
+}
+
 const char *
 mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64_t addr)
 {
-	char *key = g_strdup_printf ("%s\n%" PRIx64, path, addr);
+	char *key;
 	gpointer v;
+
+	if (contradicts_trace (s, path))
+		return NULL;
+	key = g_strdup_printf ("%s\n%" PRIx64, path, addr);
 
 	if (g_hash_table_lookup_extended (s->a2l, key, NULL, &v)) {
 		g_free (key);
@@ -620,6 +658,26 @@ same_basename (const char *a, const char *b)
 	return strcmp (x ? x + 1 : a, y ? y + 1 : b) == 0;
 }
 
+/* The build-id the trace gives the program ('# object ... -'), or NULL. */
+static const char *
+exe_build_id (MtaSymbolizer *s)
+{
+	for (guint i = s->objects->len; i-- > 0;) {
+		const TraceObject *o = s->objects->pdata[i];
+		if (o->path == NULL)
+			return o->build_id;
+	}
+	return NULL;
+}
+
+/* Whether OBJECT, as the trace or a frame names it, is the program. */
+static gboolean
+is_main_exe (MtaSymbolizer *s, const char *object)
+{
+	return (s->exe != NULL && strcmp (object, s->exe) == 0) ||
+		(s->binary != NULL && same_basename (object, s->binary));
+}
+
 /* Find the file of the object a caller field names. */
 static Module *
 module_for_object (MtaSymbolizer *s, const char *object)
@@ -628,19 +686,17 @@ module_for_object (MtaSymbolizer *s, const char *object)
 	const char *expected = o ? o->build_id : NULL;
 	Module *m;
 
-	/* The executable: the trace names it by argv[0]. */
+	/* The executable: the trace names it by argv[0] ("./app"), which
+	 * no '# object' line names: its build-id is the program's. */
 	gboolean is_exe = (s->exe != NULL && same_basename (object, s->exe));
+	const char *exe_id = exe_build_id (s);
 	if (s->binary != NULL && (is_exe || same_basename (object, s->binary))) {
-		const TraceObject *eo = NULL;
-		for (guint i = s->objects->len; i-- > 0 && eo == NULL;)
-			if (((TraceObject *) s->objects->pdata[i])->path == NULL)
-				eo = s->objects->pdata[i];
-		if ((m = checked_module (s, s->binary, eo ? eo->build_id : expected)) != NULL)
+		if ((m = checked_module (s, s->binary, exe_id ? exe_id : expected)) != NULL)
 			return m;
 	}
 	if (is_exe) {
 		g_autofree char *p = under_sysroot (s, s->exe);
-		if ((m = checked_module (s, p, expected)) != NULL)
+		if ((m = checked_module (s, p, exe_id ? exe_id : expected)) != NULL)
 			return m;
 	}
 	if (s->sysroot != NULL) {
@@ -764,6 +820,22 @@ function_at (MtaSymbolizer *s, Module *m, uint64_t addr)
 	return g_strdup_printf ("%s+0x%" PRIx64, name, off);
 }
 
+/* The file of trace object O, P its path (the program's for '-'): the
+ * BINARY argument for the program, else P (under --sysroot); never a file
+ * of another build, so that a wrong BINARY leaves the program's own file,
+ * when it is still where the trace says, to answer. */
+static Module *
+trace_object_module (MtaSymbolizer *s, const TraceObject *o, const char *p)
+{
+	Module *m;
+
+	if (o->path == NULL && s->binary != NULL &&
+	    (m = checked_module (s, s->binary, o->build_id)) != NULL)
+		return m;
+	g_autofree char *sp = under_sysroot (s, p);
+	return checked_module (s, sp, o->build_id);
+}
+
 /* The module holding the code of caller C, the file address there, and
  * the object's name as the trace gives it (*OBJNAME, owned by the caller)
  * with the offset of the address in it. */
@@ -796,9 +868,7 @@ locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, u
 				named = o;
 				named_path = p;
 			}
-			g_autofree char *sp = o->path || !s->binary ? under_sysroot (s, p)
-				: g_strdup (s->binary);
-			m = checked_module (s, sp, o->build_id);
+			m = trace_object_module (s, o, p);
 			if (m != NULL) {
 				*vaddr = c->addr - o->bias;
 				*objname = g_strdup (p);
@@ -806,8 +876,8 @@ locate (MtaSymbolizer *s, const MtaCaller *c, uint64_t *vaddr, char **objname, u
 			}
 		}
 		if (m == NULL && s->binary != NULL) {
-			Module *b = get_module (s, s->binary);
-			if (b->ok && b->type == ET_EXEC && find_section (b, c->addr) != NULL) {
+			Module *b = checked_module (s, s->binary, exe_build_id (s));
+			if (b != NULL && b->type == ET_EXEC && find_section (b, c->addr) != NULL) {
 				m = b;
 				*vaddr = c->addr;
 			}
@@ -860,6 +930,73 @@ mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
 	return l;
 }
 
+/* ------------------------------------------------------------ no symbols */
+
+/* Whether M has function names: a .symtab of its own, or a debug file
+ * (which libdwfl looks for here, if it has not yet). */
+static gboolean
+module_has_symbols (MtaSymbolizer *s, Module *m)
+{
+	Dwarf_Addr bias;
+	const char *debugfile = NULL;
+
+	if (m->symtab)
+		return TRUE;
+	if (!module_dwfl (s, m))
+		return FALSE;
+	(void) dwfl_module_getdwarf (m->mod, &bias);
+	dwfl_module_info (m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	return debugfile != NULL;
+}
+
+/* The Debian package that holds PATH (dpkg-query -S), or NULL.  dpkg
+ * knows a file by the path it installed: try the path as named, then
+ * the file it leads to (/usr/sbin/ovs-vswitchd is an alternative for
+ * /usr/lib/openvswitch-switch/ovs-vswitchd), then that without /usr
+ * (libc6 installed /lib/x86_64-linux-gnu/libc.so.6, merged into /usr). */
+static char *
+owning_package (const char *path)
+{
+	g_autofree char *real = realpath (path, NULL);
+	const char *tries[3] = { path, real, real && g_str_has_prefix (real, "/usr/") ? real + 4 : NULL };
+
+	for (int i = 0; i < 3; i++) {
+		g_autofree char *out = NULL;
+		int status = 0;
+		if (tries[i] == NULL)
+			continue;
+		const char *argv[] = { "dpkg-query", "-S", tries[i], NULL };
+		if (!g_spawn_sync (NULL, (char **) argv, NULL,
+				   G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+				   &out, NULL, &status, NULL) || !g_spawn_check_wait_status (status, NULL))
+			continue;
+		/* "openvswitch-switch: /usr/lib/...", "libc6:amd64: /lib/..." */
+		size_t n = strcspn (out, ":, \n");
+		if (n > 0 && out[n] == ':')
+			return g_strndup (out, n);
+	}
+	return NULL;
+}
+
+char *
+mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
+{
+	Module *m = module_for_object (s, object);
+
+	if (m == NULL || module_has_symbols (s, m))
+		return NULL;
+	/* under --sysroot the objects are another machine's: this one's
+	 * package database does not know them */
+	g_autofree char *pkg = s->sysroot == NULL ? owning_package (m->path) : NULL;
+	g_autofree char *what = pkg ? g_strdup_printf ("install %s-dbgsym (Debian's debug symbols of %s), "
+						       "or pass --debug-dir DIR", pkg, pkg)
+		: g_strdup ("pass --debug-dir DIR, DIR holding its debug file (by build-id, "
+			    ".build-id/xx/yyyy.debug, or by name)");
+	return g_strdup_printf ("no symbols for %s (no .symtab, no debug file found%s%s): its code shows as "
+				"offsets; %s", object, m->build_id ? " for build-id " : "",
+				m->build_id ? m->build_id : "", what);
+}
+
 static void
 frame_info_free (gpointer p)
 {
@@ -888,6 +1025,7 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			g_free (f->object);
 			f->object = g_strdup (s->exe);
 		}
+		f->main_exe = f->object != NULL && is_main_exe (s, f->object);
 		/* A return address: the call is the instruction before it. */
 		if (m != NULL && vaddr > 0) {
 			uint64_t off;
@@ -925,6 +1063,48 @@ trace_object_free (gpointer p)
 	g_free (o);
 }
 
+/* libdwfl's search path (see the top of this file).  Its elements are
+ * directories separated by ':', so a directory whose name has one cannot
+ * be searched (said by mta_symbolizer_add_debug_dir). */
+static void
+set_debuginfo_path (MtaSymbolizer *s)
+{
+	GString *p = g_string_new (NULL);
+
+	for (guint i = 0; i < s->debug_dirs->len; i++)
+		g_string_append_printf (p, "%s:", (char *) s->debug_dirs->pdata[i]);
+	g_string_append (p, ":.debug:");
+	/* absolute: libdwfl takes a relative element as relative to the
+	 * object's directory, and never looks for a build-id there */
+	g_autofree char *root = s->sysroot ? g_canonicalize_filename (s->sysroot, NULL) : NULL;
+	if (root != NULL && strchr (root, ':') == NULL)
+		g_string_append_printf (p, "%s/usr/lib/debug:", root);
+	g_string_append (p, "/usr/lib/debug");
+	g_free (s->debuginfo_path);
+	s->debuginfo_path = g_string_free (p, FALSE);
+}
+
+gboolean
+mta_symbolizer_add_debug_dir (MtaSymbolizer *s, const char *dir, GError **error)
+{
+	g_autofree char *abs = g_canonicalize_filename (dir, NULL);
+
+	if (!g_file_test (abs, G_FILE_TEST_IS_DIR)) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR,
+			     "--debug-dir '%s': not a directory", dir);
+		return FALSE;
+	}
+	if (strchr (abs, ':') != NULL) {
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			     "--debug-dir '%s': a directory whose name holds ':' cannot be searched "
+			     "(libdw separates directories with it)", dir);
+		return FALSE;
+	}
+	g_ptr_array_add (s->debug_dirs, g_steal_pointer (&abs));
+	set_debuginfo_path (s);
+	return TRUE;
+}
+
 MtaSymbolizer *
 mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 {
@@ -932,12 +1112,12 @@ mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 
 	elf_version (EV_CURRENT);
 	s->sysroot = sysroot && sysroot[0] ? g_strdup (sysroot) : NULL;
-	if (s->sysroot != NULL)
-		s->debuginfo_path = g_strdup_printf (":.debug:%s/usr/lib/debug:/usr/lib/debug", s->sysroot);
+	s->debug_dirs = g_ptr_array_new_with_free_func (g_free);
+	set_debuginfo_path (s);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
-	s->callbacks.debuginfo_path = s->debuginfo_path ? &s->debuginfo_path : NULL;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->warn = warn;
 	s->warn_data = user_data;
 	s->modules = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
@@ -964,6 +1144,7 @@ mta_symbolizer_free (MtaSymbolizer *s)
 	g_free (s->exe);
 	g_free (s->sysroot);
 	g_free (s->debuginfo_path);
+	g_ptr_array_free (s->debug_dirs, TRUE);
 	g_free (s);
 }
 
@@ -1016,5 +1197,9 @@ mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len)
 		n->build_id = (sp - p == 1 && *p == '-') ? NULL : g_strndup (p, (size_t) (sp - p));
 		n->path = strcmp (sp + 1, "-") == 0 ? NULL : g_strdup (sp + 1);
 		g_ptr_array_add (s->objects, n);
+		/* A BINARY of another build is said at once, in every mode,
+		 * whether or not an address of it is asked for later. */
+		if (n->path == NULL && n->build_id != NULL && s->binary != NULL)
+			(void) checked_module (s, s->binary, n->build_id);
 	}
 }

@@ -53,6 +53,11 @@ typedef void (*MtaWarnFunc) (const char *message, gpointer user_data);
 MtaSymbolizer *mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data);
 void mta_symbolizer_free (MtaSymbolizer *s);
 
+/* Also look for separate debug files under DIR (--debug-dir), before the
+ * standard places; an error when DIR is not a directory.  Call before the
+ * first lookup. */
+gboolean mta_symbolizer_add_debug_dir (MtaSymbolizer *s, const char *dir, GError **error);
+
 /* Forget what the last trace said (its executable, objects, and the
  * answers that depend on them), keep the opened files: the next trace is
  * read as if by a new symbolizer, without opening them again. */
@@ -84,7 +89,14 @@ typedef struct {
 	unsigned line;       /* 0: unknown */
 	char *object;        /* the object as the trace names it, or NULL */
 	uint64_t offset;     /* the address in that object (or absolute) */
+	gboolean main_exe;   /* the object is the traced program itself */
 } MtaFrameInfo;
+
+/* When OBJECT (as a frame names it) has no function names -- no .symtab
+ * and no debug file -- one sentence saying so and what would bring them
+ * (the Debian -dbgsym package, found with dpkg-query, or --debug-dir);
+ * else NULL.  Free it. */
+char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
 
 /* Where the call that returned to the caller field or stack frame FIELD
  * ("obj:(sym+off)[0xrel]", "[0xabs]", ...) is: the address just before the

@@ -193,16 +193,20 @@ static void describe(const void *addr, struct where *w)
  * form needs no lookup, kept in one static entry per thread. */
 static const struct mtrec_caller *unlisted(const void *addr)
 {
-	static __thread struct {
+	/* The text is the entry's own flexible array, so the storage is one
+	 * block with room behind it (a member after the entry would start
+	 * past its padding, not where c.text does). */
+	static __thread union {
 		struct mtrec_caller c;
-		char text[40];
+		char bytes[sizeof(struct mtrec_caller) + 40];
 	} one;
-	char *o = prim_puts(one.text, one.text + sizeof(one.text), "@ [0x");
+	char *lim = one.bytes + sizeof(one.bytes);
+	char *o = prim_puts(one.c.text, lim, "@ [0x");
 
-	o = prim_putx(o, one.text + sizeof(one.text), (uintptr_t)addr);
-	o = prim_puts(o, one.text + sizeof(one.text), "] ");
+	o = prim_putx(o, lim, (uintptr_t)addr);
+	o = prim_puts(o, lim, "] ");
 	one.c.addr = addr;
-	one.c.len = (unsigned short)(o - one.text);
+	one.c.len = (unsigned short)(o - one.c.text);
 	return &one.c;
 }
 

@@ -27,6 +27,7 @@ struct known {
 	int present;
 	char *line;		/* its "# object" line, newline included */
 	size_t len;
+	size_t name_at;		/* where the path begins in line */
 };
 
 /* Odd seq: being rewritten.  A larger buffer replaces a smaller one (the
@@ -211,6 +212,7 @@ static void write_object(struct known *k, const struct dl_phdr_info *info,
 	o = put_range(o, lim, "# object", k);
 	o = put_build_id(o, lim, info);
 	o = prim_puts(o, lim, " ");
+	k->name_at = (size_t)(o - buf);
 	o = prim_puts(o, lim, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "-");
 	sink(buf, (size_t)(o - buf));
 	*o++ = '\n';
@@ -218,11 +220,21 @@ static void write_object(struct known *k, const struct dl_phdr_info *info,
 	k->line = keep(buf, k->len);
 }
 
-/* "# unload BIAS LOW-HIGH ". */
+/* "# unload BIAS LOW-HIGH PATH", the path as its object line gave it. */
 static void write_unload(const struct known *k, mtrec_line_sink sink)
 {
-	char buf[256], *o = put_range(buf, buf + sizeof(buf), "# unload", k);
+	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
 
+	o = put_range(o, lim, "# unload", k);
+	if (k->line && k->len > k->name_at + 1) {
+		size_t n = k->len - k->name_at - 1;
+		if (n > (size_t)(lim - o))
+			n = (size_t)(lim - o);
+		memcpy(o, k->line + k->name_at, n);
+		o += n;
+	} else {
+		o = prim_puts(o, lim, "-");
+	}
 	sink(buf, (size_t)(o - buf));
 }
 

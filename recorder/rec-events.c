@@ -314,17 +314,74 @@ void mtrec_record_free(const void *caller, const void *p)
 
 /* ---- realloc ---------------------------------------------------------- */
 
-/* realloc(old, n) may release old before it returns: the line that says
- * so gets its place, and old's bucket its mark, before the call.  Room for
- * both lines of the outcome ("< old" and "> new n") is taken now. */
+/* realloc(old, n) may release old before it returns, and another thread
+ * may then get old back and write "+ old" before this one writes its
+ * outcome.  So the outcome's place is taken, and old's bucket marked,
+ * before the call: the last bytes of the thread's chunk are held for it.
+ * Checking the place afterwards is not enough.  Whatever the thread
+ * writes meanwhile at the same level -- an allocator that calls malloc
+ * inside realloc, a signal handler that runs while realloc is in the
+ * allocator -- moves its position, and the outcome then went wherever
+ * there was room: after a full chunk or a new epoch (another thread's
+ * trace_mark, a "# time" line), a chunk reserved after the other thread's
+ * "+ old" (t2510 shows it every time).  Now those lines go before the held
+ * bytes, or into a later chunk, and the outcome into the held bytes. */
+static void hold(struct mtrec_slot *s, struct mtrec_realloc *r, size_t need)
+{
+	r->state = MTREC_REALLOC_HELD;
+	r->end = s->end;
+	r->at = s->end - need;
+	/* The slot's chunk now ends at r->at; like every chunk end, its last
+	 * byte is a newline (or is the newline that ends the line before). */
+	r->at[-1] = '\n';
+	s->end = r->at;
+}
+
+/* Where the outcome goes: the held bytes, in the chunk they belong to;
+ * *apart is set when that chunk is no longer the thread's.  A thread with
+ * no chunk at all (the trace ended meanwhile) does not write there, as
+ * for any other event; an outcome that needs more than was held (its
+ * stack found now, not before) goes where there is room. */
+static char *outcome_place(struct mtrec_slot *s, struct mtrec_realloc *r, size_t need,
+			   int *apart)
+{
+	*apart = 0;
+	if (r->state != MTREC_REALLOC_HELD)
+		return mtrec_room(s, need);
+	if (s->end == r->at) {
+		/* Still in that chunk: it is whole again, whatever the epoch. */
+		s->end = r->end;
+		if ((size_t)(s->end - s->pos) >= need)
+			return s->pos;
+	} else if (s->end && (size_t)(r->end - r->at) >= need) {
+		*apart = 1;
+		return r->at;
+	} else {
+		mtrec_pad(r->at, r->end);
+	}
+	return mtrec_room(s, need);
+}
+
+/* The outcome is not written: give the held bytes back as a filler. */
+static void let_go(struct mtrec_slot *s, struct mtrec_realloc *r)
+{
+	if (r->state != MTREC_REALLOC_HELD)
+		return;
+	if (s && s->end == r->at)
+		s->end = r->end;
+	else
+		mtrec_pad(r->at, r->end);
+}
+
 void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			  const void *old)
 {
 	struct mtrec_slot *s;
 	struct event_ctx e;
+	size_t need;
 
 	r->state = old ? MTREC_REALLOC_ADRIFT : MTREC_REALLOC_NEW;
-	r->at = NULL;
+	r->at = r->end = NULL;
 	if (!old)
 		return;
 	if (unlikely(old == hidden)) {
@@ -335,13 +392,22 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 	mtrec_enter();
 	if ((s = mtrec_me()) != NULL && !mtrec_failed) {
 		describe_event(&e, caller);
-		r->at = place(s, old, 2 * event_room(&e));
-		if (r->at) {
+		need = 2 * event_room(&e);
+		if (place(s, old, need)) {
 			publish(old, s->end);
-			r->state = MTREC_REALLOC_PLACED;
+			hold(s, r, need);
 		}
 	}
 	mtrec_leave();
+}
+
+/* "< old" (or the "-" or "!" that stands for it) at o; its end. */
+static char *put_release(char *o, const struct event_ctx *e, const void *old,
+			 const void *new, size_t size)
+{
+	if (new)
+		return put_event(o, e, '<', old, 0, 0);
+	return size ? put_event(o, e, '!', old, 1, size) : put_event(o, e, '-', old, 0, 0);
 }
 
 /* The outcome, exactly as glibc's realloc_mtrace_after words it. */
@@ -350,11 +416,14 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 {
 	struct mtrec_slot *s;
 	struct event_ctx e;
-	char *o;
+	char *o, *end;
+	int apart;
 
 	mtrec_enter();
-	if ((s = mtrec_me()) == NULL || stopped(s))
+	if ((s = mtrec_me()) == NULL || stopped(s)) {
+		let_go(s, r);
 		goto out;
+	}
 	describe_event(&e, caller);
 	switch (r->state) {
 	case MTREC_REALLOC_FIRST_SIGHT:
@@ -369,25 +438,22 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 		else
 			write_alloc(s, &e, '!', NULL, size);
 		goto out;
-	case MTREC_REALLOC_PLACED:
+	case MTREC_REALLOC_HELD:
 	case MTREC_REALLOC_ADRIFT:
 		break;
 	}
-	/* Our place, unless something was written meanwhile (an allocator
-	 * calling malloc inside realloc): then the next free spot. */
-	o = (r->state == MTREC_REALLOC_PLACED && r->at == s->pos) ? r->at :
-		mtrec_room(s, 2 * event_room(&e));
+	o = outcome_place(s, r, 2 * event_room(&e), &apart);
 	if (!o) {
 		count_lost(s);
 		goto out;
 	}
-	if (!new) {
-		s->pos = size ? put_event(o, &e, '!', old, 1, size)
-			      : put_event(o, &e, '-', old, 0, 0);
-		goto out;
-	}
-	s->pos = put_event(o, &e, '<', old, 0, 0);
-	write_alloc(s, &e, '>', new, size);
+	end = put_release(o, &e, old, new, size);
+	if (apart)
+		mtrec_pad(end, r->end);
+	else
+		s->pos = end;
+	if (new)
+		write_alloc(s, &e, '>', new, size);
 out:
 	mtrec_leave();
 }

@@ -58,17 +58,17 @@ int mtrec_sigbus_action(const struct sigaction *act, struct sigaction *old) MTRE
 void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
 void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
 
-/* realloc both frees and allocates, and can fail: the free's place in the
- * file is fixed before the call, the outcome written after it. */
+/* realloc both frees and allocates, and can fail: the outcome's place in
+ * the file is held before the call, the outcome written after it. */
 enum mtrec_realloc_state {
 	MTREC_REALLOC_NEW,		/* realloc(NULL, n): an allocation */
 	MTREC_REALLOC_FIRST_SIGHT,	/* old is not the program's (see events.h) */
-	MTREC_REALLOC_PLACED,		/* at is the place found for the outcome */
-	MTREC_REALLOC_ADRIFT,		/* no place could be found */
+	MTREC_REALLOC_HELD,		/* [at, end) is held for the outcome */
+	MTREC_REALLOC_ADRIFT,		/* no place could be held */
 };
 struct mtrec_realloc {
 	enum mtrec_realloc_state state;
-	char *at;
+	char *at, *end;
 };
 void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			  const void *old) MTREC_HIDDEN;

@@ -5,7 +5,9 @@
 #
 # chunk-test: recorder/rec-chunk.c on rec-file.c, rec-objects.c, rec-prim.c;
 # tables-test: rec-caller.c, rec-stack.c, rec-objects.c on rec-symtab.c,
-#   rec-prim.c; libtables-obj.so, a library it loads and unloads.
+#   rec-prim.c; libtables-obj.so, a library it loads and unloads;
+# libturn.so and realloc-turn: an allocator that hands a block realloc
+#   released to another thread before realloc returns, and its driver.
 set -e
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 U="$TOP/tests/unit"
@@ -26,3 +28,5 @@ $CC -O2 -g $W -D_GNU_SOURCE -I"$R" -o chunk-test "$U/chunk-test.c" \
 $CC -O2 -g $W -D_GNU_SOURCE -I"$R" -o tables-test "$U/tables-test.c" \
 	rec-caller.o rec-stack.o rec-objects.o rec-symtab.o rec-prim.o -ldl -pthread
 $CC -O2 -g $W -fPIC -shared -o libtables-obj.so "$U/tables-obj.c"
+$CC -O2 -g $W -fno-builtin -fPIC -shared -o libturn.so "$U/realloc-turn.c"
+$CC -O2 -g $W -fno-builtin -D_GNU_SOURCE -I"$R" -o realloc-turn "$U/realloc-turn-main.c" -ldl -pthread

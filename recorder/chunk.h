@@ -73,10 +73,11 @@ void mtrec_chunk_finish(void) MTREC_HIDDEN;
 /* Fork child: no slot, no chunk, and the parent's file is not ours. */
 void mtrec_chunk_fork_child(void) MTREC_HIDDEN;
 
-/* The slow ways of the inline functions below. */
-struct mtrec_slot *mtrec_me_slow(unsigned level) MTREC_HIDDEN;
-char *mtrec_chunk_new(struct mtrec_slot *s, size_t need) MTREC_HIDDEN;
-void mtrec_run_pending(void) MTREC_HIDDEN;
+/* The slow ways of the inline functions below (cold, so that the
+ * compiler lays the fast ways out straight). */
+MTREC_COLD struct mtrec_slot *mtrec_me_slow(unsigned level) MTREC_HIDDEN;
+MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need) MTREC_HIDDEN;
+MTREC_COLD void mtrec_run_pending(void) MTREC_HIDDEN;
 
 static inline void mtrec_enter(void)
 {

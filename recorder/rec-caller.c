@@ -4,8 +4,8 @@
  * glibc calls dladdr() and formats the caller on every event, which is most
  * of its cost.  Here each caller is described once, exactly as glibc's
  * tr_where() would, and kept in a table that is read without locks: a slot
- * is published by storing its key last, and a full table is replaced by a
- * larger copy (the old one stays valid for readers still in it).  A miss
+ * is published by storing its pointer last, and a full table is replaced
+ * by a larger copy (the old one stays valid for readers still in it).  A miss
  * is the caller's to act on (a new caller may sit in an object loaded
  * since it last looked: it describes the objects before it adds one). */
 #include "lock.h"

@@ -37,6 +37,12 @@ test_expect_success 'an option typo: status 2, one line with the option meant, s
 
 test_expect_success 'bad values and missing arguments are usage errors too' '
 	test_expect_code 2 "$MTANALYZE" --frames x leaky.log >out 2>err && usage_error err mtanalyze &&
+	head -n 1 err | grep -q "^mtanalyze: [a-z].*.x. for --frames$" &&
+	! grep -q "$(printf "\342\200\234")" err &&
+	test_expect_code 2 "$MTANALYZE" -qz leaky.log >out 2>err &&
+	usage_error err mtanalyze && grep -qx "mtanalyze: unknown option .-z." err &&
+	test_expect_code 2 "$MTANALYZE" addr2line >out 2>err && usage_error err "mtanalyze addr2line" &&
+	"$MTANALYZE" addr2line --help >out && grep -q "FILE ADDR" out && ! grep -q TRACE out &&
 	test_expect_code 2 "$MTANALYZE" --growth quadratic leaky.log >out 2>err &&
 	usage_error err mtanalyze && grep -q "unknown growth class .quadratic." err &&
 	test_expect_code 2 "$MTANALYZE" --all-events leaky.log >out 2>err && usage_error err mtanalyze &&

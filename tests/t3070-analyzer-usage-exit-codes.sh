@@ -105,6 +105,36 @@ test_expect_success 'shrink writes its output 0600, as the recorder writes trace
 	test "$(stat -c %a s.log.gz)" = 600
 '
 
+test_expect_success 'shrink: an existing OUT keeps its mode; a stale OUT.tmp is not followed' '
+	chmod 644 s.log && "$MTANALYZE" shrink -q -o s.log leaky.log &&
+	test "$(stat -c %a s.log)" = 644 &&
+	echo precious >target && chmod 644 target && ln -s target s2.log.tmp &&
+	(umask 022 && "$MTANALYZE" shrink -q -o s2.log leaky.log) &&
+	test "$(stat -c %a s2.log)" = 600 && test "$(cat target)" = precious &&
+	test ! -e s2.log.tmp && test "$(stat -c %a target)" = 644
+'
+
+# A FIFO (as /dev/stdout or a device) is written in place: renamed over,
+# it would be replaced by a file (and the reader would wait forever,
+# hence the timeout).
+test_expect_success 'shrink: an OUT that is not a regular file is written in place' '
+	mkfifo fifo &&
+	{ timeout 60 cat fifo >from-fifo & } &&
+	"$MTANALYZE" shrink -q -o fifo leaky.log &&
+	wait &&
+	test -p fifo && test ! -e fifo.tmp &&
+	"$MTANALYZE" shrink -q -o s.log leaky.log && test_cmp s.log from-fifo
+'
+
+test_expect_success 'a report, JSON or diff that cannot be written: status 2' '
+	test_expect_code 2 "$MTANALYZE" leaky.log >/dev/full 2>err &&
+	grep -q "No space left" err &&
+	test_expect_code 2 "$MTANALYZE" --json clean.log >/dev/full 2>err &&
+	test_expect_code 2 "$MTANALYZE" diff clean.log leaky.log >/dev/full 2>err &&
+	test_expect_code 2 "$MTANALYZE" shrink -o - leaky.log >/dev/full 2>err &&
+	grep -q "No space left" err
+'
+
 # A source file named in the debug info that diff cannot read: built from
 # a copy of the fixture's source, then the copy is removed.
 test_expect_success 'diff: no GLib criticals for source files it cannot read' '

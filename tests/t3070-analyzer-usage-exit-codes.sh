@@ -164,6 +164,8 @@ test_expect_success 'progress on a terminal; -q hides it, in the report, diff an
 	grep -q "reading .big.log." tty.out &&
 	script -qec "\"$MTANALYZE\" diff -q big.log big.log" /dev/null >tty.out &&
 	! grep -q "reading" tty.out &&
+	script -qec "\"$MTANALYZE\" shrink -o small.log big.log" /dev/null >tty.out &&
+	grep -q "reading .big.log." tty.out &&
 	script -qec "\"$MTANALYZE\" shrink -q -o small.log big.log" /dev/null >tty.out &&
 	! grep -q "reading" tty.out
 '

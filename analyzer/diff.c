@@ -86,7 +86,7 @@ const GOptionEntry mta_diff_entries[] = {
 	{ "no-source", 0, 0, G_OPTION_ARG_NONE, &opt_no_source,
 	  "Do not read source lines to pair the sites of the two runs", NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable trace lines", NULL },
+	  "Do not report unreadable trace lines nor show the progress", NULL },
 	{ NULL }
 };
 

@@ -153,6 +153,10 @@ chart_scale (const MtaChart *c, const MtaChartSeries *series, guint nseries, Sca
 	}
 	if (s->x0 > s->x1)
 		s->x0 = s->x1 = 0;
+	if (c->fixed_x) {
+		s->x0 = c->x_min;
+		s->x1 = c->x_max;
+	}
 }
 
 static void

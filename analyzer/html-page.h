@@ -51,6 +51,8 @@ typedef struct {
 	guint n;                   /* samples */
 	double marker;             /* a vertical line here (the peak); < 0 none */
 	const char *marker_label;
+	gboolean fixed_x;          /* x from x_min to x_max, not from the data */
+	double x_min, x_max;
 } MtaChart;
 
 /* An SVG line chart of SERIES (the first drawn thickest: the whole run),

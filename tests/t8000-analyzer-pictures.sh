@@ -167,7 +167,7 @@ test_expect_success CHROMIUM 'a page without leaks opens cleanly too' '
 '
 
 test_expect_success CHROMIUM 'a screenshot for review (tests/out)' '
-	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1000,1400 \
+	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=900,1000 \
 		--screenshot="$PWD/report.png" "file://$PWD/report.html" 2>browser.log &&
 	test "$(head -c 8 report.png | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a
 '

@@ -27,7 +27,7 @@
 #define MAX_TABLE_SITES 100        /* leak and bad free sites in the tables */
 #define MAX_STACKS 5               /* stacks shown under one site */
 #define MAX_CHART_SITES 6          /* leak sites drawn over the run */
-#define MAX_FLAME_PATHS 1000       /* stacks in the flame graph */
+#define MAX_FLAME_PATHS 1000u      /* stacks in the flame graph */
 #define TOP_SITES 10               /* sites at the peak, temporary */
 
 typedef struct {
@@ -35,7 +35,7 @@ typedef struct {
 	int frames;
 	guint growth;
 	GArray *leak_sites;        /* site indices, largest first, of the growth classes */
-	GPtrArray *by_site;        /* site index -> GPtrArray of its leaking paths (stacks only) */
+	GPtrArray *by_site;        /* site index -> GPtrArray of its paths (stacks only) */
 } Report;
 
 static const char *
@@ -142,10 +142,10 @@ put_timeline (FILE *out, const Report *r)
 {
 	const MtaRunInfo *i = mta_run_info (r->run);
 	GPtrArray *sites = mta_run_sites (r->run);
-	g_autofree double *x = g_new (double, i->tl_len + 1);
-	g_autofree uint64_t *total = total_live (r->run);
+	double *x;
+	uint64_t *total;
 	g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-	MtaChartSeries series[MAX_CHART_SITES + 1] = { { "all sites", total, NULL, 0 } };
+	MtaChartSeries series[MAX_CHART_SITES + 1];
 	guint n = 1;
 
 	fputs ("<section id=\"timeline\">\n<h2>Live bytes over the run</h2>\n", out);
@@ -153,6 +153,10 @@ put_timeline (FILE *out, const Report *r)
 		fputs ("<p>The run allocated nothing.</p>\n</section>\n", out);
 		return;
 	}
+	/* freed by hand below: clang-analyzer does not follow g_autofree */
+	x = g_new (double, i->tl_len);
+	total = total_live (r->run);
+	series[0] = (MtaChartSeries) { "all sites", total, NULL, 0 };
 	for (guint t = 0; t < i->tl_len; t++)
 		x[t] = i->time_axis ? (double) i->tl_times[t] / 1e9 : (double) i->tl_lines[t];
 	for (guint k = 0; k < r->leak_sites->len && n <= MAX_CHART_SITES; k++) {
@@ -172,72 +176,23 @@ put_timeline (FILE *out, const Report *r)
 		.marker_label = peak_label,
 	};
 	mta_html_chart (out, &c, series, n);
+	g_free (x);
+	g_free (total);
 	fprintf (out, "<p class=\"note\">Sampled at %u points of the run; the dashed line is the peak. "
 		 "The largest %u leak site%s are drawn.</p>\n</section>\n", i->tl_len, n - 1, plural (n - 1));
 }
 
 /* ------------------------------------------------------------ stacks */
 
-typedef struct {
-	GArray *tail;              /* site indices after the site's own frame */
-	uint64_t blocks, bytes;
-} Stack;
-
-static void
-stack_free (gpointer p)
-{
-	Stack *s = p;
-	g_array_unref (s->tail);
-	g_free (s);
-}
-
-static int
-stack_cmp (gconstpointer a, gconstpointer b)
-{
-	const Stack *x = *(Stack *const *) a, *y = *(Stack *const *) b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->blocks < y->blocks) - (x->blocks > y->blocks);
-}
-
-/* The distinct callers of the leaking PATHS of one site, largest first:
- * paths differing only deeper than FRAMES, or in the wrappers skipped,
- * are one stack. */
-static GPtrArray *
-site_stacks (const GPtrArray *paths, int frames)
-{
-	GPtrArray *stacks = g_ptr_array_new_with_free_func (stack_free);
-	g_autoptr (GHashTable) seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-							      (GDestroyNotify) g_bytes_unref, NULL);
-
-	for (guint k = 0; paths != NULL && k < paths->len; k++) {
-		const MtaPath *p = paths->pdata[k];
-		GArray *tail = mta_path_tail (p, (guint) frames);
-		g_autoptr (GBytes) key = g_bytes_new (tail->data, tail->len * sizeof (uint32_t));
-		Stack *s = g_hash_table_lookup (seen, key);
-		if (s == NULL) {
-			s = g_new0 (Stack, 1);
-			s->tail = g_array_ref (tail);
-			g_ptr_array_add (stacks, s);
-			g_hash_table_insert (seen, g_bytes_ref (key), s);
-		}
-		g_array_unref (tail);
-		s->blocks += p->leaked_blocks;
-		s->bytes += p->leaked_bytes;
-	}
-	g_ptr_array_sort (stacks, stack_cmp);
-	return stacks;
-}
-
 static void
 put_stacks (FILE *out, const Report *r, uint32_t si)
 {
 	GPtrArray *sites = mta_run_sites (r->run);
-	g_autoptr (GPtrArray) stacks = site_stacks (r->by_site->pdata[si], r->frames);
+	g_autoptr (GPtrArray) stacks = mta_site_groups (r->by_site->pdata[si], (guint) r->frames, TRUE);
 	guint shown = 0;
 
 	for (guint k = 0; k < stacks->len && shown < MAX_STACKS; k++) {
-		const Stack *s = stacks->pdata[k];
+		const MtaStackGroup *s = stacks->pdata[k];
 		if (s->tail->len == 0)
 			continue;
 		fprintf (out, "<p>%" PRIu64 " block%s, %" PRIu64 " bytes from:</p>\n<ol class=\"stack\">\n",
@@ -253,32 +208,6 @@ put_stacks (FILE *out, const Report *r, uint32_t si)
 	if (stacks->len > shown && shown == MAX_STACKS)
 		fprintf (out, "<p class=\"note\">and %u more stacks (--json lists them all)</p>\n",
 			 stacks->len - shown);
-}
-
-static void
-unref_array (gpointer a)
-{
-	if (a != NULL)
-		g_ptr_array_unref (a);
-}
-
-/* Site index -> the paths that leaked there, with stacks. */
-static GPtrArray *
-leaking_paths_by_site (const MtaRun *run)
-{
-	GPtrArray *paths = mta_run_paths (run);
-	GPtrArray *by = g_ptr_array_new_with_free_func (unref_array);
-
-	g_ptr_array_set_size (by, (gint) mta_run_sites (run)->len);
-	for (guint i = 0; i < paths->len; i++) {
-		MtaPath *p = paths->pdata[i];
-		if (p->leaked_blocks == 0 || p->addrs == NULL || p->site < 0)
-			continue;
-		if (by->pdata[p->site] == NULL)
-			by->pdata[p->site] = g_ptr_array_new ();
-		g_ptr_array_add (by->pdata[p->site], p);
-	}
-	return by;
 }
 
 /* ------------------------------------------------------------ tables */
@@ -331,11 +260,56 @@ put_leak_table (FILE *out, const Report *r)
 	fputs ("</tbody>\n</table>\n</section>\n", out);
 }
 
+/* The cells before the site in a row of a site table. */
+typedef void (*SiteCells) (FILE *out, const MtaSite *s, const MtaRunInfo *i);
+
+/* A sortable table of the first N of SITES (indices), under HEADS (the
+ * headers of the cells), ending with the site. */
+static void
+put_site_table (FILE *out, const Report *r, const char *id, const char *heads, const GArray *which,
+		guint n, SiteCells cells)
+{
+	GPtrArray *sites = mta_run_sites (r->run);
+
+	fprintf (out, "<table class=\"sortable\" id=\"%s\">\n<thead><tr>%s<th class=\"text\">Site</th>"
+		 "</tr></thead>\n<tbody>\n", id, heads);
+	for (guint k = 0; k < n; k++) {
+		const MtaSite *s = sites->pdata[g_array_index (which, uint32_t, k)];
+		fputs ("<tr>", out);
+		cells (out, s, mta_run_info (r->run));
+		fputs ("<td>", out);
+		put_site_label (out, s);
+		fputs ("</td></tr>\n", out);
+	}
+	fputs ("</tbody>\n</table>\n", out);
+}
+
+static void
+bad_free_cells (FILE *out, const MtaSite *s, const MtaRunInfo *i)
+{
+	(void) i;
+	fprintf (out, "<td class=\"num\">%" PRIu64 "</td>", s->bad_frees);
+}
+
+static void
+peak_cells (FILE *out, const MtaSite *s, const MtaRunInfo *i)
+{
+	fprintf (out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%.1f%%</td>", s->peak_share_bytes,
+		 100.0 * (double) s->peak_share_bytes / (double) i->peak_live_bytes);
+}
+
+static void
+temporary_cells (FILE *out, const MtaSite *s, const MtaRunInfo *i)
+{
+	(void) i;
+	fprintf (out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "</td>", s->temporary,
+		 s->allocs);
+}
+
 static void
 put_bad_frees (FILE *out, const Report *r)
 {
 	const MtaRunInfo *i = mta_run_info (r->run);
-	GPtrArray *sites = mta_run_sites (r->run);
 	g_autoptr (GArray) bad = mta_run_bad_free_sites (r->run);
 	guint n = MIN (bad->len, MAX_TABLE_SITES);
 
@@ -344,22 +318,14 @@ put_bad_frees (FILE *out, const Report *r)
 	fprintf (out, "<section id=\"bad-frees\">\n<h2>Frees of memory never allocated</h2>\n<p>%" PRIu64
 		 " free%s, %u site%s.</p>\n", i->bad_frees, plural (i->bad_frees), bad->len, plural (bad->len));
 	put_cut_note (out, n, bad->len, "sites");
-	fputs ("<table class=\"sortable\" id=\"bad-free-sites\">\n<thead><tr><th class=\"num\">Frees</th>"
-	       "<th class=\"text\">Site</th></tr></thead>\n<tbody>\n", out);
-	for (guint k = 0; k < n; k++) {
-		const MtaSite *s = sites->pdata[g_array_index (bad, uint32_t, k)];
-		fprintf (out, "<tr><td class=\"num\">%" PRIu64 "</td><td>", s->bad_frees);
-		put_site_label (out, s);
-		fputs ("</td></tr>\n", out);
-	}
-	fputs ("</tbody>\n</table>\n</section>\n", out);
+	put_site_table (out, r, "bad-free-sites", "<th class=\"num\">Frees</th>", bad, n, bad_free_cells);
+	fputs ("</section>\n", out);
 }
 
 static void
 put_peak (FILE *out, const Report *r)
 {
 	const MtaRunInfo *i = mta_run_info (r->run);
-	GPtrArray *sites = mta_run_sites (r->run);
 	g_autoptr (GArray) top = mta_run_peak_sites (r->run, TOP_SITES);
 	g_autofree char *human = mta_html_bytes (i->peak_live_bytes);
 
@@ -369,24 +335,16 @@ put_peak (FILE *out, const Report *r)
 		 "at line %" PRIu64, i->peak_live_bytes, human, i->peak_line);
 	if (i->time_axis)
 		fprintf (out, ", %.3f s into the run", mta_run_position (r->run, i->peak_line) / 1e9);
-	fputs (", held most by:</p>\n<table class=\"sortable\" id=\"peak-sites\">\n<thead><tr>"
-	       "<th class=\"num\">Bytes</th><th class=\"num\">Share</th><th class=\"text\">Site</th>"
-	       "</tr></thead>\n<tbody>\n", out);
-	for (guint k = 0; k < top->len; k++) {
-		const MtaSite *s = sites->pdata[g_array_index (top, uint32_t, k)];
-		fprintf (out, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%.1f%%</td><td>",
-			 s->peak_share_bytes, 100.0 * (double) s->peak_share_bytes / (double) i->peak_live_bytes);
-		put_site_label (out, s);
-		fputs ("</td></tr>\n", out);
-	}
-	fputs ("</tbody>\n</table>\n</section>\n", out);
+	fputs (", held most by:</p>\n", out);
+	put_site_table (out, r, "peak-sites", "<th class=\"num\">Bytes</th><th class=\"num\">Share</th>", top,
+			top->len, peak_cells);
+	fputs ("</section>\n", out);
 }
 
 static void
 put_temporary (FILE *out, const Report *r)
 {
 	const MtaRunInfo *i = mta_run_info (r->run);
-	GPtrArray *sites = mta_run_sites (r->run);
 	g_autoptr (GArray) top = mta_run_temporary_sites (r->run, TOP_SITES);
 
 	if (i->allocs == 0)
@@ -394,20 +352,10 @@ put_temporary (FILE *out, const Report *r)
 	fprintf (out, "<section id=\"temporary\">\n<h2>Temporary allocations</h2>\n<p><strong>%" PRIu64
 		 "</strong> of %" PRIu64 " allocations (%.1f%%) were freed before any other allocation in "
 		 "their thread.</p>\n", i->temporary, i->allocs, 100.0 * (double) i->temporary / (double) i->allocs);
-	if (top->len == 0) {
-		fputs ("</section>\n", out);
-		return;
-	}
-	fputs ("<table class=\"sortable\" id=\"temporary-sites\">\n<thead><tr><th class=\"num\">Temporary</th>"
-	       "<th class=\"num\">Allocations</th><th class=\"text\">Site</th></tr></thead>\n<tbody>\n", out);
-	for (guint k = 0; k < top->len; k++) {
-		const MtaSite *s = sites->pdata[g_array_index (top, uint32_t, k)];
-		fprintf (out, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "</td><td>",
-			 s->temporary, s->allocs);
-		put_site_label (out, s);
-		fputs ("</td></tr>\n", out);
-	}
-	fputs ("</tbody>\n</table>\n</section>\n", out);
+	if (top->len > 0)
+		put_site_table (out, r, "temporary-sites", "<th class=\"num\">Temporary</th>"
+				"<th class=\"num\">Allocations</th>", top, top->len, temporary_cells);
+	fputs ("</section>\n", out);
 }
 
 /* ------------------------------------------------------------ flame graph */
@@ -492,7 +440,7 @@ static GPtrArray *
 flame_paths (const Report *r)
 {
 	GPtrArray *paths = mta_run_paths (r->run), *leaking = g_ptr_array_new ();
-	g_autofree gboolean *keep = g_new0 (gboolean, mta_run_sites (r->run)->len + 1);
+	gboolean *keep = g_new0 (gboolean, mta_run_sites (r->run)->len + 1);
 
 	for (guint k = 0; k < r->leak_sites->len; k++)
 		keep[g_array_index (r->leak_sites, uint32_t, k)] = TRUE;
@@ -501,6 +449,7 @@ flame_paths (const Report *r)
 		if (p->leaked_bytes > 0 && p->site >= 0 && keep[p->site])
 			g_ptr_array_add (leaking, p);
 	}
+	g_free (keep);
 	g_ptr_array_sort (leaking, path_bytes_cmp);
 	return leaking;
 }
@@ -512,7 +461,7 @@ flame_json (FILE *out, const Report *r)
 {
 	GPtrArray *sites = mta_run_sites (r->run);
 	g_autoptr (GPtrArray) paths = flame_paths (r);
-	g_autofree int32_t *name_of = g_new (int32_t, sites->len);
+	int32_t *name_of = g_new (int32_t, sites->len + 1);   /* freed by hand, for clang-analyzer */
 	g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 	FlameNode *root = flame_node_new (0);
 	uint64_t rest = 0;
@@ -552,6 +501,7 @@ flame_json (FILE *out, const Report *r)
 	flame_put (out, root);
 	fputs ("}", out);
 	flame_node_free (root);
+	g_free (name_of);
 }
 
 static void
@@ -607,7 +557,7 @@ gboolean
 mta_html_write_report (const char *path, const MtaRun *run, int frames, guint growth, GError **error)
 {
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
-	g_autoptr (GPtrArray) by_site = leaking_paths_by_site (run);
+	g_autoptr (GPtrArray) by_site = mta_paths_by_site (run);
 	Report r = { run, frames, growth, leak_sites, by_site };
 
 	return mta_html_write_file (path, write_report, &r, error);

@@ -19,4 +19,19 @@ char *mta_growth_mask_text (guint mask);
  * show under a site.  Site indices; free with g_array_unref. */
 GArray *mta_path_tail (const MtaPath *path, guint max);
 
+/* Site index -> GPtrArray of the paths charged there (stacks only; NULL
+ * for a site without). */
+GPtrArray *mta_paths_by_site (const MtaRun *run);
+
+/* The callers of PATHS (one site's), up to FRAMES frames: paths that
+ * differ only deeper down, or in the wrappers skipped, are one group;
+ * largest first.  LEAKS: by leaked blocks and bytes, else by bad frees
+ * (in blocks).  MtaStackGroup *, freed with the array. */
+typedef struct {
+	GArray *tail;              /* site indices */
+	uint64_t blocks, bytes;
+	uint64_t first_line;
+} MtaStackGroup;
+GPtrArray *mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks);
+
 #endif

@@ -128,6 +128,21 @@ static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
 static char *opt_growth;
+static char *opt_folded;
+static char *opt_folded_count;
+static char *opt_html;
+
+/* --folded[=WHAT]: a bare --folded is --folded=leaked.  (GOption's
+ * optional arguments would take the next word, the trace, as WHAT.) */
+static void
+default_folded (int argc, char **argv)
+{
+	static char folded_leaked[] = "--folded=leaked";
+
+	for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+		if (strcmp (argv[i], "--folded") == 0)
+			argv[i] = folded_leaked;
+}
 
 static const GOptionEntry report_entries[] = {
 	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
@@ -160,6 +175,13 @@ static const GOptionEntry site_entries[] = {
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
 	  "Print the report by call site as JSON (share/json-format.md)", NULL },
+	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
+	  "Print folded stacks for flame graphs: leaked (alone: --folded), allocated, peak, temporary",
+	  "WHAT" },
+	{ "folded-count", 0, 0, G_OPTION_ARG_STRING, &opt_folded_count,
+	  "Count bytes (default) or blocks in --folded lines", "bytes|blocks" },
+	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
+	  "Also write the report as one self-contained HTML FILE (share/pictures.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
 	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
@@ -265,6 +287,26 @@ check_readable (const char *path, GError **error)
 	return FALSE;
 }
 
+/* --folded and --folded-count, checked before anything is read; one
+ * output on stdout at a time. */
+static gboolean
+report_outputs (MtaFolded *folded, gboolean *blocks, GError **error)
+{
+	if (opt_folded_count != NULL && opt_folded == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--folded-count needs --folded");
+		return FALSE;
+	}
+	if (opt_folded == NULL)
+		return TRUE;
+	if (opt_json || opt_by_site) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			     "--folded prints its own report: not with %s", opt_json ? "--json" : "--by-site");
+		return FALSE;
+	}
+	return mta_folded_parse (opt_folded, folded, error) &&
+	       mta_folded_parse_count (opt_folded_count, *folded, blocks, error);
+}
+
 static int
 cmd_report (int argc, char **argv, GError **error)
 {
@@ -273,8 +315,11 @@ cmd_report (int argc, char **argv, GError **error)
 	ReportState st = { 0 };
 	MtaCompat *compat = NULL;
 	g_autoptr (MtaAnalysis) sites = NULL;
-	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL;
+	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL ||
+		opt_folded != NULL || opt_html != NULL;
 	guint growth = 0;
+	MtaFolded folded = MTA_FOLDED_NONE;
+	gboolean folded_blocks = FALSE;
 	int status;
 
 	if (argc >= 2 && is_elf_file (argv[0])) {
@@ -282,6 +327,8 @@ cmd_report (int argc, char **argv, GError **error)
 		first = 1;
 	}
 	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
+		return -1;
+	if (!report_outputs (&folded, &folded_blocks, error))
 		return -1;
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
@@ -299,10 +346,12 @@ cmd_report (int argc, char **argv, GError **error)
 		}
 	if (by_site) {
 		MtaAnalysisOptions o = {
-			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL),
+			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL &&
+					       opt_html == NULL),
 			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth,
+			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html,
 		};
 		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
 		if (sites == NULL) {
@@ -579,6 +628,8 @@ main (int argc, char **argv)
 	lists[cmd->entries != NULL ? 1 : 2] = common_entries;
 	for (int i = 0; lists[i] != NULL; i++)
 		g_option_context_add_main_entries (ctx, lists[i], NULL);
+	if (cmd->entries == NULL)
+		default_folded (argc, argv);
 	if (!g_option_context_parse (ctx, &argc, &argv, &error))
 		return option_error (cmd, lists, error);
 	if (opt_version) {

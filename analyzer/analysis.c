@@ -13,6 +13,7 @@
  */
 #include "analysis.h"
 #include "db-load.h"
+#include "html-out.h"
 #include "json-out.h"
 #include "run.h"
 #include "site-report.h"
@@ -94,15 +95,23 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 		if (!mta_db_store (a->db, a->run, &run_id, error))
 			return -1;
 	}
-	if (a->opts.json)
+	/* the file first: when it cannot be written, nothing is printed */
+	if (a->opts.html != NULL &&
+	    !mta_html_write_report (a->opts.html, a->run, a->opts.frames, a->opts.growth, error))
+		return -1;
+	if (a->opts.folded != MTA_FOLDED_NONE)
+		mta_folded_write (a->run, a->opts.folded, a->opts.folded_blocks, a->opts.growth, out);
+	else if (a->opts.json)
 		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, out);
 	else if (a->opts.by_site)
 		mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
-	else
+	else if (a->opts.db != NULL)
 		fprintf (out, "run %" PRId64 " loaded into '%s': %" PRIu64 " leaked block%s, %" PRIu64
 			 " bytes, %" PRIu64 " bad free%s\n", run_id, a->opts.db, info->leaked_blocks,
 			 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
 			 info->bad_frees == 1 ? "" : "s");
+	else
+		mta_html_print_written (a->opts.html, info, out);
 	if (a->opts.growth == 0)
 		return info->leaked_blocks > 0;
 	/* Only proven leaks fail the gate: in a run the recorder did not

@@ -5,6 +5,7 @@
 #define MTA_ANALYSIS_H
 
 #include <stdio.h>
+#include "folded-out.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 
@@ -17,6 +18,9 @@ typedef struct {
 	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */
+	MtaFolded folded;          /* --folded: print folded stacks of this count */
+	gboolean folded_blocks;    /* ... in blocks, not bytes */
+	const char *html;          /* --html: also write this report (html-out.c) */
 } MtaAnalysisOptions;
 
 typedef struct MtaAnalysis MtaAnalysis;

@@ -32,6 +32,7 @@
  * which a change must reach to be reported.
  */
 #include "diff.h"
+#include "html-diff.h"
 #include "json-out.h"
 #include "run.h"
 #include "leak-set.h"
@@ -67,6 +68,7 @@ static char **opt_skip;
 static gboolean opt_no_skip;
 static gboolean opt_no_source;
 static gboolean opt_quiet;
+static char *opt_html;
 
 const GOptionEntry mta_diff_entries[] = {
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
@@ -86,7 +88,9 @@ const GOptionEntry mta_diff_entries[] = {
 	{ "no-source", 0, 0, G_OPTION_ARG_NONE, &opt_no_source,
 	  "Do not read source lines to pair the sites of the two runs", NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable trace lines", NULL },
+	  "Do not report unreadable trace lines nor show the progress", NULL },
+	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
+	  "Also write the comparison as one self-contained HTML FILE (share/pictures.md)", "FILE" },
 	{ NULL }
 };
 
@@ -398,10 +402,7 @@ align_group (Group *g)
 
 /* ------------------------------------------------------------ changes */
 
-typedef struct {
-	const MtaLeakSite *base, *feature;   /* NULL: none on that side */
-	int64_t dblocks, dbytes;
-} Change;
+typedef MtaDiffChange Change;   /* html-diff.h */
 
 static int
 change_cmp (gconstpointer a, gconstpointer b)
@@ -691,8 +692,17 @@ mta_diff (int argc, char **argv, int *status, GError **error)
 	r.grown = g_array_new (FALSE, FALSE, sizeof (Change));
 	r.shrunk = g_array_new (FALSE, FALSE, sizeof (Change));
 	compare (base, feature, supp, &r);
+	/* the file first: when it cannot be written, nothing is printed */
+	if (opt_html != NULL && !mta_html_write_diff (opt_html, base, feature, r.grown, r.shrunk, error)) {
+		g_array_unref (r.grown);
+		g_array_unref (r.shrunk);
+		return FALSE;
+	}
 	if (opt_json)
 		print_json (base, feature, &r, stdout);
+	else if (opt_html != NULL)
+		fprintf (stdout, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
+			 r.grown->len, r.grown->len == 1 ? "" : "s");
 	else
 		print_text (base, feature, &r, stdout);
 	*status = r.grown->len > 0;

@@ -27,6 +27,7 @@ site_free (gpointer p)
 	g_free (s->file);
 	g_free (s->object);
 	g_free (s->caller);
+	g_free (s->curve);
 	g_free (s);
 }
 
@@ -45,6 +46,7 @@ mta_leak_set_free (MtaLeakSet *set)
 	if (set == NULL)
 		return;
 	g_free (set->name);
+	g_free (set->curve_x);
 	g_ptr_array_free (set->sites, TRUE);
 	g_free (set);
 }
@@ -87,6 +89,26 @@ warn_cb (const char *message, gpointer data)
 	(void) data;
 	fflush (stdout);
 	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+}
+
+/* The live bytes over the run of the site just added (diff --html draws
+ * both runs' curves), on a scale both runs share: % of the run's lines
+ * (the last timeline sample is the end). */
+static void
+keep_curve (MtaLeakSet *set, const MtaRunInfo *info, const MtaSite *s)
+{
+	MtaLeakSite *added = set->sites->pdata[set->sites->len - 1];
+
+	if (s->tl_bytes == NULL || info->tl_len == 0 || info->tl_lines[info->tl_len - 1] == 0)
+		return;
+	if (set->curve_x == NULL) {
+		set->ncurve = info->tl_len;
+		set->curve_x = g_new (double, info->tl_len);
+		for (guint k = 0; k < info->tl_len; k++)
+			set->curve_x[k] = 100.0 * (double) info->tl_lines[k] /
+					  (double) info->tl_lines[info->tl_len - 1];   /* the end */
+	}
+	added->curve = g_memdup2 (s->tl_bytes, info->tl_len * sizeof (uint64_t));
 }
 
 MtaLeakSet *
@@ -159,6 +181,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 			}
 			mta_leak_set_add (set, s->function, s->file, s->line, s->object, caller,
 					  s->leaked_blocks, s->leaked_bytes);
+			keep_curve (set, info, s);
 		}
 		g_free (best);
 	}

@@ -17,6 +17,7 @@ typedef struct {
 	char *object;              /* "" unknown */
 	char *caller;              /* function of the frame that called it, "" unknown */
 	uint64_t blocks, bytes;    /* leaked */
+	uint64_t *curve;           /* live bytes at the set's curve_x; NULL: unknown (a database) */
 } MtaLeakSite;
 
 typedef struct {
@@ -24,6 +25,8 @@ typedef struct {
 	double start;              /* when recording began (seconds since 1970), 0 unknown */
 	uint64_t leaked_blocks, leaked_bytes;
 	GPtrArray *sites;          /* MtaLeakSite *, leaking only */
+	double *curve_x;           /* the timeline samples, in % of the run; NULL: none */
+	guint ncurve;
 } MtaLeakSet;
 
 MtaLeakSet *mta_leak_set_new (const char *name);

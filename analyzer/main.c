@@ -51,9 +51,20 @@ static int cmd_addr2line (int argc, char **argv, GError **error);
 static int cmd_diff (int argc, char **argv, GError **error);
 static int cmd_shrink (int argc, char **argv, GError **error);
 
+/* addr2line has no options but its help must not be the report's. */
+static const GOptionEntry addr2line_entries[] = { { NULL } };
+static const char addr2line_description[] =
+	"Prints, one per line, the FILE:LINE the report uses for each hexadecimal\n"
+	"ADDR of the object FILE, so that it can be checked against binutils'\n"
+	"addr2line.\n"
+	"\n"
+	"Exit status: 0 printed, 2 trouble (a usage error).";
+
 static const Command commands[] = {
 	{ NULL, cmd_report, "print what glibc's mtrace prints for the trace", NULL, NULL, NULL },
-	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would", NULL, NULL, NULL },
+	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would",
+	  addr2line_entries, "FILE ADDR... - print what 'addr2line -e FILE ADDR...' prints",
+	  addr2line_description },
 	{ "diff", cmd_diff, "list the leaks that FEATURE has and BASE has not",
 	  mta_diff_entries, mta_diff_params, mta_diff_description },
 	{ "shrink", cmd_shrink, "write the trace without the blocks that were freed",
@@ -87,9 +98,9 @@ cmd_diff (int argc, char **argv, GError **error)
 static int
 cmd_addr2line (int argc, char **argv, GError **error)
 {
-	if (argc < 1) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-			     "usage: mtanalyze addr2line FILE ADDR...");
+	if (argc < 2) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			     "addr2line takes an object FILE and addresses");
 		return -1;
 	}
 	MtaSymbolizer *sym = mta_symbolizer_new (NULL, NULL, NULL);
@@ -117,6 +128,21 @@ static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
 static char *opt_growth;
+static char *opt_folded;
+static char *opt_folded_count;
+static char *opt_html;
+
+/* --folded[=WHAT]: a bare --folded is --folded=leaked.  (GOption's
+ * optional arguments would take the next word, the trace, as WHAT.) */
+static void
+default_folded (int argc, char **argv)
+{
+	static char folded_leaked[] = "--folded=leaked";
+
+	for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+		if (strcmp (argv[i], "--folded") == 0)
+			argv[i] = folded_leaked;
+}
 
 static const GOptionEntry report_entries[] = {
 	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
@@ -124,7 +150,7 @@ static const GOptionEntry report_entries[] = {
 	{ "mtrace-exact", 0, 0, G_OPTION_ARG_NONE, &opt_exact,
 	  "Print locations exactly as mtrace does, even unresolved ones", NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable lines", NULL },
+	  "Do not report unreadable lines nor show the progress", NULL },
 	{ NULL }
 };
 
@@ -149,6 +175,13 @@ static const GOptionEntry site_entries[] = {
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
 	  "Print the report by call site as JSON (share/json-format.md)", NULL },
+	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
+	  "Print folded stacks for flame graphs: leaked (alone: --folded), allocated, peak, temporary",
+	  "WHAT" },
+	{ "folded-count", 0, 0, G_OPTION_ARG_STRING, &opt_folded_count,
+	  "Count bytes (default) or blocks in --folded lines", "bytes|blocks" },
+	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
+	  "Also write the report as one self-contained HTML FILE (share/pictures.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
 	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
@@ -254,6 +287,26 @@ check_readable (const char *path, GError **error)
 	return FALSE;
 }
 
+/* --folded and --folded-count, checked before anything is read; one
+ * output on stdout at a time. */
+static gboolean
+report_outputs (MtaFolded *folded, gboolean *blocks, GError **error)
+{
+	if (opt_folded_count != NULL && opt_folded == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--folded-count needs --folded");
+		return FALSE;
+	}
+	if (opt_folded == NULL)
+		return TRUE;
+	if (opt_json || opt_by_site) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			     "--folded prints its own report: not with %s", opt_json ? "--json" : "--by-site");
+		return FALSE;
+	}
+	return mta_folded_parse (opt_folded, folded, error) &&
+	       mta_folded_parse_count (opt_folded_count, *folded, blocks, error);
+}
+
 static int
 cmd_report (int argc, char **argv, GError **error)
 {
@@ -262,8 +315,11 @@ cmd_report (int argc, char **argv, GError **error)
 	ReportState st = { 0 };
 	MtaCompat *compat = NULL;
 	g_autoptr (MtaAnalysis) sites = NULL;
-	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL;
+	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL ||
+		opt_folded != NULL || opt_html != NULL;
 	guint growth = 0;
+	MtaFolded folded = MTA_FOLDED_NONE;
+	gboolean folded_blocks = FALSE;
 	int status;
 
 	if (argc >= 2 && is_elf_file (argv[0])) {
@@ -271,6 +327,8 @@ cmd_report (int argc, char **argv, GError **error)
 		first = 1;
 	}
 	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
+		return -1;
+	if (!report_outputs (&folded, &folded_blocks, error))
 		return -1;
 	for (int i = first; i < argc; i++)
 		if (!check_readable (argv[i], error))
@@ -288,10 +346,12 @@ cmd_report (int argc, char **argv, GError **error)
 		}
 	if (by_site) {
 		MtaAnalysisOptions o = {
-			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL),
+			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL &&
+					       opt_html == NULL),
 			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth,
+			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html,
 		};
 		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
 		if (sites == NULL) {
@@ -402,21 +462,74 @@ nearest_option (const GOptionEntry *const *lists, const char *word)
 	return best;
 }
 
-/* GOption's "Unknown option --bysite", with what was probably meant. */
+/* GOption's "Unknown option --bysite" may be translated: the option is
+ * the word of the message that starts with a dash. */
+static char *
+unknown_option_word (const char *msg)
+{
+	for (const char *p = msg; (p = strchr (p, '-')) != NULL; p++)
+		if (p == msg || g_ascii_isspace (p[-1]))
+			return g_strndup (p, strcspn (p, " ="));
+	return NULL;
+}
+
+/* GOption names "-qz" whole: the letter that is not an option. */
+static char *
+unknown_short_option (const GOptionEntry *const *lists, const char *word)
+{
+	for (const char *c = word + 1; *c != '\0'; c++) {
+		const GOptionEntry *found = NULL;
+		for (const GOptionEntry *const *l = lists; *l != NULL && found == NULL; l++)
+			for (const GOptionEntry *e = *l; e->long_name != NULL; e++)
+				if (e->short_name == *c)
+					found = e;
+		if (found == NULL && *c != 'h' && *c != '?')
+			return g_strdup_printf ("-%c", *c);
+		if (found != NULL && found->arg != G_OPTION_ARG_NONE)
+			break;	/* the rest is its value */
+	}
+	return g_strdup (word);
+}
+
+/* GLib's other messages in our style: lowercase, 'quoted', no full stop. */
+static char *
+shape_glib_message (const char *msg)
+{
+	GString *s = g_string_new (msg);
+
+	g_string_replace (s, "\u201c", "'", 0);
+	g_string_replace (s, "\u201d", "'", 0);
+	if (g_ascii_isupper (s->str[0]) && g_ascii_islower (s->str[1]))
+		s->str[0] = g_ascii_tolower (s->str[0]);
+	if (s->len > 0 && s->str[s->len - 1] == '.')
+		g_string_truncate (s, s->len - 1);
+	return g_string_free (s, FALSE);
+}
+
+/* A failed g_option_context_parse as one usage line; an unknown long
+ * option comes with the one probably meant (--bysite: --by-site). */
 static int
 option_error (const Command *cmd, const GOptionEntry *const *lists, const GError *error)
 {
-	static const char unknown[] = "Unknown option ";
-	const char *msg = error->message, *word, *near = NULL;
+	g_autofree char *word = NULL;
+	g_autofree char *m = NULL;
+	const char *near = NULL;
 
-	if (!g_str_has_prefix (msg, unknown))
-		return usage_error (cmd, msg);
-	word = msg + strlen (unknown);
-	g_autofree char *opt = g_strndup (word, strcspn (word, "="));
-	if (g_str_has_prefix (opt, "--"))
-		near = nearest_option (lists, opt + 2);
-	g_autofree char *m = near ? g_strdup_printf ("unknown option '%s': did you mean '--%s'?", opt, near)
-				  : g_strdup_printf ("unknown option '%s'", opt);
+	if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION))
+		word = unknown_option_word (error->message);
+	if (word == NULL) {
+		m = shape_glib_message (error->message);
+		return usage_error (cmd, m);
+	}
+	if (g_str_has_prefix (word, "--"))
+		near = nearest_option (lists, word + 2);
+	else {
+		char *letter = unknown_short_option (lists, word);
+		g_free (word);
+		word = letter;
+	}
+	m = near ? g_strdup_printf ("unknown option '%s': did you mean '--%s'?", word, near)
+		 : g_strdup_printf ("unknown option '%s'", word);
 	return usage_error (cmd, m);
 }
 
@@ -515,6 +628,8 @@ main (int argc, char **argv)
 	lists[cmd->entries != NULL ? 1 : 2] = common_entries;
 	for (int i = 0; lists[i] != NULL; i++)
 		g_option_context_add_main_entries (ctx, lists[i], NULL);
+	if (cmd->entries == NULL)
+		default_folded (argc, argv);
 	if (!g_option_context_parse (ctx, &argc, &argv, &error))
 		return option_error (cmd, lists, error);
 	if (opt_version) {

@@ -46,7 +46,7 @@ const GOptionEntry mta_shrink_entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
 	  "Write the shrunk trace to FILE ('-': standard output)", "FILE" },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not print the sizes", NULL },
+	  "Do not print the sizes nor show the progress", NULL },
 	{ NULL }
 };
 
@@ -61,7 +61,8 @@ const char mta_shrink_description[] =
 	"Totals of allocations, the peak, temporary allocations and growth over\n"
 	"time are the full trace's business: analyze the full trace for those.\n"
 	"The input is read twice, so it must be files, not standard input.\n"
-	"OUT is created 0600; OUT.gz, OUT.zst and OUT.xz are written compressed.\n"
+	"A new OUT is created 0600, as traces are; an existing one keeps its mode.\n"
+	"OUT.gz, OUT.zst and OUT.xz are written compressed.\n"
 	"\n"
 	"Exit status: 0 written, 2 trouble (unusable input, a usage error, an\n"
 	"I/O error).  See share/shrink.md.";
@@ -460,6 +461,45 @@ read_all (MtaLineFunc func, Shrink *s, char **traces, int n, GError **error)
 	return ok;
 }
 
+/* The descriptor OUT is written to.  A regular OUT is written as OUT.tmp,
+ * renamed over OUT at the end (*TMP says so), so that a failed run leaves
+ * the old OUT whole.  A new OUT is 0600: a trace tells what a program
+ * did, and the recorder writes them 0600; an OUT that exists keeps its
+ * mode, as the user set it.  Anything else (a FIFO, a device,
+ * /dev/stdout) is written in place: a rename would replace it. */
+static int
+open_output (const char *path, char **tmp, GError **error)
+{
+	struct stat st;
+	mode_t mode = 0600;
+	const char *name = path;
+	gboolean exists = stat (path, &st) == 0;
+	int fd;
+
+	*tmp = NULL;
+	if (exists && !S_ISREG (st.st_mode))
+		fd = open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	else {
+		if (exists)
+			mode = st.st_mode & 07777;
+		name = *tmp = g_strconcat (path, ".tmp", NULL);
+		/* A stale OUT.tmp (a killed run) is not reused: its mode, or
+		 * a symbolic link, would be kept by O_CREAT. */
+		unlink (*tmp);
+		fd = open (*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 && mode != 0600 && fchmod (fd, mode) != 0) {
+			close (fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		int e = errno;
+		g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+			     "cannot write '%s': %s", name, g_strerror (e));
+	}
+	return fd;
+}
+
 gboolean
 mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error)
 {
@@ -520,18 +560,16 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 	if (to_stdout)
 		s.out = stdout;
 	else {
-		tmp = g_strconcat (opt_output, ".tmp", NULL);
-		/* A trace tells what a program did: 0600, as the recorder
-		 * writes them. */
-		int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		s.out = fd < 0 ? NULL : fdopen (fd, "we");
-		if (fd >= 0 && s.out == NULL)
-			close (fd);
-		oom = mta_oom_add (mta_oom_unlink, tmp);
-		if (s.out == NULL) {
+		int fd = open_output (opt_output, &tmp, error);
+		if (tmp != NULL)
+			oom = mta_oom_add (mta_oom_unlink, tmp);
+		if (fd < 0)
+			goto out;
+		if ((s.out = fdopen (fd, "we")) == NULL) {
 			int e = errno;
+			close (fd);
 			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-				     "cannot write '%s': %s", tmp, g_strerror (e));
+				     "cannot write '%s': %s", opt_output, g_strerror (e));
 			goto out;
 		}
 		/* OUT.zst, OUT.gz, OUT.xz: compressed as the name says */
@@ -544,12 +582,15 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 		fputc ('\n', s.out);
 	if (!to_stdout) {
 		int e = 0;
-		if (ferror (s.out))
+		/* the last write's errno (ENOSPC) says more than EIO */
+		if (fflush (s.out) != 0)
+			e = errno;
+		else if (ferror (s.out))
 			e = EIO;
 		if (fclose (s.out) != 0 && e == 0)
 			e = errno;
 		s.out = NULL;
-		if (e == 0 && rename (tmp, opt_output) != 0)
+		if (e == 0 && tmp != NULL && rename (tmp, opt_output) != 0)
 			e = errno;
 		if (e != 0) {
 			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),

@@ -34,11 +34,7 @@ mta_path_tail (const MtaPath *p, guint max)
 	return a;
 }
 
-typedef struct {
-	GArray *tail;              /* site indices */
-	uint64_t blocks, bytes;
-	uint64_t first_line;
-} Group;
+typedef MtaStackGroup Group;
 
 static void
 group_free (gpointer p)
@@ -59,10 +55,8 @@ group_cmp (gconstpointer a, gconstpointer b)
 	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
 }
 
-/* The groups of paths charged to SITE; LEAKS: by leaked bytes, else by
- * bad frees. */
-static GPtrArray *
-site_groups (const GPtrArray *paths, guint frames, gboolean leaks)
+GPtrArray *
+mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks)
 {
 	GPtrArray *groups = g_ptr_array_new_with_free_func (group_free);
 
@@ -102,9 +96,8 @@ unref_array (gpointer a)
 		g_ptr_array_unref (a);
 }
 
-/* Site index -> GPtrArray of the paths charged there (stacks only). */
-static GPtrArray *
-paths_by_site (const MtaRun *run)
+GPtrArray *
+mta_paths_by_site (const MtaRun *run)
 {
 	GPtrArray *paths = mta_run_paths (run);
 	GPtrArray *by = g_ptr_array_new_with_free_func (unref_array);
@@ -127,7 +120,7 @@ print_groups (const MtaRun *run, const GPtrArray *by_site, uint32_t site, guint 
 {
 	if (frames == 0)
 		return;
-	g_autoptr (GPtrArray) groups = site_groups (by_site->pdata[site], frames, leaks);
+	g_autoptr (GPtrArray) groups = mta_site_groups (by_site->pdata[site], frames, leaks);
 	GPtrArray *sites = mta_run_sites (run);
 
 	for (guint k = 0; k < groups->len; k++) {
@@ -377,7 +370,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
 	g_autofree char *classes = growth ? mta_growth_mask_text (growth) : NULL;
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
-	g_autoptr (GPtrArray) by_site = paths_by_site (run);
+	g_autoptr (GPtrArray) by_site = mta_paths_by_site (run);
 
 	gboolean stopped = info->incomplete.stopped_line > 0;
 

@@ -35,4 +35,19 @@ typedef struct {
 /* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
 gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);
 
+/* Site index -> GPtrArray of the paths charged there (stacks only; NULL
+ * for a site without). */
+GPtrArray *mta_paths_by_site (const MtaRun *run);
+
+/* The callers of PATHS (one site's), up to FRAMES frames: paths that
+ * differ only deeper down, or in the wrappers skipped, are one group;
+ * largest first.  LEAKS: by leaked blocks and bytes, else by bad frees
+ * (in blocks).  MtaStackGroup *, freed with the array. */
+typedef struct {
+	GArray *tail;              /* site indices */
+	uint64_t blocks, bytes;
+	uint64_t first_line;
+} MtaStackGroup;
+GPtrArray *mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks);
+
 #endif

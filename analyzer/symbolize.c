@@ -751,7 +751,7 @@ build_funcs (Module *m)
 			      bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0, i, shndx };
 		g_array_append_val (m->funcs, f);
 	}
-	qsort (m->funcs->data, m->funcs->len, sizeof (FuncSym), func_sym_cmp);
+	g_array_sort (m->funcs, func_sym_cmp);	/* empty (no symbols): data is NULL */
 }
 
 /* How far back from the nearest symbol below an address symbol_at looks

@@ -37,6 +37,12 @@ test_expect_success 'an option typo: status 2, one line with the option meant, s
 
 test_expect_success 'bad values and missing arguments are usage errors too' '
 	test_expect_code 2 "$MTANALYZE" --frames x leaky.log >out 2>err && usage_error err mtanalyze &&
+	head -n 1 err | grep -q "^mtanalyze: [a-z].*.x. for --frames$" &&
+	! grep -q "$(printf "\342\200\234")" err &&
+	test_expect_code 2 "$MTANALYZE" -qz leaky.log >out 2>err &&
+	usage_error err mtanalyze && grep -qx "mtanalyze: unknown option .-z." err &&
+	test_expect_code 2 "$MTANALYZE" addr2line >out 2>err && usage_error err "mtanalyze addr2line" &&
+	"$MTANALYZE" addr2line --help >out && grep -q "FILE ADDR" out && ! grep -q TRACE out &&
 	test_expect_code 2 "$MTANALYZE" --growth quadratic leaky.log >out 2>err &&
 	usage_error err mtanalyze && grep -q "unknown growth class .quadratic." err &&
 	test_expect_code 2 "$MTANALYZE" --all-events leaky.log >out 2>err && usage_error err mtanalyze &&
@@ -99,6 +105,36 @@ test_expect_success 'shrink writes its output 0600, as the recorder writes trace
 	test "$(stat -c %a s.log.gz)" = 600
 '
 
+test_expect_success 'shrink: an existing OUT keeps its mode; a stale OUT.tmp is not followed' '
+	chmod 644 s.log && "$MTANALYZE" shrink -q -o s.log leaky.log &&
+	test "$(stat -c %a s.log)" = 644 &&
+	echo precious >target && chmod 644 target && ln -s target s2.log.tmp &&
+	(umask 022 && "$MTANALYZE" shrink -q -o s2.log leaky.log) &&
+	test "$(stat -c %a s2.log)" = 600 && test "$(cat target)" = precious &&
+	test ! -e s2.log.tmp && test "$(stat -c %a target)" = 644
+'
+
+# A FIFO (as /dev/stdout or a device) is written in place: renamed over,
+# it would be replaced by a file (and the reader would wait forever,
+# hence the timeout).
+test_expect_success 'shrink: an OUT that is not a regular file is written in place' '
+	mkfifo fifo &&
+	{ timeout 60 cat fifo >from-fifo & } &&
+	"$MTANALYZE" shrink -q -o fifo leaky.log &&
+	wait &&
+	test -p fifo && test ! -e fifo.tmp &&
+	"$MTANALYZE" shrink -q -o s.log leaky.log && test_cmp s.log from-fifo
+'
+
+test_expect_success 'a report, JSON or diff that cannot be written: status 2' '
+	test_expect_code 2 "$MTANALYZE" leaky.log >/dev/full 2>err &&
+	grep -q "No space left" err &&
+	test_expect_code 2 "$MTANALYZE" --json clean.log >/dev/full 2>err &&
+	test_expect_code 2 "$MTANALYZE" diff clean.log leaky.log >/dev/full 2>err &&
+	test_expect_code 2 "$MTANALYZE" shrink -o - leaky.log >/dev/full 2>err &&
+	grep -q "No space left" err
+'
+
 # A source file named in the debug info that diff cannot read: built from
 # a copy of the fixture's source, then the copy is removed.
 test_expect_success 'diff: no GLib criticals for source files it cannot read' '
@@ -128,6 +164,8 @@ test_expect_success 'progress on a terminal; -q hides it, in the report, diff an
 	grep -q "reading .big.log." tty.out &&
 	script -qec "\"$MTANALYZE\" diff -q big.log big.log" /dev/null >tty.out &&
 	! grep -q "reading" tty.out &&
+	script -qec "\"$MTANALYZE\" shrink -o small.log big.log" /dev/null >tty.out &&
+	grep -q "reading .big.log." tty.out &&
 	script -qec "\"$MTANALYZE\" shrink -q -o small.log big.log" /dev/null >tty.out &&
 	! grep -q "reading" tty.out
 '

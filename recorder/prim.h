@@ -42,11 +42,24 @@ const char *prim_getenv(const char *name) MTREC_HIDDEN;
 /* Anonymous private memory that never comes from malloc; NULL on failure. */
 void *prim_map_anon(size_t len) MTREC_HIDDEN;
 
+/* A character of a label, name or path as it may stand in one line. */
+static inline char prim_flat(char c)
+{
+	if (c == '\n' || c == '\r' || c == '\0')
+		c = ' ';
+	return c;
+}
+
 /* Small string building into a caller-provided buffer (no stdio).  Each
  * returns the new end; none writes past lim. */
 char *prim_puts(char *o, char *lim, const char *s) MTREC_HIDDEN;
 char *prim_putu(char *o, char *lim, unsigned long v) MTREC_HIDDEN;
 char *prim_putx(char *o, char *lim, unsigned long v) MTREC_HIDDEN;
+
+/* sigaction(2) as the next definition in the chain has it (the shim's
+ * bootstrap finds it; the recorder calls it so as not to call its own). */
+struct sigaction;
+typedef int (*mtrec_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 /* Set from MTREC_QUIET: prim_say says nothing. */
 extern int prim_quiet MTREC_HIDDEN;

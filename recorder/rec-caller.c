@@ -4,10 +4,13 @@
  * glibc calls dladdr() and formats the caller on every event, which is most
  * of its cost.  Here each caller is described once, exactly as glibc's
  * tr_where() would, and kept in a table that is read without locks: a slot
- * is published by storing its key last, and a full table is replaced by a
- * larger copy (the old one stays valid for readers still in it). */
-#include "rec.h"
+ * is published by storing its pointer last, and a full table is replaced
+ * by a larger copy (the old one stays valid for readers still in it).  A miss
+ * is the caller's to act on (a new caller may sit in an object loaded
+ * since it last looked: it describes the objects before it adds one). */
+#include "lock.h"
 #include "symtab.h"
+#include "tables.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -27,7 +30,7 @@ struct ctable {
 
 static struct ctable *table;	/* read without a lock */
 static struct ctable *made;	/* every caller string made, under the lock */
-pthread_mutex_t mtrec_caller_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *arena;
 static size_t arena_left;
 
@@ -193,20 +196,24 @@ static void describe(const void *addr, struct where *w)
  * form needs no lookup, kept in one static entry per thread. */
 static const struct mtrec_caller *unlisted(const void *addr)
 {
-	static __thread struct {
+	/* The text is the entry's own flexible array, so the storage is one
+	 * block with room behind it (a member after the entry would start
+	 * past its padding, not where c.text does). */
+	static __thread union {
 		struct mtrec_caller c;
-		char text[40];
+		char bytes[sizeof(struct mtrec_caller) + 40];
 	} one;
-	char *o = prim_puts(one.text, one.text + sizeof(one.text), "@ [0x");
+	char *lim = one.bytes + sizeof(one.bytes);
+	char *o = prim_puts(one.c.text, lim, "@ [0x");
 
-	o = prim_putx(o, one.text + sizeof(one.text), (uintptr_t)addr);
-	o = prim_puts(o, one.text + sizeof(one.text), "] ");
+	o = prim_putx(o, lim, (uintptr_t)addr);
+	o = prim_puts(o, lim, "] ");
 	one.c.addr = addr;
-	one.c.len = (unsigned short)(o - one.text);
+	one.c.len = (unsigned short)(o - one.c.text);
 	return &one.c;
 }
 
-static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
+MTREC_COLD const struct mtrec_caller *mtrec_caller_add(const void *addr)
 {
 	const struct mtrec_caller *c = NULL, *same;
 	struct mtrec_caller *fresh;
@@ -214,8 +221,6 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 	struct where w;
 	size_t cap;
 
-	/* A new caller may sit in an object loaded since we last looked. */
-	mtrec_objects_sync();
 	/* dladdr takes the loader's lock: never call it holding ours. */
 	describe(addr, &w);
 	cap = where_len(&w);
@@ -223,7 +228,7 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 		w.sname = NULL;
 	/* A signal handler nested in this thread's own insertion cannot
 	 * wait for it: it gets the lookup-free form. */
-	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
+	if (mtrec_lock(&lock, MTREC_LOCK_CALLER) < 0)
 		return unlisted(addr);
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && (c = lookup(t, addr)) != NULL)
@@ -242,18 +247,15 @@ static MTREC_COLD const struct mtrec_caller *miss(const void *addr)
 	}
 	insert(t, c);
 out:
-	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
+	mtrec_unlock(&lock, MTREC_LOCK_CALLER);
 	return c ? c : unlisted(addr);
 }
 
-const struct mtrec_caller *mtrec_caller_get(const void *addr)
+const struct mtrec_caller *mtrec_caller_find(const void *addr)
 {
 	const struct ctable *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	const struct mtrec_caller *c;
 
-	if (likely(t != NULL) && likely((c = lookup(t, addr)) != NULL))
-		return c;
-	return miss(addr);
+	return likely(t != NULL) ? lookup(t, addr) : NULL;
 }
 
 /* After dlclose: the table is emptied in place (a reader still in it
@@ -263,12 +265,19 @@ void mtrec_caller_reset(void)
 	struct ctable *t;
 
 	mtrec_symtab_reset();
-	if (mtrec_lock(&mtrec_caller_lock, MTREC_LOCK_CALLER) < 0)
+	if (mtrec_lock(&lock, MTREC_LOCK_CALLER) < 0)
 		return;
 	if ((t = __atomic_load_n(&table, __ATOMIC_ACQUIRE)) != NULL) {
 		for (size_t i = 0; i <= t->mask; i++)
 			__atomic_store_n(&t->slots[i], NULL, __ATOMIC_RELEASE);
 		t->used = 0;
 	}
-	mtrec_unlock(&mtrec_caller_lock, MTREC_LOCK_CALLER);
+	mtrec_unlock(&lock, MTREC_LOCK_CALLER);
+}
+
+/* The strings stay true in a child (same objects at the same addresses);
+ * only the lock, which a vanished thread may hold, is made anew. */
+void mtrec_caller_fork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
 }

@@ -40,8 +40,13 @@
  * Offsets in the trace are global: part k holds offsets [(k-1)*SIZE,
  * k*SIZE) and is mapped at base + (k-1)*SIZE, so addresses grow across
  * parts as they do within one, and the writers need not know about parts
- * at all, but for the one chunk that covers a part's start (rec-core.c). */
-#include "rec.h"
+ * at all, but for the one chunk that covers a part's start (rec-chunk.c).
+ *
+ * Failures that end the recording are returned (struct mtrec_file_err) to
+ * the chunk writer, which stops recording and says why; this file only
+ * remembers that it is broken, so that no other thread tries again. */
+#include "file.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,12 +68,13 @@
 #define SHED_STEP (2u << 20)	/* and dropped in steps of this */
 #define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
 /* The first line says what the file is; a pad line takes the file to 64
- * bytes, so that every chunk after it is aligned (see rec-core.c). */
+ * bytes, so that every chunk after it is aligned (see rec-chunk.c). */
 #define MAGIC "# mtrec 1\n#                                                    \n"
 
 struct mtrec_file mtrec_file = { .fd = -1 };
 
-pthread_mutex_t mtrec_grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static mtrec_sigaction_fn real_sigaction;
 static dev_t file_dev;
 static ino_t file_ino;
 static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
@@ -76,15 +82,17 @@ static char name_pattern[sizeof(mtrec_file.path)];	/* MALLOC_TRACE, absolute */
 static size_t shed_upto;	/* written pages before this are not resident */
 static int stopped;		/* mtrec_file_stop() was called */
 static int closed;		/* mtrec_file_close() trimmed the file */
+static int broken;		/* a growth failed for good (reported once) */
 static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
 static int as_limited;		/* the reservation was sized by RLIMIT_AS */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
 
-void mtrec_file_pattern_init(const char *inherited)
+void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 {
 	const char *trace = prim_getenv("MALLOC_TRACE");
 	char *o = name_pattern, *lim = name_pattern + sizeof(name_pattern) - 1;
 
+	real_sigaction = sa;
 	if (inherited && inherited[0] == '/') {
 		o = prim_puts(o, lim, inherited);
 	} else if (trace && trace[0] != '/' && getcwd(name_pattern, sizeof(name_pattern) - 2)) {
@@ -229,8 +237,6 @@ static int open_name(int first)
 	return fd;
 }
 
-/* Reserve address space for the whole trace; a limit on the address space
- * (RLIMIT_AS) makes us take a small share of it. */
 /* "256M", "1G", "4096K", "1000000": bytes, rounded to GROW_STEP; 0 = off. */
 static size_t rotate_size(void)
 {
@@ -280,6 +286,8 @@ static void *trim_to_2m(void *p, size_t want)
 	return aligned;
 }
 
+/* Reserve address space for the whole trace; a limit on the address space
+ * (RLIMIT_AS) makes us take a small share of it. */
 static int map_file(int fd)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32,
@@ -330,6 +338,8 @@ static int map_file(int fd)
 static struct sigaction program_bus;	/* the program's SIGBUS action */
 static int bus_guarded;
 
+static void chain_sigbus(int sig, siginfo_t *si, void *ctx);
+
 static int in_mapping(const void *a)
 {
 	const char *base = __atomic_load_n(&mtrec_file.base, __ATOMIC_ACQUIRE);
@@ -359,10 +369,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	/* The faulting write is retried in the new memory. */
 	if (in_mapping(si->si_addr) && lose_mapping() == 0)
 		return;
-	mtrec_chain_sigbus(sig, si, ctx);
+	chain_sigbus(sig, si, ctx);
 }
 
-void mtrec_chain_sigbus(int sig, siginfo_t *si, void *ctx)
+/* Not ours: the program's action runs as if we were not there. */
+static void chain_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	struct sigaction dfl;
 
@@ -378,7 +389,7 @@ void mtrec_chain_sigbus(int sig, siginfo_t *si, void *ctx)
 	/* As without us: the fault happens again, with the default action. */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	mtrec_real.sigaction(SIGBUS, &dfl, NULL);
+	real_sigaction(SIGBUS, &dfl, NULL);
 }
 
 static void guard_sigbus(void)
@@ -391,7 +402,7 @@ static void guard_sigbus(void)
 	sa.sa_sigaction = on_sigbus;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (mtrec_real.sigaction && mtrec_real.sigaction(SIGBUS, &sa, &program_bus) == 0)
+	if (real_sigaction && real_sigaction(SIGBUS, &sa, &program_bus) == 0)
 		bus_guarded = 1;
 }
 
@@ -411,7 +422,9 @@ int mtrec_file_lost(void)
 	return __atomic_load_n(&mapping_lost, __ATOMIC_ACQUIRE);
 }
 
-int mtrec_file_open(int first)
+static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e);
+
+int mtrec_file_open(int first, struct mtrec_file_err *e)
 {
 	struct stat st;
 	int fd = open_name(first);
@@ -445,7 +458,7 @@ int mtrec_file_open(int first)
 	mtrec_file.part_start = 0;
 	mtrec_file.part_no = 1;
 	memcpy(first_path, mtrec_file.path, sizeof(first_path));
-	if (mtrec_file_grow(sizeof(MAGIC) - 1) < 0)
+	if (grow_to(sizeof(MAGIC) - 1, sizeof(MAGIC) - 1, e) < 0)
 		return -1;
 	memcpy(mtrec_file.base, MAGIC, sizeof(MAGIC) - 1);
 	mtrec_file.tail = sizeof(MAGIC) - 1;
@@ -499,20 +512,27 @@ static int extend(size_t from, size_t to)
 	return 0;
 }
 
+/* Growth fails for good: say why to the caller, and to nobody after. */
+static int fail(struct mtrec_file_err *e, const char *why, int err)
+{
+	e->why = why;
+	e->err = err;
+	broken = 1;
+	return -1;
+}
+
 /* Part N+1: its file, mapped right after part N.  Called with the grow
  * lock held, when part N is full. */
-static int next_part(void)
+static int next_part(struct mtrec_file_err *e)
 {
 	size_t start = mtrec_file.part_start + mtrec_file.part_size;
 	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
 	int fd;
 
-	if (start + mtrec_file.part_size > mtrec_file.maplen) {
-		mtrec_give_up(as_limited ? "the trace reached the size the address-space limit "
-			      "(ulimit -v) leaves it" : "the trace reached its maximum size", 0);
-		return -1;
-	}
+	if (start + mtrec_file.part_size > mtrec_file.maplen)
+		return fail(e, as_limited ? "the trace reached the size the address-space limit "
+			    "(ulimit -v) leaves it" : "the trace reached its maximum size", 0);
 	o = prim_puts(name, lim, first_path);
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, mtrec_file.part_no + 1);
@@ -525,8 +545,7 @@ static int next_part(void)
 		if (fd >= 0)
 			prim_close(fd);
 		memcpy(mtrec_file.path, name, sizeof(name));
-		mtrec_give_up("cannot start the next part", err);
-		return -1;
+		return fail(e, "cannot start the next part", err);
 	}
 	prim_flock(fd, LOCK_EX | LOCK_NB);
 	if (still_ours(&old))
@@ -539,8 +558,6 @@ static int next_part(void)
 	mtrec_file.part_no++;
 	return 0;
 }
-
-static int grow_to(size_t need, size_t want_end);
 
 /* Written pages leave the program's resident set: VmRSS is what people
  * watch for a leak, and a mapped trace counted there (400 MB against 15 MB
@@ -564,7 +581,6 @@ static void shed_written(size_t tail)
 	madvise(mtrec_file.base, upto, MADV_DONTNEED);
 }
 
-
 /* What the file must reach for a chunk ending at end: the margin past it,
  * in the same part and outside the next part's header zone. */
 static size_t with_margin(size_t end)
@@ -579,20 +595,22 @@ static size_t with_margin(size_t end)
 /* The file grows LOOKAHEAD before it must: a signal handler that
  * interrupts its own thread's growth (which holds the lock) still finds
  * backed room for its chunks. */
-int mtrec_file_ensure(size_t end)
+int mtrec_file_ensure(size_t end, struct mtrec_file_err *e)
 {
 	size_t need = with_margin(end);
 
 	shed_written(end);
 	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need + LOOKAHEAD ||
-	    grow_to(need, need + LOOKAHEAD) == 0)
+	    grow_to(need, need + LOOKAHEAD, e) == 0)
 		return 0;
+	if (e->why)
+		return -1;
 	return !stopped && __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need ? 0 : -1;
 }
 
 /* Grow the file to reach want, or at least need: what lies between is
  * growth ahead of time, and failing to get it is no reason to stop yet. */
-static int grow_to(size_t need, size_t want_end)
+static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 {
 	struct rlimit rl;
 	struct stat st;
@@ -600,20 +618,22 @@ static int grow_to(size_t need, size_t want_end)
 	const char *why = NULL;
 	int ret = -1;
 
+	e->why = NULL;
+	e->err = 0;
 	/* Nested in this thread's own growth (a signal handler): the event
 	 * is dropped and counted. */
-	if (mtrec_lock(&mtrec_grow_lock, MTREC_LOCK_GROW) < 0)
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
 		return -1;
 	while (want_end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
 		/* After the exit trim, growing again would leave the chunks
 		 * reserved meanwhile as NUL runs before this one's lines. */
-		if (stopped || mapping_lost || closed)
+		if (stopped || broken || mapping_lost || closed)
 			goto out;
 		part_end = mtrec_file.part_start + mtrec_file.part_size;
 		if (size == part_end) {
 			if (size >= need)
 				break;
-			if (next_part() < 0)
+			if (next_part(e) < 0)
 				goto out;
 			continue;
 		}
@@ -633,38 +653,33 @@ static int grow_to(size_t need, size_t want_end)
 			if (size - mtrec_file.part_start >= rl.rlim_cur) {
 				if (size >= need)
 					break;
-				mtrec_give_up("file size limit reached", EFBIG);
+				fail(e, "file size limit reached", EFBIG);
 				goto out;
 			}
 			if (want - mtrec_file.part_start > rl.rlim_cur)
 				want = mtrec_file.part_start + rl.rlim_cur;
 		}
 		if (regain(&st, &why) < 0) {
-			mtrec_give_up(why, 0);
+			fail(e, why, 0);
 			goto out;
 		}
 		if ((size_t)st.st_size < size - mtrec_file.part_start) {
 			lose_mapping();
-			mtrec_give_up("the trace file was truncated by another process", 0);
+			fail(e, "the trace file was truncated by another process", 0);
 			goto out;
 		}
 		if (extend(size - mtrec_file.part_start, want - mtrec_file.part_start) < 0) {
 			if (size >= need)
 				break;
-			mtrec_give_up("cannot extend the file", errno);
+			fail(e, "cannot extend the file", errno);
 			goto out;
 		}
 		__atomic_store_n(&mtrec_file.size, want, __ATOMIC_RELEASE);
 	}
 	ret = 0;
 out:
-	mtrec_unlock(&mtrec_grow_lock, MTREC_LOCK_GROW);
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
 	return ret;
-}
-
-int mtrec_file_grow(size_t end)
-{
-	return grow_to(end, end);
 }
 
 /* ---- after recording stopped ------------------------------------------ */
@@ -737,7 +752,7 @@ int mtrec_file_close(char *pos, char *end)
 
 	if (mtrec_file.fd < 0)
 		return 0;
-	if (mtrec_lock(&mtrec_grow_lock, MTREC_LOCK_GROW) < 0)
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
 		return 0;
 	/* No reservation can succeed any more; what was handed out stays
 	 * inside the file, so no late writer can fault past its end.  The
@@ -757,21 +772,22 @@ int mtrec_file_close(char *pos, char *end)
 				 prim_strerror(errno), SAY_END);
 	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);
 	closed = 1;
-	mtrec_unlock(&mtrec_grow_lock, MTREC_LOCK_GROW);
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
 	return cut;
 }
 
-void mtrec_file_forget(void)
+void mtrec_file_fork_child(void)
 {
 	char *base = mtrec_file.base;
 
+	pthread_mutex_init(&grow_lock, NULL);
 	/* The SIGBUS handler stops claiming the range before it goes. */
 	__atomic_store_n(&mtrec_file.base, NULL, __ATOMIC_RELEASE);
 	if (base)
 		munmap(base, mtrec_file.maplen);
 	if (mtrec_file.fd >= 0)
 		prim_close(mtrec_file.fd);
-	stopped = mapping_lost = closed = 0;
+	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;

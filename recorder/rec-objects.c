@@ -6,12 +6,14 @@
  * dlopen() is not wrapped (the dynamic linker looks at its caller); the
  * loader's own counters of loads and unloads, read through
  * dl_iterate_phdr(), tell when to look again.  This runs on slow paths only
- * (a caller or a stack seen for the first time).
+ * (a caller or a stack seen for the first time), and hands its lines to
+ * the sink its caller passes: where they go is the caller's business.
  *
  * The lines of all objects loaded now are also kept as one text, rewritten
  * in place on every change under a sequence count, that a new part of a
  * rotated trace copies without taking a lock. */
-#include "rec.h"
+#include "lock.h"
+#include "tables.h"
 
 #include <elf.h>
 #include <link.h>
@@ -25,6 +27,7 @@ struct known {
 	int present;
 	char *line;		/* its "# object" line, newline included */
 	size_t len;
+	size_t name_at;		/* where the path begins in line */
 };
 
 /* Odd seq: being rewritten.  A larger buffer replaces a smaller one (the
@@ -38,7 +41,7 @@ struct snapshot {
 	char *text;
 };
 
-pthread_mutex_t mtrec_objects_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known known[MAX_OBJECTS];
 static int nknown;
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
@@ -187,34 +190,57 @@ static char *put_build_id(char *o, char *lim, const struct dl_phdr_info *info)
 	return prim_puts(o, lim, "-");
 }
 
-static void write_object(const char *what, struct known *k,
-			 const struct dl_phdr_info *info)
+/* "# KEY BIAS LOW-HIGH " into buf. */
+static char *put_range(char *o, char *lim, const char *key, const struct known *k)
 {
-	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
-
-	o = prim_puts(o, lim, what);
+	o = prim_puts(o, lim, key);
 	o = prim_puts(o, lim, " 0x");
 	o = prim_putx(o, lim, k->bias);
 	o = prim_puts(o, lim, " 0x");
 	o = prim_putx(o, lim, k->lo);
 	o = prim_puts(o, lim, "-0x");
 	o = prim_putx(o, lim, k->hi);
+	return prim_puts(o, lim, " ");
+}
+
+/* "# object BIAS LOW-HIGH BUILDID PATH", kept for the snapshot. */
+static void write_object(struct known *k, const struct dl_phdr_info *info,
+			 mtrec_line_sink sink)
+{
+	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf) - 1;
+
+	o = put_range(o, lim, "# object", k);
+	o = put_build_id(o, lim, info);
 	o = prim_puts(o, lim, " ");
-	if (info) {
-		o = put_build_id(o, lim, info);
-		o = prim_puts(o, lim, " ");
-		o = prim_puts(o, lim, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "-");
+	k->name_at = (size_t)(o - buf);
+	o = prim_puts(o, lim, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "-");
+	sink(buf, (size_t)(o - buf));
+	*o++ = '\n';
+	k->len = (size_t)(o - buf);
+	k->line = keep(buf, k->len);
+}
+
+/* "# unload BIAS LOW-HIGH PATH", the path as its object line gave it. */
+static void write_unload(const struct known *k, mtrec_line_sink sink)
+{
+	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
+
+	o = put_range(o, lim, "# unload", k);
+	if (k->line && k->len > k->name_at + 1) {
+		size_t n = k->len - k->name_at - 1;
+		if (n > (size_t)(lim - o))
+			n = (size_t)(lim - o);
+		memcpy(o, k->line + k->name_at, n);
+		o += n;
+	} else {
+		o = prim_puts(o, lim, "-");
 	}
-	mtrec_write_line(buf, (size_t)(o - buf));
-	if (info) {
-		*o++ = '\n';
-		k->len = (size_t)(o - buf);
-		k->line = keep(buf, k->len);
-	}
+	sink(buf, (size_t)(o - buf));
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
 {
+	mtrec_line_sink sink = *(mtrec_line_sink *)data;
 	struct known k = { .bias = info->dlpi_addr, .lo = UINTPTR_MAX, .hi = 0, .present = 1 };
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -236,13 +262,13 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 			return 0;
 		}
 	}
-	write_object("# object", &k, info);
+	write_object(&k, info, sink);
 	if (nknown < MAX_OBJECTS)
 		known[nknown++] = k;
 	return 0;
 }
 
-void mtrec_objects_sync(void)
+void mtrec_objects_sync(mtrec_line_sink sink)
 {
 	struct counters now = { 0, 0 };
 
@@ -252,15 +278,15 @@ void mtrec_objects_sync(void)
 		return;
 	/* Nested in this thread's own sync (a signal handler): the lines
 	 * come with the next caller or stack seen for the first time. */
-	if (mtrec_lock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS) < 0)
+	if (mtrec_lock(&lock, MTREC_LOCK_OBJECTS) < 0)
 		return;
 	for (int i = 0; i < nknown; i++)
 		known[i].present = 0;
-	dl_iterate_phdr(visit, NULL);
+	dl_iterate_phdr(visit, &sink);
 	for (int i = 0; i < nknown; i++) {
 		if (known[i].present)
 			continue;
-		write_object("# unload", &known[i], NULL);
+		write_unload(&known[i], sink);
 		if (known[i].line)
 			forget_line(known[i].line, known[i].len);
 		known[i--] = known[--nknown];
@@ -268,16 +294,15 @@ void mtrec_objects_sync(void)
 	publish_snapshot();
 	__atomic_store_n(&seen_adds, now.adds, __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, now.subs, __ATOMIC_RELAXED);
-	mtrec_unlock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS);
+	mtrec_unlock(&lock, MTREC_LOCK_OBJECTS);
 }
 
-/* A new file (fork child) must describe every object again. */
-void mtrec_objects_reset(void)
+/* Only the forking thread runs in the child: no lock is needed, and the
+ * parent's may be held by a thread that is gone. */
+void mtrec_objects_fork_child(void)
 {
-	if (mtrec_lock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS) < 0)
-		return;
+	pthread_mutex_init(&lock, NULL);
 	nknown = 0;
 	__atomic_store_n(&seen_adds, ~0ull, __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, ~0ull, __ATOMIC_RELAXED);
-	mtrec_unlock(&mtrec_objects_lock, MTREC_LOCK_OBJECTS);
 }

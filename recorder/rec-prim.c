@@ -1,5 +1,6 @@
 /* rec-prim.c -- platform primitives for the recorder (see prim.h).
  * Kept apart so that the core reads as the recording logic only. */
+#include "lock.h"
 #include "prim.h"
 
 #include <dirent.h>
@@ -174,6 +175,8 @@ char *prim_putx(char *o, char *lim, unsigned long v)
 }
 
 int prim_quiet;
+/* lock.h: the locks this thread holds, or waits for. */
+__thread unsigned mtrec_held;
 
 void prim_say(const char *first, ...)
 {

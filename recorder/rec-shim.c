@@ -37,7 +37,21 @@
 			(p) = (again); \
 	} while (0)
 
-struct mtrec_real mtrec_real;
+/* The functions the shim forwards to: the next definitions in the chain. */
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*memalign)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	int (*dlclose)(void *);
+	mtrec_sigaction_fn sigaction;
+	sighandler_t (*signal)(int, sighandler_t);
+} mtrec_real;
 
 /* ---- bootstrap -------------------------------------------------------
  * dlsym() itself may call calloc/malloc/free before the real functions are
@@ -101,7 +115,7 @@ static void bootstrap(void)
 	mtrec_real.sigaction = next_sym("sigaction");
 	mtrec_real.signal = next_sym("signal");
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-	mtrec_init();
+	mtrec_init(mtrec_real.sigaction);
 }
 
 static inline int ready(void)
@@ -316,7 +330,7 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sig == SIGBUS && mtrec_file_bus_action(act, old))
+	if (sig == SIGBUS && mtrec_sigbus_action(act, old))
 		return 0;
 	return mtrec_real.sigaction(sig, act, old);
 }
@@ -335,7 +349,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, sig);
-	if (!mtrec_file_bus_action(&sa, &old))
+	if (!mtrec_sigbus_action(&sa, &old))
 		return mtrec_real.signal(sig, handler);
 	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
 						 : old.sa_handler;

@@ -1,11 +1,12 @@
 /* rec-stack.c -- interned call stacks (MTREC_DEPTH > 1).
  *
  * Each distinct stack gets an id; its definition, "# stack ID IP...", is
- * written by rec-core.c just before an event that uses it, once per part
+ * written by rec-events.c just before an event that uses it, once per part
  * of the trace (so that each part can be read alone).  Lookups take no
  * lock: entries are published by storing their pointer last, and a full
- * table is replaced by a larger copy. */
-#include "rec.h"
+ * table is replaced by a larger copy.  A miss is the caller's to act on. */
+#include "lock.h"
+#include "tables.h"
 
 #include <string.h>
 
@@ -24,7 +25,7 @@ struct stable {
 	struct mtrec_stack *slots[];
 };
 
-pthread_mutex_t mtrec_stack_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stable *table;
 static unsigned long next_id;
 static char *arena;
@@ -131,15 +132,15 @@ char *mtrec_stack_put_def(char *o, const struct mtrec_stack *st)
 	return o;
 }
 
-static MTREC_COLD struct mtrec_stack *miss(uint64_t h, void *const *ips, int n)
+MTREC_COLD struct mtrec_stack *mtrec_stack_add(void *const *ips, int n)
 {
+	uint64_t h = hash_ips(ips, n);
 	struct stable *t;
 	struct mtrec_stack *s;
 
-	mtrec_objects_sync();	/* frames may lie in a newly loaded object */
 	/* Nested in this thread's own insertion (a signal handler): the
 	 * event goes without its stack. */
-	if (mtrec_lock(&mtrec_stack_lock, MTREC_LOCK_STACK) < 0)
+	if (mtrec_lock(&lock, MTREC_LOCK_STACK) < 0)
 		return NULL;
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && (s = lookup(t, h, ips, n)) != NULL)
@@ -150,24 +151,20 @@ static MTREC_COLD struct mtrec_stack *miss(uint64_t h, void *const *ips, int n)
 	}
 	insert(t, s);
 out:
-	mtrec_unlock(&mtrec_stack_lock, MTREC_LOCK_STACK);
+	mtrec_unlock(&lock, MTREC_LOCK_STACK);
 	return s;
 }
 
-struct mtrec_stack *mtrec_stack_get(void *const *ips, int n)
+struct mtrec_stack *mtrec_stack_find(void *const *ips, int n)
 {
-	uint64_t h = hash_ips(ips, n);
 	const struct stable *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	struct mtrec_stack *s;
 
-	if (likely(t != NULL) && (s = lookup(t, h, ips, n)) != NULL)
-		return s;
-	return miss(h, ips, n);
+	return likely(t != NULL) ? lookup(t, hash_ips(ips, n), ips, n) : NULL;
 }
 
-/* A new file (fork child) has none of the definitions: start over. */
-void mtrec_stack_reset(void)
+void mtrec_stack_fork_child(void)
 {
+	pthread_mutex_init(&lock, NULL);
 	table = NULL;
 	next_id = 0;
 }

@@ -1,0 +1,18 @@
+/* events.h -- what process life (rec-life.c) sets up in the event layer
+ * (rec-events.c); the record calls themselves are the shim's (rec.h). */
+#ifndef MTREC_EVENTS_H
+#define MTREC_EVENTS_H
+
+#include "prim.h"
+
+/* Map the ordering table; depth: frames per stack (MTREC_DEPTH).  0, or
+ * -1 when the memory cannot be had. */
+int mtrec_events_init(int depth) MTREC_HIDDEN;
+/* A block that is not the program's (our putenv()'s environ array): its
+ * free is not recorded, and its growth by realloc is the program's first
+ * sight of the new block. */
+void mtrec_events_hide(const void *p) MTREC_HIDDEN;
+/* Fork child: the parent's lines are not in the child's file. */
+void mtrec_events_fork_child(void) MTREC_HIDDEN;
+
+#endif

@@ -1,0 +1,73 @@
+/* file.h -- the trace file (rec-file.c): its name, its mapping, its growth.
+ * A leaf: it calls nothing of the recorder but prim.h, and reports to its
+ * caller.  Only the chunk writer (rec-chunk.c) and process life
+ * (rec-life.c) use it. */
+#ifndef MTREC_FILE_H
+#define MTREC_FILE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "prim.h"
+
+/* Each part of a rotated trace starts with a header zone this large. */
+#define MTREC_PART_ZONE (64u << 10)
+
+struct mtrec_file {
+	int fd;
+	char *base;		/* the whole file is mapped here ... */
+	size_t maplen;		/* ... this far */
+	size_t tail;		/* bytes handed out to writers (atomic) */
+	size_t size;		/* bytes backed by the files (atomic) */
+	size_t part_size;	/* MTREC_ROTATE, or maplen: one part */
+	size_t part_start;	/* offset where the current part begins */
+	unsigned part_no;	/* the current part, from 1 */
+	char path[4096];	/* the current part's file */
+};
+extern struct mtrec_file mtrec_file MTREC_HIDDEN;
+
+/* Why the file cannot go on: the caller stops recording and says so. */
+struct mtrec_file_err {
+	const char *why;
+	int err;		/* an errno value, or 0 */
+};
+
+/* Fix the name pattern once: MALLOC_TRACE made absolute, or the absolute
+ * one a session's first process passed down (inherited, may be NULL).
+ * real_sigaction installs the SIGBUS guard (the shim's next sigaction). */
+void mtrec_file_init(const char *inherited, mtrec_sigaction_fn real_sigaction) MTREC_HIDDEN;
+const char *mtrec_file_pattern(void) MTREC_HIDDEN;
+/* Open the trace named by MALLOC_TRACE for this process and map it.
+ * first: this is the session's first process (it may truncate the name).
+ * -1 after saying why on stderr, or with *e set when the new file cannot
+ * even hold its first line. */
+int mtrec_file_open(int first, struct mtrec_file_err *e) MTREC_HIDDEN;
+/* Make sure the bytes of a chunk ending at end exist and are backed by
+ * disk blocks, with the margin kept past it for the last words (see
+ * rec-file.c); cheap when the file is large enough.  0, or -1: with *e set
+ * when recording must stop, else the growth was refused for now (a signal
+ * handler nested in its own thread's growth, or the file already stopped). */
+int mtrec_file_ensure(size_t end, struct mtrec_file_err *e) MTREC_HIDDEN;
+/* Cut the file to its used length.  When the last chunk is the one that
+ * ends at end, cut at pos instead and return 1. */
+int mtrec_file_close(char *pos, char *end) MTREC_HIDDEN;
+/* Recording stopped for good: hand out no more chunks; from now on
+ * mtrec_file_note() appends lines (whole, newline included) after
+ * everything written, in the margin or at the file's end. */
+void mtrec_file_stop(void) MTREC_HIDDEN;
+void mtrec_file_note(const char *text, size_t len) MTREC_HIDDEN;
+/* After mtrec_file_stop(), give back the address space reserved for the
+ * trace when RLIMIT_AS sized it; 1 when some was given back. */
+int mtrec_file_release(void) MTREC_HIDDEN;
+/* Non-zero once the file shrank under the mapping (truncated by another
+ * process): nothing written since reaches it. */
+int mtrec_file_lost(void) MTREC_HIDDEN;
+/* The program's sigaction() for SIGBUS, while the recorder guards it:
+ * keep (and report) the program's action instead of installing it; 1 when
+ * handled so. */
+int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old) MTREC_HIDDEN;
+/* Fork child: re-create the growth lock, drop the parent's mapping. */
+void mtrec_file_fork_child(void) MTREC_HIDDEN;
+
+#endif

@@ -1,0 +1,1 @@
+int tables_obj_value(void) { return 42; }

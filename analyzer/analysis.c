@@ -7,9 +7,8 @@
  * nothing is written to it.  With --all-events the load's transaction
  * spans the reading, since the events are not kept in memory.
  *
- * (This is sites.c with the growth gate of issue 7; sites.c is no longer
- * used by main.c.)  The gate fails on proven leaks only (issue 18:
- * mta_run_site_proven).
+ * The gate fails on proven leaks only (mta_run_site_proven): a trace that
+ * stopped early cannot prove that a block was never freed.
  */
 #include "analysis.h"
 #include "db-load.h"

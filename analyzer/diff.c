@@ -167,14 +167,15 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 
 	g_auto (GStrv) traces = g_strsplit (rest, ",", -1);
 	for (char **t = traces; *t != NULL; t++) {
-		int fd = strcmp (*t, "-") == 0 ? 0 : open (*t, O_RDONLY | O_CLOEXEC);
+		gboolean is_stdin = strcmp (*t, "-") == 0;
+		int fd = is_stdin ? 0 : open (*t, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || **t == '\0') {
 			int e = **t == '\0' ? ENOENT : errno;
 			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
 				     "cannot read '%s': %s", *t, g_strerror (e));
 			return NULL;
 		}
-		if (fd > 0)
+		if (!is_stdin)
 			close (fd);
 	}
 	if (binary != NULL) {

@@ -14,6 +14,5 @@
 void mta_json_put_string (FILE *out, const char *s);
 
 void mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out);
-/* All leak sites. */
 
 #endif

@@ -10,7 +10,6 @@
  * growth class; only the leaks of the classes in GROWTH (1 << MtaGrowth,
  * 0: all).  Then the peak and the temporary allocations. */
 void mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out);
-/* All leak sites. */
 
 /* "linear, exponential" for a mask of growth classes. */
 char *mta_growth_mask_text (guint mask);

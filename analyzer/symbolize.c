@@ -319,18 +319,15 @@ get_module (MtaSymbolizer *s, const char *path)
 		return m;
 	m->type = eh.e_type;
 	size_t nph = 0;
-	gboolean have_load = FALSE;
 	elf_getphdrnum (m->elf, &nph);
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr (m->elf, (int) i, &ph) && ph.p_type == PT_LOAD) {
 			/* ld.so: l_map_start = ALIGN_DOWN (p_vaddr, pagesize) */
 			m->load_base = ph.p_vaddr & ~(uint64_t) 4095;
-			have_load = TRUE;
 			break;
 		}
 	}
-	(void) have_load;
 	m->sections = g_array_new (FALSE, FALSE, sizeof (Section));
 	size_t nsec = 0;
 	elf_getshdrnum (m->elf, &nsec);

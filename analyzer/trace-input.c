@@ -393,7 +393,9 @@ open_file (MtaInput *in, const char *path, GError **error)
 {
 	struct stat st;
 
-	in->fd = strcmp (path, "-") == 0 ? 0 : open (path, O_RDONLY | O_CLOEXEC);
+	/* stdin is read through a copy, so that closing is the same for all */
+	in->fd = strcmp (path, "-") == 0 ? fcntl (0, F_DUPFD_CLOEXEC, 0)
+					 : open (path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0 || fstat (in->fd, &st) < 0) {
 		set_read_error (error, in->name, errno);
 		return FALSE;
@@ -460,7 +462,7 @@ mta_input_close (MtaInput *in)
 	case MTA_INPUT_PLAIN:
 		break;
 	}
-	if (in->fd > 0)
+	if (in->fd >= 0)
 		close (in->fd);
 	g_clear_error (&in->pending);
 	g_free (in->raw_buf);

@@ -27,6 +27,7 @@
 #include "mtrace-compat.h"
 #include "oom.h"
 #include "parts.h"
+#include "session.h"
 #include "shrink.h"
 #include "symbolize.h"
 #include "trace-reader.h"
@@ -50,6 +51,7 @@ static int cmd_report (int argc, char **argv, GError **error);
 static int cmd_addr2line (int argc, char **argv, GError **error);
 static int cmd_diff (int argc, char **argv, GError **error);
 static int cmd_shrink (int argc, char **argv, GError **error);
+static int cmd_session (int argc, char **argv, GError **error);
 
 /* addr2line has no options but its help must not be the report's. */
 static const GOptionEntry addr2line_entries[] = { { NULL } };
@@ -69,7 +71,18 @@ static const Command commands[] = {
 	  mta_diff_entries, mta_diff_params, mta_diff_description },
 	{ "shrink", cmd_shrink, "write the trace without the blocks that were freed",
 	  mta_shrink_entries, mta_shrink_params, mta_shrink_description },
+	{ "session", cmd_session, "list the processes of a session, as a tree, with their leaks",
+	  mta_session_entries, mta_session_params, mta_session_description },
 };
+
+/* ------------------------------------------------------------ session */
+
+static int
+cmd_session (int argc, char **argv, GError **error)
+{
+	int status = 0;
+	return mta_session (argc, argv, &status, error) ? status : -1;
+}
 
 /* ------------------------------------------------------------ shrink */
 
@@ -589,6 +602,9 @@ static const char report_description[] =
 	"\n"
 	"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
 	"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
+	"\n"
+	"mtanalyze session TRACE... lists the processes of a session (a trace per\n"
+	"process, NAME.PID) as a tree with their leaks: see 'mtanalyze session --help'.\n"
 	"\n"
 	"Exit status: 0 no leaks, 1 leaks, 2 trouble (unusable input, a usage\n"
 	"error, an I/O error).  See mtanalyze(1).";

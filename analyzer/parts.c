@@ -213,10 +213,27 @@ check_one_process (const PartHead *h, int n, GError **error)
 		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			     "'%s' (pid %s) and '%s' (pid %s%s) are traces of different processes: "
 			     "a run is one process (the parts of one rotated trace); analyze each "
-			     "trace alone", first->path, a, h[i].path, b,
+			     "trace alone, or all with 'mtanalyze session'", first->path, a, h[i].path, b,
 			     strcmp (a, b) == 0 ? ", another program after an exec" : "");
 		return FALSE;
 	}
+	return TRUE;
+}
+
+gboolean
+mta_parts_process (const char *path, char **pid, char **start, GError **error)
+{
+	PartHead h = { .path = (char *) path };
+
+	*pid = *start = NULL;
+	if (!read_head (&h, error))
+		return FALSE;
+	if (h.mtrec) {
+		*pid = g_steal_pointer (&h.pid);
+		*start = g_steal_pointer (&h.start);
+	}
+	g_free (h.pid);
+	g_free (h.start);
 	return TRUE;
 }
 

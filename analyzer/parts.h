@@ -21,4 +21,10 @@ typedef void (*MtaPartsWarnFunc) (const char *message, gpointer data);
 gboolean mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data,
 			  GError **error);
 
+/* The process whose trace PATH is, from its header: the "# pid" value
+ * ("PID PPID") and the "# start" value, which together name one program
+ * run (a process that execs starts another).  Both NULL for a trace
+ * without them (glibc's, or not a trace). */
+gboolean mta_parts_process (const char *path, char **pid, char **start, GError **error);
+
 #endif

@@ -1,0 +1,16 @@
+/* session.h -- `mtanalyze session`: the processes and programs of a
+ * recording session, as a tree, with the leaks of each (session.c).
+ */
+#ifndef MTA_SESSION_H
+#define MTA_SESSION_H
+
+#include <glib.h>
+
+extern const GOptionEntry mta_session_entries[];
+extern const char mta_session_params[];
+extern const char mta_session_description[];
+
+/* ARGV: the trace files.  *STATUS: 0 no leaks, 1 leaks. */
+gboolean mta_session (int argc, char **argv, int *status, GError **error);
+
+#endif

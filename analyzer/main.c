@@ -606,6 +606,9 @@ static const char report_description[] =
 	"mtanalyze session TRACE... lists the processes of a session (a trace per\n"
 	"process, NAME.PID) as a tree with their leaks: see 'mtanalyze session --help'.\n"
 	"\n"
+	"mtanalyze addr2line FILE ADDR... prints the FILE:LINE the report gives\n"
+	"for each address of FILE, to check it against binutils' addr2line.\n"
+	"\n"
 	"Exit status: 0 no leaks, 1 leaks, 2 trouble (unusable input, a usage\n"
 	"error, an I/O error).  See mtanalyze(1).";
 

@@ -1,5 +1,5 @@
 /* ana-session: a session of several processes with known leaks, for
- * `mtanalyze session` (t7030).
+ * `mtanalyze session` (t7040).
  *
  *   ana-session            the first process: frees all it allocates;
  *                          forks a worker, double-forks a daemon, waits

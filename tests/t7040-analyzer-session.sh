@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7030-analyzer-session: `mtanalyze session` lists every program run of a
+# t7040-analyzer-session: `mtanalyze session` lists every program run of a
 # recording session -- the first process, a forked worker and what it
 # exec'd, a double-forked daemon whose trace rotated -- as a tree, each
 # with its own leaks; blocks live at an exec are not leaks; the counts are

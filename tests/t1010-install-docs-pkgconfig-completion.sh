@@ -25,7 +25,7 @@ test_expect_success 'a copy of the sources, installed under DESTDIR with prefix 
 		 man3/trace_on.3 man3/trace_off.3 man3/trace_mark.3 man5/mtrec-trace.5; do
 		test -f "$MAN/$p" || { echo "missing $p"; exit 1; }
 	done &&
-	test -f "$ROOT/usr/lib/pkgconfig/mtrec.pc" &&
+	test -f "$ROOT/usr/share/pkgconfig/mtrec.pc" &&
 	for c in mtrec mtanalyze mtrec-service; do
 		test -f "$ROOT/usr/share/bash-completion/completions/$c" || exit 1
 	done
@@ -79,7 +79,7 @@ int main(void)
 EOF2
 
 test_expect_success 'pkg-config --cflags: mtrec.h found; the program runs with and without the recorder' '
-	export PKG_CONFIG_PATH="$ROOT/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" &&
+	export PKG_CONFIG_PATH="$ROOT/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" &&
 	test "$(pkg-config --modversion mtrec)" = "$(sed -n "s/^VERSION = //p" tree/Makefile)" &&
 	cc -Wall -Werror $(pkg-config --cflags mtrec) app.c -o app &&
 	./app &&
@@ -90,7 +90,7 @@ test_expect_success 'pkg-config --cflags: mtrec.h found; the program runs with a
 '
 
 test_expect_success 'pkg-config --libs: the recorder linked in, not preloaded, records' '
-	export PKG_CONFIG_PATH="$ROOT/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" &&
+	export PKG_CONFIG_PATH="$ROOT/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" &&
 	cc app.c $(pkg-config --cflags --libs mtrec) -o app-linked &&
 	readelf -d app-linked | grep -q "NEEDED.*libmtrec.so" &&
 	env MALLOC_TRACE="$OUT/linked.log" LD_LIBRARY_PATH="$ROOT/usr/lib/mtrec" ./app-linked &&

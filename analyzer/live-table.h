@@ -2,8 +2,9 @@
  *
  * Open addressing with linear probing and backward-shift deletion (no
  * tombstones), so the table's size follows the largest live set, never the
- * number of events.  A value is the block's size and the interned id of
- * the caller that allocated it.
+ * number of events.  A value is what the script keeps of the allocation:
+ * its line, size and caller, and (shrink) its stack and flags of the
+ * user's own.
  */
 #ifndef MTA_LIVE_TABLE_H
 #define MTA_LIVE_TABLE_H
@@ -14,9 +15,11 @@
 typedef struct {
 	uint64_t addr;
 	uint64_t size;
-	uint32_t caller;    /* caller id (see MtaStrtab) */
-	uint32_t used;      /* 0: free slot */
 	uint64_t seq;       /* line number of the allocation */
+	int64_t stack;      /* its stack id, -1: none (shrink) */
+	uint32_t caller;    /* caller id (see MtaStrtab) */
+	uint16_t used;      /* 0: free slot */
+	uint16_t flags;     /* the user's */
 } MtaLiveEntry;
 
 typedef struct {

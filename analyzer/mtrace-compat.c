@@ -1,22 +1,12 @@
 /* mtrace-compat.c -- glibc 2.36's mtrace perl script, line by line.
  *
- * The script keys its %allocated hash by the address *string* of the
- * trace; glibc writes each address in one spelling (%p), so canonical
- * strings ("0x" + lowercase hex, no leading zero) live in the fast
- * address-keyed MtaLiveTable and anything else ("(nil)", "0X1F", a field
- * cut by a crash, a missing field) in a small table keyed by the bytes
- * themselves.  Both behave as one perl hash.
+ * Its %allocated hash, keyed by the address text, is script-hash.h's.
  */
 #include "mtrace-compat.h"
-#include "live-table.h"
+#include "script-hash.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
-
-typedef struct {
-	uint64_t size;
-	uint32_t caller;
-} OddEntry;
 
 typedef struct {
 	char *text;
@@ -29,8 +19,7 @@ struct MtaCompat {
 	char *binary;
 	FILE *out;
 	gboolean improve;
-	MtaLiveTable live;
-	GHashTable *odd;        /* GBytes key -> OddEntry */
+	MtaScriptHash allocated;
 	MtaStrtab callers;
 	GHashTable *cache;      /* GBytes (bracket address) -> CacheEntry */
 };
@@ -51,10 +40,8 @@ mta_compat_new (MtaSymbolizer *sym, const char *binary, FILE *out)
 	c->binary = binary ? g_strdup (binary) : NULL;
 	c->out = out;
 	c->improve = TRUE;
-	mta_live_init (&c->live);
+	mta_script_hash_init (&c->allocated);
 	mta_strtab_init (&c->callers);
-	c->odd = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-					(GDestroyNotify) g_bytes_unref, g_free);
 	c->cache = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
 					  (GDestroyNotify) g_bytes_unref, cache_entry_free);
 	return c;
@@ -65,9 +52,8 @@ mta_compat_free (MtaCompat *c)
 {
 	if (c == NULL)
 		return;
-	mta_live_release (&c->live);
+	mta_script_hash_release (&c->allocated);
 	mta_strtab_release (&c->callers);
-	g_hash_table_destroy (c->odd);
 	g_hash_table_destroy (c->cache);
 	g_free (c->binary);
 	g_free (c);
@@ -260,52 +246,14 @@ print_caller_location (MtaCompat *c, uint32_t caller)
 
 /* ------------------------------------------------------------ lines */
 
-/* The value stored for KEY, as a pointer to its fields, or NULL. */
-typedef struct {
-	MtaLiveEntry *live;
-	OddEntry *odd;
-} Slot;
-
-static gboolean
-slot_lookup (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v, Slot *s)
-{
-	s->live = NULL;
-	s->odd = NULL;
-	if (canonical)
-		s->live = mta_live_lookup (&c->live, v);
-	else if (g_hash_table_size (c->odd) > 0) {
-		g_autoptr (GBytes) k = g_bytes_new_static (key.p, key.len);
-		s->odd = g_hash_table_lookup (c->odd, k);
-	}
-	return s->live != NULL || s->odd != NULL;
-}
-
+/* $allocated{KEY} = [size, caller, line] */
 static void
-slot_store (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v,
-	    uint64_t size, uint32_t caller, uint64_t lineno)
+store (MtaCompat *c, const MtaScriptEvent *ev, uint64_t size, uint64_t lineno)
 {
-	if (canonical) {
-		MtaLiveEntry *e = mta_live_insert (&c->live, v);
-		e->size = size;
-		e->caller = caller;
-		e->seq = lineno;
-	} else {
-		OddEntry *o = g_new (OddEntry, 1);
-		o->size = size;
-		o->caller = caller;
-		g_hash_table_insert (c->odd, g_bytes_new (key.p, key.len), o);
-	}
-}
-
-static void
-slot_remove (MtaCompat *c, MtaSpan key, gboolean canonical, uint64_t v)
-{
-	if (canonical)
-		mta_live_remove (&c->live, v);
-	else {
-		g_autoptr (GBytes) k = g_bytes_new_static (key.p, key.len);
-		g_hash_table_remove (c->odd, k);
-	}
+	MtaLiveEntry *e = mta_script_hash_insert (&c->allocated, ev);
+	e->size = size;
+	e->caller = mta_strtab_intern (&c->callers, ev->where.p, ev->where.len);
+	e->seq = lineno;
 }
 
 static void
@@ -318,81 +266,50 @@ print_addr (MtaCompat *c, char sign, MtaSpan key)
 static __attribute__ ((noinline)) gboolean
 compat_line_slow (MtaCompat *c, const MtaLine *l)
 {
-	static const MtaSpan none = { "", 0 };
-	int n = 0;
-	MtaSpan where = none, key, op;
-	uint64_t v = 0;
-	gboolean canonical;
-	Slot slot;
+	MtaScriptEvent ev;
+	MtaLiveEntry *e;
 
 	if (l->kind == MTA_LINE_EXT && c->sym != NULL)
 		mta_symbolizer_ext_line (c->sym, l->text.p, l->text.len);
-	if (l->ncols == 0)
+	if (!mta_script_event (l, &ev))
 		return TRUE;
-	if (mta_span_eq (l->cols[0], "@")) {
-		if (l->ncols > 1)
-			where = l->cols[1];
-		n = 2;
-	}
-	if (n >= l->ncols)
-		return TRUE;
-	op = l->cols[n];
-	if (op.len != 1)
-		return TRUE;
-	key = n + 1 < l->ncols ? l->cols[n + 1] : none;
-	if (l->kind == MTA_LINE_EVENT) {
-		canonical = l->addr_canonical;
-		v = l->addr;
-	} else
-		canonical = mta_canonical_hex (key, &v);
-
-	switch (op.p[0]) {
+	switch (ev.op) {
 	case '+':
-		if (slot_lookup (c, key, canonical, v, &slot)) {
-			print_addr (c, '+', key);
+		if ((e = mta_script_hash_lookup (&c->allocated, &ev)) != NULL) {
+			print_addr (c, '+', ev.key);
 			fprintf (c->out, " Alloc %" PRIu64 " duplicate: ", l->lineno);
-			print_caller_location (c, slot.live ? slot.live->caller : slot.odd->caller);
+			print_caller_location (c, e->caller);
 			fputc (' ', c->out);
-			fwrite (where.p, 1, where.len, c->out);
+			fwrite (ev.where.p, 1, ev.where.len, c->out);
 			fputc ('\n', c->out);
-		} else if (key.len >= 2 && key.p[0] == '0' && key.p[1] == 'x') {
-			MtaSpan sz = n + 2 < l->ncols ? l->cols[n + 2] : none;
+		} else if (ev.key.len >= 2 && ev.key.p[0] == '0' && ev.key.p[1] == 'x')
 			/* a well-formed size is plain hex: hex() is its value */
-			slot_store (c, key, canonical, v,
-				    l->kind == MTA_LINE_EVENT ? l->size : mta_perl_hex (sz),
-				    mta_strtab_intern (&c->callers, where.p, where.len), l->lineno);
-		}
+			store (c, &ev, l->kind == MTA_LINE_EVENT ? l->size : mta_perl_hex (ev.size),
+			       l->lineno);
 		break;
 	case '-':
 	case '<':
-		if (slot_lookup (c, key, canonical, v, &slot)) {
-			if (slot.live)
-				mta_live_remove_entry (&c->live, slot.live);
-			else
-				slot_remove (c, key, canonical, v);
-		}
+		if ((e = mta_script_hash_lookup (&c->allocated, &ev)) != NULL)
+			mta_script_hash_remove (&c->allocated, &ev, e);
 		else {
-			print_addr (c, '-', key);
+			print_addr (c, '-', ev.key);
 			fprintf (c->out, " %s %" PRIu64 " was never alloc'd ",
-				 op.p[0] == '-' ? "Free" : "Realloc", l->lineno);
-			print_location (c, where.p, where.len);
+				 ev.op == '-' ? "Free" : "Realloc", l->lineno);
+			print_location (c, ev.where.p, ev.where.len);
 			fputc ('\n', c->out);
 		}
 		break;
 	case '>':
-		if (slot_lookup (c, key, canonical, v, &slot)) {
-			print_addr (c, '+', key);
+		if ((e = mta_script_hash_lookup (&c->allocated, &ev)) != NULL) {
+			print_addr (c, '+', ev.key);
 			fprintf (c->out, " Realloc %" PRIu64 " duplicate: %#010" PRIx64 " ", l->lineno,
-				 slot.live ? slot.live->size : slot.odd->size);
-			print_caller_location (c, slot.live ? slot.live->caller : slot.odd->caller);
+				 e->size);
+			print_caller_location (c, e->caller);
 			fputc (' ', c->out);
-			print_location (c, where.p, where.len);
+			print_location (c, ev.where.p, ev.where.len);
 			fputc ('\n', c->out);
-		} else {
-			MtaSpan sz = n + 2 < l->ncols ? l->cols[n + 2] : none;
-			slot_store (c, key, canonical, v, mta_perl_hex (sz),
-				    mta_strtab_intern (&c->callers, where.p, where.len), l->lineno);
-		}
+		} else
+			store (c, &ev, mta_perl_hex (ev.size), l->lineno);
 		break;
 	default:
 		break;
@@ -417,9 +334,9 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 		case '+':
 		case '>':
 			/* hex() of a well-formed size is its value */
-			before = c->live.count;
-			e = mta_live_insert (&c->live, l->addr);
-			if (G_LIKELY (c->live.count != before)) {
+			before = c->allocated.live.count;
+			e = mta_live_insert (&c->allocated.live, l->addr);
+			if (G_LIKELY (c->allocated.live.count != before)) {
 				e->size = l->size;
 				e->caller = mta_strtab_intern (&c->callers, l->caller.p, l->caller.len);
 				e->seq = l->lineno;
@@ -428,9 +345,9 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 			break;
 		case '-':
 		case '<':
-			e = mta_live_lookup (&c->live, l->addr);
+			e = mta_live_lookup (&c->allocated.live, l->addr);
 			if (G_LIKELY (e != NULL)) {
-				mta_live_remove_entry (&c->live, e);
+				mta_live_remove_entry (&c->allocated.live, e);
 				return TRUE;
 			}
 			break;
@@ -462,33 +379,24 @@ leak_cmp (const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+static void
+add_leak (const char *key, size_t len, const MtaLiveEntry *e, gpointer data)
+{
+	GArray *leaks = data;
+	Leak l = { dup_bytes (key, len), len, e->size, e->caller };
+	g_array_append_val (leaks, l);
+}
+
 int
 mta_compat_finish (MtaCompat *c)
 {
-	size_t n = c->live.count + g_hash_table_size (c->odd), k = 0;
-	Leak *leaks = g_new (Leak, n ? n : 1);
-	const MtaLiveEntry *e;
-	GHashTableIter it;
-	gpointer hk, hv;
+	g_autoptr (GArray) all = g_array_sized_new (FALSE, FALSE, sizeof (Leak),
+						    (guint) mta_script_hash_count (&c->allocated));
 
-	for (size_t i = 0; mta_live_next (&c->live, &i, &e);) {
-		leaks[k].key = g_strdup_printf ("0x%" PRIx64, e->addr);
-		leaks[k].len = strlen (leaks[k].key);
-		leaks[k].size = e->size;
-		leaks[k].caller = e->caller;
-		k++;
-	}
-	g_hash_table_iter_init (&it, c->odd);
-	while (g_hash_table_iter_next (&it, &hk, &hv)) {
-		gsize len;
-		const char *p = g_bytes_get_data (hk, &len);
-		leaks[k].key = dup_bytes (p, len);
-		leaks[k].len = len;
-		leaks[k].size = ((OddEntry *) hv)->size;
-		leaks[k].caller = ((OddEntry *) hv)->caller;
-		k++;
-	}
-	qsort (leaks, n, sizeof *leaks, leak_cmp);
+	mta_script_hash_foreach (&c->allocated, add_leak, all);
+	g_array_sort (all, leak_cmp);   /* the script's "sort keys" */
+	size_t n = all->len;
+	const Leak *leaks = (const Leak *) (void *) all->data;
 	if (n > 0) {
 		fputs ("\nMemory not freed:\n-----------------\n", c->out);
 		fputs ("           Address     Size     Caller\n", c->out);
@@ -500,7 +408,6 @@ mta_compat_finish (MtaCompat *c)
 		fputc ('\n', c->out);
 		g_free (leaks[i].key);
 	}
-	g_free (leaks);
 	if (n == 0)
 		fputs ("No memory leaks.\n", c->out);
 	return n != 0;

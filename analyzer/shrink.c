@@ -25,7 +25,7 @@
  * run (twice) and the kept blocks, never the trace's length.
  */
 #include "shrink.h"
-#include "live-table.h"
+#include "script-hash.h"
 #include "oom.h"
 #include "trace-reader.h"
 #include "trace-output.h"
@@ -67,23 +67,13 @@ const char mta_shrink_description[] =
 	"Exit status: 0 written, 2 trouble (unusable input, a usage error, an\n"
 	"I/O error).  See share/shrink.md.";
 
-/* Flags of a block (MtaLiveEntry.caller; OddEntry.flags). */
+/* Flags of a block (MtaLiveEntry.flags). */
 #define KEPT 1u            /* pass 1: a duplicate met it; pass 2: written */
-
-typedef struct {
-	uint64_t line;
-	int64_t stack;
-	uint32_t flags;
-} OddEntry;
 
 typedef struct {
 	int pass;
 	FILE *out;
-	/* the script's %allocated: canonical addresses here (seq: line of
-	 * the allocation, size: its stack id + 1, caller: flags) ... */
-	MtaLiveTable live;
-	/* ... and any other spelling, by its bytes */
-	GHashTable *odd;           /* GBytes -> OddEntry */
+	MtaScriptHash allocated;   /* the script's: line, stack and flags */
 	GArray *kept_lines;        /* pass 1: lines of the blocks kept; sorted for pass 2 */
 	guint kept_next;           /* pass 2: next index in kept_lines */
 	GHashTable *stacks;        /* stack ids needed (pass 1), -> 2 once written (pass 2) */
@@ -99,105 +89,20 @@ typedef struct {
 
 /* ------------------------------------------------------------ the script's view */
 
-typedef struct {
-	char op;                   /* '+' '-' '<' '>', or 0: no effect */
-	MtaSpan key;
-	gboolean canonical;
-	uint64_t value;
-	int64_t stack;
-} Event;
-
-/* What the script does with line L (mtrace-compat.c's compat_line_slow). */
-static void
-parse_event (const MtaLine *l, Event *ev)
-{
-	static const MtaSpan none = { "", 0 };
-	int n = 0;
-
-	ev->op = 0;
-	ev->stack = l->kind == MTA_LINE_EVENT ? l->stack_id : -1;
-	if (l->ncols == 0)
-		return;
-	if (mta_span_eq (l->cols[0], "@"))
-		n = 2;
-	if (n >= l->ncols || l->cols[n].len != 1)
-		return;
-	char op = l->cols[n].p[0];
-	if (op != '+' && op != '-' && op != '<' && op != '>')
-		return;
-	ev->op = op;
-	ev->key = n + 1 < l->ncols ? l->cols[n + 1] : none;
-	if (l->kind == MTA_LINE_EVENT) {
-		ev->canonical = l->addr_canonical;
-		ev->value = l->addr;
-	} else
-		ev->canonical = mta_canonical_hex (ev->key, &ev->value);
-}
-
-/* The block stored under the event's key: its line, stack and flags. */
-typedef struct {
-	MtaLiveEntry *live;
-	OddEntry *odd;
-} Slot;
-
-static gboolean
-slot_find (Shrink *s, const Event *ev, Slot *slot)
-{
-	slot->live = NULL;
-	slot->odd = NULL;
-	if (ev->canonical)
-		slot->live = mta_live_lookup (&s->live, ev->value);
-	else if (g_hash_table_size (s->odd) > 0) {
-		g_autoptr (GBytes) k = g_bytes_new_static (ev->key.p, ev->key.len);
-		slot->odd = g_hash_table_lookup (s->odd, k);
-	}
-	return slot->live != NULL || slot->odd != NULL;
-}
-
-static void
-slot_store (Shrink *s, const Event *ev, uint64_t line, uint32_t flags)
-{
-	if (ev->canonical) {
-		MtaLiveEntry *e = mta_live_insert (&s->live, ev->value);
-		e->seq = line;
-		e->size = (uint64_t) (ev->stack + 1);
-		e->caller = flags;
-	} else {
-		OddEntry *o = g_new (OddEntry, 1);
-		o->line = line;
-		o->stack = ev->stack;
-		o->flags = flags;
-		g_hash_table_insert (s->odd, g_bytes_new (ev->key.p, ev->key.len), o);
-	}
-}
-
-static void
-slot_remove (Shrink *s, const Event *ev, Slot *slot)
-{
-	if (slot->live != NULL)
-		mta_live_remove_entry (&s->live, slot->live);
-	else {
-		g_autoptr (GBytes) k = g_bytes_new_static (ev->key.p, ev->key.len);
-		g_hash_table_remove (s->odd, k);
-	}
-}
-
-static uint32_t *
-slot_flags (Slot *slot)
-{
-	return slot->live ? &slot->live->caller : &slot->odd->flags;
-}
-
-static uint64_t
-slot_line (const Slot *slot)
-{
-	return slot->live ? slot->live->seq : slot->odd->line;
-}
-
 static int64_t
-slot_stack (const Slot *slot)
+stack_of (const MtaLine *l)
 {
-	return slot->live ? (int64_t) slot->live->size - 1 : slot->odd->stack;
+	return l->kind == MTA_LINE_EVENT ? l->stack_id : -1;
+}
+
+/* $allocated{KEY} = the line and stack of the allocation */
+static void
+store (Shrink *s, const MtaScriptEvent *ev, const MtaLine *l, uint16_t flags)
+{
+	MtaLiveEntry *e = mta_script_hash_insert (&s->allocated, ev);
+	e->seq = l->lineno;
+	e->stack = stack_of (l);
+	e->flags = flags;
 }
 
 static void
@@ -213,35 +118,33 @@ static gboolean
 pass1_line (const MtaLine *l, gpointer data, GError **error)
 {
 	Shrink *s = data;
-	Event ev;
-	Slot slot;
+	MtaScriptEvent ev;
+	MtaLiveEntry *e;
 
 	(void) error;
-	parse_event (l, &ev);
+	mta_script_event (l, &ev);
 	switch (ev.op) {
 	case '+':
 	case '>':
-		if (slot_find (s, &ev, &slot)) {
+		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
 			/* a duplicate: its line and the block it names stay */
-			uint32_t *f = slot_flags (&slot);
-			if (!(*f & KEPT)) {
-				uint64_t line = slot_line (&slot);
-				*f |= KEPT;
-				g_array_append_val (s->kept_lines, line);
-				need_stack (s, slot_stack (&slot));
+			if (!(e->flags & KEPT)) {
+				e->flags |= KEPT;
+				g_array_append_val (s->kept_lines, e->seq);
+				need_stack (s, e->stack);
 			}
-			need_stack (s, ev.stack);
+			need_stack (s, stack_of (l));
 		} else if (ev.op == '>' || (ev.key.len >= 2 && ev.key.p[0] == '0' && ev.key.p[1] == 'x'))
-			slot_store (s, &ev, l->lineno, 0);
+			store (s, &ev, l, 0);
 		break;
 	case '-':
 	case '<':
-		if (slot_find (s, &ev, &slot)) {
-			if (*slot_flags (&slot) & KEPT)
-				need_stack (s, ev.stack);
-			slot_remove (s, &ev, &slot);
+		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
+			if (e->flags & KEPT)
+				need_stack (s, stack_of (l));
+			mta_script_hash_remove (&s->allocated, &ev, e);
 		} else
-			need_stack (s, ev.stack);   /* a bad free stays */
+			need_stack (s, stack_of (l));   /* a bad free stays */
 		break;
 	default:
 		break;
@@ -249,28 +152,24 @@ pass1_line (const MtaLine *l, gpointer data, GError **error)
 	return TRUE;
 }
 
+static void
+keep_leak (const char *key, size_t len, const MtaLiveEntry *e, gpointer data)
+{
+	Shrink *s = data;
+
+	(void) key;
+	(void) len;
+	if (e->flags & KEPT)
+		return;
+	g_array_append_val (s->kept_lines, e->seq);
+	need_stack (s, e->stack);
+}
+
 /* The blocks still live at the end are the leaks: they stay. */
 static void
 pass1_finish (Shrink *s)
 {
-	const MtaLiveEntry *e;
-	GHashTableIter it;
-	gpointer v;
-
-	for (size_t i = 0; mta_live_next (&s->live, &i, &e);) {
-		if (e->caller & KEPT)
-			continue;
-		g_array_append_val (s->kept_lines, e->seq);
-		need_stack (s, (int64_t) e->size - 1);
-	}
-	g_hash_table_iter_init (&it, s->odd);
-	while (g_hash_table_iter_next (&it, NULL, &v)) {
-		OddEntry *o = v;
-		if (o->flags & KEPT)
-			continue;
-		g_array_append_val (s->kept_lines, o->line);
-		need_stack (s, o->stack);
-	}
+	mta_script_hash_foreach (&s->allocated, keep_leak, s);
 }
 
 /* ------------------------------------------------------------ pass 2 */
@@ -382,32 +281,32 @@ static gboolean
 pass2_line (const MtaLine *l, gpointer data, GError **error)
 {
 	Shrink *s = data;
-	Event ev;
-	Slot slot;
+	MtaScriptEvent ev;
+	MtaLiveEntry *e;
 	gboolean keep = FALSE;
 
 	(void) error;
-	parse_event (l, &ev);
+	mta_script_event (l, &ev);
 	switch (ev.op) {
 	case '+':
 	case '>':
 		s->events_in++;
-		if (slot_find (s, &ev, &slot))
+		if (mta_script_hash_lookup (&s->allocated, &ev) != NULL)
 			keep = TRUE;         /* a duplicate */
 		else if (ev.op == '>' || (ev.key.len >= 2 && ev.key.p[0] == '0' && ev.key.p[1] == 'x')) {
 			GArray *k = s->kept_lines;
 			while (s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) < l->lineno)
 				s->kept_next++;
 			keep = s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) == l->lineno;
-			slot_store (s, &ev, l->lineno, keep ? KEPT : 0);
+			store (s, &ev, l, keep ? KEPT : 0);
 		}
 		break;
 	case '-':
 	case '<':
 		s->events_in++;
-		if (slot_find (s, &ev, &slot)) {
-			keep = (*slot_flags (&slot) & KEPT) != 0;
-			slot_remove (s, &ev, &slot);
+		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
+			keep = (e->flags & KEPT) != 0;
+			mta_script_hash_remove (&s->allocated, &ev, e);
 		} else
 			keep = TRUE;         /* never allocated */
 		break;
@@ -443,9 +342,8 @@ line_cmp (const void *a, const void *b)
 static void
 shrink_reset (Shrink *s)
 {
-	mta_live_release (&s->live);
-	mta_live_init (&s->live);
-	g_hash_table_remove_all (s->odd);
+	mta_script_hash_release (&s->allocated);
+	mta_script_hash_init (&s->allocated);
 }
 
 static gboolean
@@ -535,8 +433,7 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 	if (!mta_parts_order (argv, argc, warn, NULL, error))
 		return FALSE;
 
-	mta_live_init (&s.live);
-	s.odd = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
+	mta_script_hash_init (&s.allocated);
 	s.kept_lines = g_array_new (FALSE, FALSE, sizeof (uint64_t));
 	s.stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s.header_seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
@@ -615,8 +512,7 @@ out:
 	if (tmp != NULL)
 		unlink (tmp);
 	mta_oom_remove (oom);
-	mta_live_release (&s.live);
-	g_hash_table_destroy (s.odd);
+	mta_script_hash_release (&s.allocated);
 	g_array_free (s.kept_lines, TRUE);
 	g_hash_table_destroy (s.stacks);
 	g_hash_table_destroy (s.header_seen);

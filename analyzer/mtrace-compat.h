@@ -21,6 +21,7 @@ typedef struct MtaCompat MtaCompat;
  * object file at hand). */
 MtaCompat *mta_compat_new (MtaSymbolizer *sym, const char *binary, FILE *out);
 void mta_compat_free (MtaCompat *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaCompat, mta_compat_free)
 
 /* Do not replace the script's unresolved addresses (pure emulation). */
 void mta_compat_set_improve (MtaCompat *c, gboolean improve);

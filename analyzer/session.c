@@ -147,7 +147,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 	if (!mta_parts_order ((char **) im->files->pdata, (int) im->files->len, warn_cb, NULL, error))
 		return FALSE;
 	g_autoptr (MtaRun) run = mta_run_new (sym, wrappers, NULL);
-	MtaReader *reader = mta_reader_new (mta_run_line, run);
+	g_autoptr (MtaReader) reader = mta_reader_new (mta_run_line, run);
 	gboolean ok = TRUE;
 
 	mta_reader_set_progress (reader, opt_quiet);
@@ -175,7 +175,6 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 		im->stopped = g_strdup (info->incomplete.stop_reason);
 		take_largest (im, run);
 	}
-	mta_reader_free (reader);
 	return ok;
 }
 
@@ -379,8 +378,10 @@ print_json (GPtrArray *images, FILE *out)
 gboolean
 mta_session (int argc, char **argv, int *status, GError **error)
 {
-	g_autoptr (GPtrArray) images = g_ptr_array_new_with_free_func (image_free);
+	/* the runs read hold the symbolizer and the wrappers: freed last */
+	g_autoptr (MtaSymbolizer) sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	g_autoptr (MtaWrappers) wrappers = mta_wrappers_new ();
+	g_autoptr (GPtrArray) images = g_ptr_array_new_with_free_func (image_free);
 
 	if (argc < 1) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -389,13 +390,9 @@ mta_session (int argc, char **argv, int *status, GError **error)
 	}
 	if (!mta_wrappers_load_default (wrappers, error) || !group_files (argv, argc, images, error))
 		return FALSE;
-	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
-	gboolean ok = TRUE;
-	for (guint i = 0; i < images->len && ok; i++)
-		ok = read_image (images->pdata[i], sym, wrappers, error);
-	mta_symbolizer_free (sym);
-	if (!ok)
-		return FALSE;
+	for (guint i = 0; i < images->len; i++)
+		if (!read_image (images->pdata[i], sym, wrappers, error))
+			return FALSE;
 	link_images (images);
 	if (opt_json)
 		print_json (images, stdout);

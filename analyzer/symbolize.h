@@ -52,6 +52,7 @@ typedef void (*MtaWarnFunc) (const char *message, gpointer user_data);
 
 MtaSymbolizer *mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data);
 void mta_symbolizer_free (MtaSymbolizer *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaSymbolizer, mta_symbolizer_free)
 
 /* Also look for separate debug files under DIR (--debug-dir), before the
  * standard places; an error when DIR is not a directory.  Call before the

@@ -57,6 +57,7 @@ typedef struct MtaReader MtaReader;
 
 MtaReader *mta_reader_new (MtaLineFunc func, gpointer user_data);
 void mta_reader_free (MtaReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaReader, mta_reader_free)
 
 /* Show a progress indicator on stderr for inputs larger than 64 MB, when
  * stderr is a terminal and the user did not ask for QUIET (-q). */

@@ -37,6 +37,7 @@
 #include "run.h"
 #include "leak-set.h"
 #include "suppress.h"
+#include "trace-input.h"
 #include "symbolize.h"
 #include "wrappers.h"
 
@@ -166,18 +167,9 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 	}
 
 	g_auto (GStrv) traces = g_strsplit (rest, ",", -1);
-	for (char **t = traces; *t != NULL; t++) {
-		gboolean is_stdin = strcmp (*t, "-") == 0;
-		int fd = is_stdin ? 0 : open (*t, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || **t == '\0') {
-			int e = **t == '\0' ? ENOENT : errno;
-			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-				     "cannot read '%s': %s", *t, g_strerror (e));
+	for (char **t = traces; *t != NULL; t++)
+		if (!mta_input_check_readable (*t, error))
 			return NULL;
-		}
-		if (!is_stdin)
-			close (fd);
-	}
 	if (binary != NULL) {
 		char magic[4] = { 0 };
 		int fd = mta_open_regular (binary);

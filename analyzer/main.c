@@ -30,6 +30,7 @@
 #include "session.h"
 #include "shrink.h"
 #include "symbolize.h"
+#include "trace-input.h"
 #include "trace-reader.h"
 
 #define EXIT_TROUBLE 2
@@ -270,36 +271,6 @@ is_elf_file (const char *path)
 	return r;
 }
 
-/* Fail before any output when a trace cannot be read at all. */
-static gboolean
-check_readable (const char *path, GError **error)
-{
-	struct stat st;
-	int fd, e;
-
-	if (strcmp (path, "-") == 0)
-		return TRUE;
-	/* A FIFO or a device is read once, by the analysis: opening it here
-	 * would let a FIFO's writer write into a pipe we then close. */
-	if (stat (path, &st) < 0)
-		e = errno;
-	else if (S_ISDIR (st.st_mode))
-		e = EISDIR;
-	else if (!S_ISREG (st.st_mode))
-		e = access (path, R_OK) < 0 ? errno : 0;
-	else {
-		fd = open (path, O_RDONLY | O_CLOEXEC);
-		e = fd < 0 ? errno : 0;
-		if (fd >= 0)
-			close (fd);
-	}
-	if (e == 0)
-		return TRUE;
-	g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-		     "cannot read '%s': %s", path, g_strerror (e));
-	return FALSE;
-}
-
 /* --folded and --folded-count, checked before anything is read; one
  * output on stdout at a time. */
 static gboolean
@@ -344,7 +315,7 @@ cmd_report (int argc, char **argv, GError **error)
 	if (!report_outputs (&folded, &folded_blocks, error))
 		return -1;
 	for (int i = first; i < argc; i++)
-		if (!check_readable (argv[i], error))
+		if (!mta_input_check_readable (argv[i], error))
 			return -1;
 	/* rotated parts in the order of their "# part" headers */
 	if (!mta_parts_order (argv + first, argc - first, warn_cb, NULL, error))

@@ -27,6 +27,7 @@
 #include "shrink.h"
 #include "script-hash.h"
 #include "oom.h"
+#include "trace-input.h"
 #include "trace-reader.h"
 #include "trace-output.h"
 
@@ -423,12 +424,8 @@ mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **
 				     "'%s' is both a trace and the output", argv[i]);
 			return FALSE;
 		}
-		if (access (argv[i], R_OK) != 0) {
-			int e = errno;
-			g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
-				     "cannot read '%s': %s", argv[i], g_strerror (e));
+		if (!mta_input_check_readable (argv[i], error))
 			return FALSE;
-		}
 	}
 	if (!mta_parts_order (argv, argc, warn, NULL, error))
 		return FALSE;

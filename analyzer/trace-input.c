@@ -469,3 +469,32 @@ mta_input_close (MtaInput *in)
 	g_free (in->name);
 	g_free (in);
 }
+
+gboolean
+mta_input_check_readable (const char *path, GError **error)
+{
+	struct stat st;
+	int fd, e;
+
+	if (strcmp (path, "-") == 0)
+		return TRUE;
+	/* A FIFO or a device is read once, by the analysis: opening it here
+	 * would let a FIFO's writer write into a pipe we then close. */
+	if (stat (path, &st) < 0)
+		e = errno;
+	else if (S_ISDIR (st.st_mode))
+		e = EISDIR;
+	else if (!S_ISREG (st.st_mode))
+		e = access (path, R_OK) < 0 ? errno : 0;
+	else {
+		fd = open (path, O_RDONLY | O_CLOEXEC);
+		e = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close (fd);
+	}
+	if (e == 0)
+		return TRUE;
+	g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+		     "cannot read '%s': %s", path, g_strerror (e));
+	return FALSE;
+}

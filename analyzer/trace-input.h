@@ -43,6 +43,12 @@ MtaInput *mta_input_open_buffer (const char *name, const char *data, size_t len)
 void mta_input_close (MtaInput *in);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaInput, mta_input_close)
 
+/* Fail, with "cannot read 'PATH': ...", when the trace PATH cannot be
+ * read at all -- before any output, in every subcommand.  "-" (standard
+ * input) passes; a FIFO or a device is checked without being opened (its
+ * writer would go on into a pipe closed at once). */
+gboolean mta_input_check_readable (const char *path, GError **error);
+
 /* Up to LEN bytes of content into BUF; 0 at the end, -1 with ERROR set
  * (a read error, corrupt or truncated compressed data, naming the file
  * and the byte of it reached). */

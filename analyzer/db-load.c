@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 3
+#define MTA_SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
@@ -46,7 +46,8 @@ static const char *const sql_text[N_ST] = {
 	[ST_STACK] = "INSERT INTO stacks (run_id, id, trace_stack, caller, site_id, site_level, depth,"
 		" allocations, frees, bytes_allocated, leaked_blocks, leaked_bytes, bad_frees)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id) VALUES (?1, ?2, ?3, ?4)",
+	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id, inlined)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_SITE_STATS] = "INSERT INTO site_stats (run_id, site_id, allocations, frees, bytes_allocated,"
 		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line,"
 		" temporary_allocations, peak_share_bytes, growth, growth_exponent)"
@@ -91,6 +92,11 @@ static const char sql_migrate_v2[] =
 	"ALTER TABLE runs ADD COLUMN lost_events INTEGER;"
 	"ALTER TABLE runs ADD COLUMN lost_reason TEXT;"
 	"ALTER TABLE runs ADD COLUMN freeres TEXT;";
+
+/* v4: frames.inlined; the view that shows it is made again by the schema */
+static const char sql_migrate_v3[] =
+	"ALTER TABLE frames ADD COLUMN inlined INTEGER;"
+	"DROP VIEW IF EXISTS stack_frames;";
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -322,6 +328,9 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
 	    !exec (d, sql_migrate_v2, error))
 		return FALSE;
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 3 &&
+	    !exec (d, sql_migrate_v3, error))
+		return FALSE;
 	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)
@@ -520,6 +529,7 @@ store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error
 			else
 				sqlite3_bind_null (fr, 3);
 			sqlite3_bind_int64 (fr, 4, site_ids[p->frames[f]]);
+			sqlite3_bind_int (fr, 5, p->inlined != NULL && p->inlined[f]);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}

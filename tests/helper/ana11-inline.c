@@ -3,9 +3,9 @@
  * is inlined into cache_put, and cache_put into worker: a return address
  * of malloc lies in worker's code, and only the DWARF inline records
  * (DW_TAG_inlined_subroutine, DW_AT_call_line) say that the call is
- * xmalloc's, made for cache_put's line LEAK-PUT.  worker also calls
- * xmalloc itself (LEAK-DIRECT), so that the two callers of the inlined
- * wrapper must stay apart.  Argument N: cache_put N times (default 3);
+ * xmalloc's, made for cache_put's line (the tests find each line by the
+ * marker in its comment).  worker also calls xmalloc itself, so that the
+ * two callers of the inlined wrapper must stay apart.  Argument N: cache_put N times (default 3);
  * "free" after it: also free everything.
  */
 #include <stdio.h>

@@ -93,10 +93,13 @@ static const char sql_migrate_v2[] =
 	"ALTER TABLE runs ADD COLUMN lost_reason TEXT;"
 	"ALTER TABLE runs ADD COLUMN freeres TEXT;";
 
-/* v4: frames.inlined; the view that shows it is made again by the schema */
+/* v4: frames.inlined (when there is a frames table without it); the view
+ * that shows it is made again by the schema */
+static const char sql_has_frames_inlined[] =
+	"SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frames')"
+	" - (SELECT count(*) FROM pragma_table_info ('frames') WHERE name = 'inlined')";
 static const char sql_migrate_v3[] =
-	"ALTER TABLE frames ADD COLUMN inlined INTEGER;"
-	"DROP VIEW IF EXISTS stack_frames;";
+	"ALTER TABLE frames ADD COLUMN inlined INTEGER;";
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -328,9 +331,12 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
 	    !exec (d, sql_migrate_v2, error))
 		return FALSE;
-	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 3 &&
-	    !exec (d, sql_migrate_v3, error))
-		return FALSE;
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 3) {
+		int64_t lacks = query_int (d, sql_has_frames_inlined, error);
+		if (lacks < 0 || (lacks > 0 && !exec (d, sql_migrate_v3, error)) ||
+		    !exec (d, "DROP VIEW IF EXISTS stack_frames", error))
+			return FALSE;
+	}
 	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)

@@ -535,7 +535,7 @@ store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error
 			else
 				sqlite3_bind_null (fr, 3);
 			sqlite3_bind_int64 (fr, 4, site_ids[p->frames[f]]);
-			sqlite3_bind_int (fr, 5, p->inlined != NULL && p->inlined[f]);
+			sqlite3_bind_int (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}

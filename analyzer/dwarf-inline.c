@@ -330,9 +330,12 @@ const MtaInlineCall *
 mta_dwarf_inline_at (MtaDwarfInline *d, Dwarf_Addr addr, guint *n)
 {
 	gint64 key = (gint64) addr;
+	gpointer v;
 	Chain *c;
 
-	if (!g_hash_table_lookup_extended (d->chains, &key, NULL, (gpointer *) &c)) {
+	if (g_hash_table_lookup_extended (d->chains, &key, NULL, &v))
+		c = v;
+	else {
 		c = chain_uncached (d, addr);
 		g_hash_table_insert (d->chains, g_memdup2 (&key, sizeof key), c);
 	}

@@ -6,9 +6,11 @@
  * entry means reading all its children: a large unit costs milliseconds
  * an address.  Here each unit's concrete functions (DW_TAG_subprogram
  * with addresses, also inside namespaces) are indexed by their ranges
- * once, and an address walks down only the function that holds it,
- * keeping the DW_TAG_inlined_subroutine entries (and the lexical blocks
- * around them) whose ranges hold it.
+ * once; the first address in a function indexes the ranges of its
+ * DW_TAG_inlined_subroutine entries (through lexical blocks), each with
+ * its nearest inlined ancestor; then an address costs two binary
+ * searches and a short scan: ranges nest, so the innermost entry holding
+ * it is the one starting last, and its ancestors are the chain.
  *
  * A call's file is named the way addr2line names a line's (symbolize.c
  * dwarf_row): the unit's file table entry, prefixed with DW_AT_comp_dir
@@ -28,6 +30,24 @@ typedef struct {
 	Dwarf_Addr lo, hi;
 	Dwarf_Die die;
 } FuncRange;
+
+/* The inlined subroutines of one concrete function: a node each (with
+ * its nearest inlined ancestor), an entry per range of a node. */
+typedef struct {
+	Dwarf_Die die;
+	int parent;                /* node index, -1: inlined into the function itself */
+} InlineNode;
+
+typedef struct {
+	Dwarf_Addr lo, hi;
+	int node;
+} ScopeRange;
+
+typedef struct {
+	GArray *nodes;             /* InlineNode */
+	GArray *ranges;            /* ScopeRange, by lo */
+	Dwarf_Addr max_len;        /* of the longest range */
+} FuncScopes;
 
 typedef struct {
 	GArray *funcs;             /* FuncRange, by lo */
@@ -52,9 +72,19 @@ struct MtaDwarfInline {
 	GArray *unit_ranges;       /* UnitRange by lo, once libdwfl found no unit */
 	Dwarf_Addr unit_bias;
 	GHashTable *units;         /* CU offset + 1 -> Unit */
+	GHashTable *scopes;        /* concrete function's DIE offset + 1 -> FuncScopes */
 	GHashTable *chains;        /* address -> Chain, NULL: none */
 	GStringChunk *strings;     /* the file names built */
 };
+
+static void
+scopes_free (gpointer p)
+{
+	FuncScopes *fs = p;
+	g_array_free (fs->nodes, TRUE);
+	g_array_free (fs->ranges, TRUE);
+	g_free (fs);
+}
 
 static void
 unit_free (gpointer p)
@@ -71,6 +101,7 @@ mta_dwarf_inline_new (Dwfl_Module *mod)
 
 	d->mod = mod;
 	d->units = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, unit_free);
+	d->scopes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, scopes_free);
 	d->chains = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 	d->strings = g_string_chunk_new (4096);
 	return d;
@@ -82,6 +113,7 @@ mta_dwarf_inline_free (MtaDwarfInline *d)
 	if (d == NULL)
 		return;
 	g_hash_table_destroy (d->units);
+	g_hash_table_destroy (d->scopes);
 	g_hash_table_destroy (d->chains);
 	if (d->unit_ranges != NULL)
 		g_array_free (d->unit_ranges, TRUE);
@@ -228,44 +260,96 @@ func_at (Unit *u, Dwarf_Addr pc)
 
 /* ------------------------------------------------------------ scopes */
 
+/* Tags whose children may hold inlined code. */
 static gboolean
-has_pc_attrs (Dwarf_Die *die)
+is_scope (int tag)
 {
-	return dwarf_hasattr (die, DW_AT_low_pc) || dwarf_hasattr (die, DW_AT_ranges);
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+		tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
 }
 
-/* Collect in CHAIN (outermost first) the inlined subroutines under SCOPE
- * that hold PC.  A lexical block without addresses of its own (compilers
- * leave some) is looked into as well. */
-static gboolean
-walk_scopes (Dwarf_Die *scope, Dwarf_Addr pc, GArray *chain, int depth)
+/* Index under SCOPE, whose nearest inlined ancestor is node PARENT (-1:
+ * none): every inlined subroutine becomes a node, each of its ranges an
+ * entry. */
+static void
+index_scopes (Dwarf_Die *scope, int parent, FuncScopes *fs, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > MAX_SCOPE_DEPTH || dwarf_child (scope, &child) != 0)
-		return FALSE;
+		return;
 	do {
 		int tag = dwarf_tag (&child);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
-		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block && tag != DW_TAG_with_stmt)
+		if (!is_scope (tag))
 			continue;
-		if (dwarf_haspc (&child, pc) == 1) {
-			if (tag == DW_TAG_inlined_subroutine)
-				g_array_append_val (chain, child);
-			walk_scopes (&child, pc, chain, depth + 1);
-			return TRUE;
+		int node = parent;
+		if (tag == DW_TAG_inlined_subroutine) {
+			InlineNode n = { child, parent };
+			node = (int) fs->nodes->len;
+			g_array_append_val (fs->nodes, n);
+			Dwarf_Addr base;
+			ScopeRange r = { 0, 0, node };
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges (&child, off, &base, &r.lo, &r.hi)) > 0)
+				if (r.hi > r.lo) {
+					g_array_append_val (fs->ranges, r);
+					fs->max_len = MAX (fs->max_len, r.hi - r.lo);
+				}
 		}
-		if (tag == DW_TAG_lexical_block && !has_pc_attrs (&child) &&
-		    walk_scopes (&child, pc, chain, depth + 1))
-			return TRUE;
+		index_scopes (&child, node, fs, depth + 1);
 	} while (dwarf_siblingof (&child, &child) == 0);
-	return FALSE;
+}
+
+static gint
+scope_range_cmp (gconstpointer a, gconstpointer b)
+{
+	const ScopeRange *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static FuncScopes *
+get_scopes (MtaDwarfInline *d, Dwarf_Die *fn)
+{
+	gpointer key = GSIZE_TO_POINTER ((gsize) dwarf_dieoffset (fn) + 1);
+	FuncScopes *fs = g_hash_table_lookup (d->scopes, key);
+
+	if (fs != NULL)
+		return fs;
+	fs = g_new0 (FuncScopes, 1);
+	fs->nodes = g_array_new (FALSE, FALSE, sizeof (InlineNode));
+	fs->ranges = g_array_new (FALSE, FALSE, sizeof (ScopeRange));
+	index_scopes (fn, -1, fs, 0);
+	g_array_sort (fs->ranges, scope_range_cmp);
+	g_hash_table_insert (d->scopes, key, fs);
+	return fs;
+}
+
+/* The innermost inlined node of FS holding PC, or -1.  Ranges nest, so
+ * the innermost is the one starting last among those that hold PC; none
+ * starts more than max_len below PC. */
+static int
+innermost_node (const FuncScopes *fs, Dwarf_Addr pc)
+{
+	const ScopeRange *r = (const ScopeRange *) (void *) fs->ranges->data;
+	guint lo = 0, hi = fs->ranges->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint i = lo; i-- > 0 && pc - r[i].lo < fs->max_len;)
+		if (pc < r[i].hi)
+			return r[i].node;
+	return -1;
 }
 
 static const char *
 die_function (Dwarf_Die *die)
 {
-	static const int names[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
+	static const int names[] = { DW_AT_linkage_name, DW_AT_name };
 	Dwarf_Attribute attr;
 
 	for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
@@ -307,14 +391,17 @@ chain_uncached (MtaDwarfInline *d, Dwarf_Addr addr)
 	Dwarf_Die *fn = func_at (u, pc);
 	if (fn == NULL)
 		return NULL;
-	g_autoptr (GArray) dies = g_array_new (FALSE, FALSE, sizeof (Dwarf_Die));
-	walk_scopes (fn, pc, dies, 0);
-	if (dies->len == 0)
+	FuncScopes *fs = get_scopes (d, fn);
+	int node = innermost_node (fs, pc);
+	if (node < 0)
 		return NULL;
-	Chain *c = g_malloc (sizeof *c + dies->len * sizeof (MtaInlineCall));
-	c->n = dies->len;
-	for (guint i = 0; i < dies->len; i++) {
-		Dwarf_Die *die = &g_array_index (dies, Dwarf_Die, dies->len - 1 - i);
+	guint n = 0;
+	for (int k = node; k >= 0 && n <= MAX_SCOPE_DEPTH; k = g_array_index (fs->nodes, InlineNode, k).parent)
+		n++;
+	Chain *c = g_malloc (sizeof *c + n * sizeof (MtaInlineCall));
+	c->n = n;
+	for (guint i = 0; i < n; i++, node = g_array_index (fs->nodes, InlineNode, node).parent) {
+		Dwarf_Die *die = &g_array_index (fs->nodes, InlineNode, node).die;
 		Dwarf_Attribute attr;
 		Dwarf_Word line = 0;
 		c->calls[i].function = die_function (die);

@@ -9,9 +9,9 @@
  *
  * One MtaDwarfInline per object: each compilation unit's functions are
  * indexed by address the first time an address of it is asked (one walk
- * of its top-level entries), then an address costs a binary search and a
- * walk down the one function that holds it; every address is answered
- * once.  Units are found without .debug_aranges as well.
+ * of its top-level entries), each function's inlined code the first time
+ * an address in it is asked; then an address costs binary searches, and
+ * every address is answered once.  Units are found without .debug_aranges as well.
  */
 #ifndef MTA_DWARF_INLINE_H
 #define MTA_DWARF_INLINE_H

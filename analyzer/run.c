@@ -467,13 +467,17 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	if (!any_inlined)
 		g_array_free (inlined, TRUE);
 	/* The first frame that is not a wrapper; the outermost when all are
-	 * (a stack cut short by the depth). */
+	 * (a stack cut short by the depth).  Code inlined into a wrapper is
+	 * the wrapper's: git's static do_xmalloc, inlined into xmalloc, is
+	 * skipped with it. */
 	p->site_frame = n - 1;
-	for (uint32_t i = 0; i < n; i++)
-		if (!site_at (r, p->frames[i])->wrapper) {
+	gboolean in_wrapper = FALSE;
+	for (uint32_t i = n; i-- > 0;) {
+		gboolean w = site_at (r, p->frames[i])->wrapper;
+		in_wrapper = p->inlined != NULL && p->inlined[i] ? in_wrapper || w : w;
+		if (!in_wrapper)
 			p->site_frame = i;
-			break;
-		}
+	}
 	p->site = (int32_t) p->frames[p->site_frame];
 	MtaSite *s = site_at (r, (uint32_t) p->site);
 	site_touch (r, s);

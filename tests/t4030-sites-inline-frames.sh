@@ -17,6 +17,7 @@ SRC="$TOP/tests/helper/ana11-inline.c"
 PUT=$(line_of LEAK-PUT)
 CALL=$(line_of PUT-CALL)
 DIRECT=$(line_of LEAK-DIRECT)
+
 XMALLOC=$(line_of XMALLOC-CALL)
 
 test_lazy_prereq SQLITE3 'command -v sqlite3'
@@ -63,8 +64,15 @@ inline_tests() {
 		row 3 cache_put $PUT out &&
 		grep -A1 -E "  cache_put at $SRC:$PUT in " out | grep -q "called from worker at $SRC:$CALL in " &&
 		row 2 worker $DIRECT out &&
-		test $(grep -c -E "^ +[0-9]+ +[0-9]+  " out) = 2 &&
+		test $(grep -c -E "^ +[0-9]+ +[0-9]+  " out) = 3 &&
 		! grep -q "xmalloc" out
+	'
+
+	test_expect_success "$cc: a wrapper's helper inlined into it is skipped with it" '
+		test_expect_code 1 "$MTANALYZE" --by-site --no-skip --frames 0 $cc.log >noskip-all &&
+		row 1 do_alloc $(line_of DO-ALLOC-CALL) noskip-all &&
+		row 1 main $(line_of LEAK-DUP) out &&
+		! grep -q -e do_alloc -e xstrdup out
 	'
 
 	test_expect_success "$cc: without stacks, the caller field alone is charged the same way" '

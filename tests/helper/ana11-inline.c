@@ -5,7 +5,9 @@
  * (DW_TAG_inlined_subroutine, DW_AT_call_line) say that the call is
  * xmalloc's, made for cache_put's line (the tests find each line by the
  * marker in its comment).  worker also calls xmalloc itself, so that the
- * two callers of the inlined wrapper must stay apart.  Argument N: cache_put N times (default 3);
+ * two callers of the inlined wrapper must stay apart; and xstrdup, a
+ * wrapper, has its own helper inlined into it, which is skipped with it.
+ * Argument N: cache_put N times (default 3);
  * "free" after it: also free everything.
  */
 #include <stdio.h>
@@ -39,6 +41,23 @@ cache_put (int key)
 	cache = e;
 }
 
+/* A wrapper's own helper, inlined into it: its code is the wrapper's. */
+static inline __attribute__((always_inline)) void *
+do_alloc (size_t n)
+{
+	void *p = malloc (n);   /* DO-ALLOC-CALL */
+	if (p == NULL)
+		abort ();
+	return p;
+}
+
+__attribute__((noinline)) char *
+xstrdup (const char *s)
+{
+	size_t n = strlen (s) + 1;
+	return memcpy (do_alloc (n), s, n);
+}
+
 static __attribute__((noinline)) void
 worker (int n)
 {
@@ -54,6 +73,7 @@ main (int argc, char **argv)
 	int n = argc > 1 ? atoi (argv[1]) : 3;
 
 	worker (n > 0 && n < 1000 ? n : 3);   /* WORKER-CALL */
+	sink[nsink++] = xstrdup (argv[0]);   /* LEAK-DUP */
 	if (argc > 2 && strcmp (argv[2], "free") == 0) {
 		while (cache != NULL) {
 			struct entry *e = cache;

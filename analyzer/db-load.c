@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 3
+#define MTA_SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
@@ -46,7 +46,8 @@ static const char *const sql_text[N_ST] = {
 	[ST_STACK] = "INSERT INTO stacks (run_id, id, trace_stack, caller, site_id, site_level, depth,"
 		" allocations, frees, bytes_allocated, leaked_blocks, leaked_bytes, bad_frees)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id) VALUES (?1, ?2, ?3, ?4)",
+	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id, inlined)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_SITE_STATS] = "INSERT INTO site_stats (run_id, site_id, allocations, frees, bytes_allocated,"
 		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line,"
 		" temporary_allocations, peak_share_bytes, growth, growth_exponent)"
@@ -91,6 +92,14 @@ static const char sql_migrate_v2[] =
 	"ALTER TABLE runs ADD COLUMN lost_events INTEGER;"
 	"ALTER TABLE runs ADD COLUMN lost_reason TEXT;"
 	"ALTER TABLE runs ADD COLUMN freeres TEXT;";
+
+/* v4: frames.inlined (when there is a frames table without it); the view
+ * that shows it is made again by the schema */
+static const char sql_has_frames_inlined[] =
+	"SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frames')"
+	" - (SELECT count(*) FROM pragma_table_info ('frames') WHERE name = 'inlined')";
+static const char sql_migrate_v3[] =
+	"ALTER TABLE frames ADD COLUMN inlined INTEGER;";
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -322,6 +331,12 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
 	    !exec (d, sql_migrate_v2, error))
 		return FALSE;
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 3) {
+		int64_t lacks = query_int (d, sql_has_frames_inlined, error);
+		if (lacks < 0 || (lacks > 0 && !exec (d, sql_migrate_v3, error)) ||
+		    !exec (d, "DROP VIEW IF EXISTS stack_frames", error))
+			return FALSE;
+	}
 	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)
@@ -520,6 +535,7 @@ store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error
 			else
 				sqlite3_bind_null (fr, 3);
 			sqlite3_bind_int64 (fr, 4, site_ids[p->frames[f]]);
+			sqlite3_bind_int (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}

@@ -74,17 +74,35 @@ put_site_fields (FILE *out, const MtaSite *s)
 	fprintf (out, ", \"line\": %u, ", s->line);
 	put_key (out, "object");
 	mta_json_put_string (out, s->object);
+	fprintf (out, ", \"inlined\": %s", s->inlined ? "true" : "false");
 }
 
+/* Whether frame I of P is code inlined into frame I + 1. */
+static const char *
+frame_inlined (const MtaPath *p, uint32_t i)
+{
+	return p->inlined != NULL && i < p->nframes && p->inlined[i] ? "true" : "false";
+}
+
+/* The frames of TAIL (mta_path_tail of P): each says whether it was
+ * inlined into the next, in this stack. */
 static void
-put_frames (FILE *out, const MtaRun *run, GArray *tail)
+put_frames (FILE *out, const MtaRun *run, const MtaPath *p, GArray *tail)
 {
 	GPtrArray *sites = mta_run_sites (run);
 	fputs ("\"frames\": [", out);
 	for (guint i = 0; i < tail->len; i++) {
+		const MtaSite *s = sites->pdata[g_array_index (tail, uint32_t, i)];
 		fputs (i ? ", {" : "{", out);
-		put_site_fields (out, sites->pdata[g_array_index (tail, uint32_t, i)]);
-		fputs ("}", out);
+		put_key (out, "function");
+		mta_json_put_string (out, s->function);
+		fputs (", ", out);
+		put_key (out, "file");
+		mta_json_put_string (out, s->file);
+		fprintf (out, ", \"line\": %u, ", s->line);
+		put_key (out, "object");
+		mta_json_put_string (out, s->object);
+		fprintf (out, ", \"inlined\": %s}", frame_inlined (p, p->site_frame + 1 + i));
 	}
 	fputs ("]", out);
 }
@@ -111,7 +129,8 @@ put_stacks (FILE *out, const MtaRun *run, uint32_t site, int frames, gboolean le
 			put_u64 (out, "bytes", p->leaked_bytes, TRUE);
 		} else
 			put_u64 (out, "count", p->bad_frees, TRUE);
-		put_frames (out, run, tail);
+		fprintf (out, "\"inlined\": %s, ", frame_inlined (p, p->site_frame));
+		put_frames (out, run, p, tail);
 		fputs ("}", out);
 	}
 	fputs (first ? "]" : "\n      ]", out);

@@ -62,6 +62,14 @@ typedef struct {
 	uint64_t addrs[];
 } StackDef;
 
+typedef struct {
+	guint n;
+	struct {
+		uint32_t site;
+		gboolean inlined;
+	} f[];
+} FieldSites;
+
 struct MtaRun {
 	MtaSymbolizer *sym;
 	const MtaWrappers *wrappers;
@@ -78,7 +86,7 @@ struct MtaRun {
 	GPtrArray *paths;
 	GPtrArray *sites;
 	GHashTable *site_by_key;   /* "function\x1ffile\x1fline\x1fobject" -> site + 1 */
-	GHashTable *site_by_field; /* frame field -> site + 1 */
+	GHashTable *site_by_field; /* frame field -> FieldSites */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
@@ -191,6 +199,7 @@ path_free (gpointer p)
 	g_free (path->caller);
 	g_free (path->addrs);
 	g_free (path->frames);
+	g_free (path->inlined);
 	g_free (path);
 }
 
@@ -227,7 +236,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->paths = g_ptr_array_new_with_free_func (path_free);
 	r->sites = g_ptr_array_new_with_free_func (site_free);
 	r->site_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -296,15 +305,11 @@ GHashTable *mta_run_threads (const MtaRun *r) { return r->threads; }
 
 /* ------------------------------------------------------------ sites */
 
-/* The site of a frame (a caller field or "[0xADDR]"). */
+/* The site of one frame (NULL: a field that names nothing). */
 static uint32_t
-site_for_field (MtaRun *r, const char *field)
+site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 {
-	gpointer v = g_hash_table_lookup (r->site_by_field, field);
-	if (v != NULL)
-		return GPOINTER_TO_UINT (v) - 1;
-
-	const MtaFrameInfo *fi = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
+	gpointer v;
 	g_autofree char *function = NULL;
 	if (fi != NULL && fi->function != NULL)
 		function = g_strdup (fi->function);
@@ -336,8 +341,32 @@ site_for_field (MtaRun *r, const char *field)
 		g_ptr_array_add (r->sites, s);
 		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));
 	}
-	g_hash_table_insert (r->site_by_field, g_strdup (field), GUINT_TO_POINTER (idx + 1));
+	if (fi != NULL && fi->inlined)
+		((MtaSite *) r->sites->pdata[idx])->inlined = TRUE;
 	return idx;
+}
+
+/* The sites of a frame (a caller field or "[0xADDR]"): one, or one per
+ * function when the call is in inlined code, innermost first. */
+static const FieldSites *
+sites_for_field (MtaRun *r, const char *field)
+{
+	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
+	if (fs != NULL)
+		return fs;
+
+	const MtaFrameInfo *fi = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
+	guint n = 1;
+	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
+		n++;
+	fs = g_malloc (sizeof *fs + n * sizeof fs->f[0]);
+	fs->n = n;
+	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
+		fs->f[i].site = site_for_frame (r, fi);
+		fs->f[i].inlined = fi != NULL && fi->inlined;
+	}
+	g_hash_table_insert (r->site_by_field, g_strdup (field), fs);
+	return fs;
 }
 
 static inline MtaSite *
@@ -403,32 +432,52 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 {
 	const StackDef *st = p->trace_id >= 0 ? stack_def (r, p->trace_id) : NULL;
 	uint32_t n = st && st->n > 0 ? st->n : 1;
+	gboolean stack = st != NULL && st->n > 0;
 	char buf[32];
 
 	if (p->site >= 0 || (p->trace_id >= 0 && st == NULL && !force))
 		return;
-	p->nframes = n;
-	p->frames = g_new (uint32_t, n);
-	if (st != NULL && st->n > 0)
-		p->addrs = g_memdup2 (st->addrs, n * sizeof (uint64_t));
+	/* one frame per function: an address in inlined code is several */
+	GArray *frames = g_array_sized_new (FALSE, FALSE, sizeof (uint32_t), n);
+	GArray *addrs = stack ? g_array_sized_new (FALSE, FALSE, sizeof (uint64_t), n) : NULL;
+	GArray *inlined = g_array_sized_new (FALSE, FALSE, sizeof (uint8_t), n);
+	gboolean any_inlined = FALSE;
 	for (uint32_t i = 0; i < n; i++) {
 		const char *field;
-		if (p->addrs == NULL || (i == 0 && p->caller[0]))
+		if (!stack || (i == 0 && p->caller[0]))
 			field = p->caller;
 		else {
-			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", p->addrs[i]);
+			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", st->addrs[i]);
 			field = buf;
 		}
-		p->frames[i] = site_for_field (r, field);
-	}
-	/* The first frame that is not a wrapper; the outermost when all are
-	 * (a stack cut short by the depth). */
-	p->site_frame = n - 1;
-	for (uint32_t i = 0; i < n; i++)
-		if (!site_at (r, p->frames[i])->wrapper) {
-			p->site_frame = i;
-			break;
+		const FieldSites *fs = sites_for_field (r, field);
+		for (guint k = 0; k < fs->n; k++) {
+			uint8_t in = fs->f[k].inlined;
+			g_array_append_val (frames, fs->f[k].site);
+			g_array_append_val (inlined, in);
+			if (addrs != NULL)
+				g_array_append_val (addrs, st->addrs[i]);
+			any_inlined |= in;
 		}
+	}
+	n = p->nframes = frames->len;
+	p->frames = (uint32_t *) (void *) g_array_free (frames, FALSE);
+	p->addrs = addrs ? (uint64_t *) (void *) g_array_free (addrs, FALSE) : NULL;
+	p->inlined = any_inlined ? (uint8_t *) g_array_free (inlined, FALSE) : NULL;
+	if (!any_inlined)
+		g_array_free (inlined, TRUE);
+	/* The first frame that is not a wrapper; the outermost when all are
+	 * (a stack cut short by the depth).  Code inlined into a wrapper is
+	 * the wrapper's: git's static do_xmalloc, inlined into xmalloc, is
+	 * skipped with it. */
+	p->site_frame = n - 1;
+	gboolean in_wrapper = FALSE;
+	for (uint32_t i = n; i-- > 0;) {
+		gboolean w = site_at (r, p->frames[i])->wrapper;
+		in_wrapper = p->inlined != NULL && p->inlined[i] ? in_wrapper || w : w;
+		if (!in_wrapper)
+			p->site_frame = i;
+	}
 	p->site = (int32_t) p->frames[p->site_frame];
 	MtaSite *s = site_at (r, (uint32_t) p->site);
 	site_touch (r, s);

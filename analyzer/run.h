@@ -30,6 +30,7 @@ typedef struct {
 	unsigned line;             /* 0 unknown */
 	char *object;              /* "" unknown */
 	gboolean wrapper;          /* the function is on the wrapper list */
+	gboolean inlined;          /* a frame here was inlined code (see MtaPath.inlined) */
 	/* Totals of the paths charged here (after mta_run_finish) */
 	uint64_t allocs;           /* '+' and '>' that stored a block */
 	uint64_t frees;            /* '-' and '<' of blocks allocated here */
@@ -57,9 +58,13 @@ typedef struct {
 typedef struct {
 	int64_t trace_id;          /* the trace's stack id, -1: caller field only */
 	char *caller;              /* the caller field of its first event ("" none) */
-	uint32_t nframes;          /* 0 until resolved */
+	uint32_t nframes;          /* 0 until resolved; inlined code counts one frame a function */
 	uint64_t *addrs;           /* frame addresses, NULL without a stack */
 	uint32_t *frames;          /* the site of each frame */
+	/* Per frame, 1 when its function's code was inlined into the next
+	 * frame's: both have the same address, the next frame's line is the
+	 * inlined call's.  NULL: no frame was. */
+	uint8_t *inlined;
 	uint32_t site_frame;       /* the frame charged */
 	int32_t site;              /* the site charged; -1 until resolved */
 	uint64_t allocs, frees, bytes_allocated, live_bytes;

@@ -22,6 +22,7 @@
  * with the STT_FILE symbol before it, or "??:?".
  */
 #include "symbolize.h"
+#include "dwarf-inline.h"
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -63,6 +64,7 @@ typedef struct {
 	gboolean symtab;          /* a .symtab with symbols in the file itself */
 	char *build_id;           /* hex, or NULL */
 	GArray *funcs;            /* FuncSym by address, once asked (symbol_at) */
+	MtaDwarfInline *inl;      /* its inlined functions, once asked */
 } Module;
 
 /* A symbol of the module's table, for symbol_at. */
@@ -186,6 +188,7 @@ static void
 module_free (gpointer p)
 {
 	Module *m = p;
+	mta_dwarf_inline_free (m->inl);
 	if (m->dwfl)
 		dwfl_end (m->dwfl);
 	if (m->elf)
@@ -377,6 +380,32 @@ module_dwfl (MtaSymbolizer *s, Module *m)
 	return TRUE;
 }
 
+/* M's DWARF index (dwarf-inline.c), or NULL without libdwfl's module. */
+static MtaDwarfInline *
+module_dwarf_index (MtaSymbolizer *s, Module *m)
+{
+	if (!module_dwfl (s, m))
+		return NULL;
+	if (m->inl == NULL)
+		m->inl = mta_dwarf_inline_new (m->mod);
+	return m->inl;
+}
+
+/* The line row for ADDR (a module address) when libdwfl finds no unit
+ * for it: an object without .debug_aranges (clang's), whose lines
+ * addr2line finds all the same. */
+static const char *
+unit_row (MtaSymbolizer *s, Module *m, Dwarf_Addr addr, Dwarf_Die **cu, int *lineno, Dwarf_Line **dl)
+{
+	MtaDwarfInline *d = module_dwarf_index (s, m);
+	Dwarf_Addr bias;
+
+	if (d == NULL || (*cu = mta_dwarf_unit_at (d, addr, &bias)) == NULL ||
+	    (*dl = dwarf_getsrc_die (*cu, addr - bias)) == NULL || dwarf_lineno (*dl, lineno) != 0)
+		return NULL;
+	return dwarf_linesrc (*dl, NULL, NULL);
+}
+
 static const Section *
 find_section (const Module *m, uint64_t addr)
 {
@@ -396,18 +425,22 @@ dwarf_row (MtaSymbolizer *s, Module *m, uint64_t addr, char **name, int *lineno,
 	Dwarf_Addr a, cubias;
 	int col = 0;
 	const char *file, *comp_dir = NULL;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Line *dl = NULL;
 
 	*lineno = 0;
 	*disc = 0;
 	if (!module_dwfl (s, m))
 		return FALSE;
 	Dwfl_Line *line = dwfl_module_getsrc (m->mod, addr + m->bias);
-	if (line == NULL)
-		return FALSE;
-	file = dwfl_lineinfo (line, &a, lineno, &col, NULL, NULL);
+	if (line != NULL) {
+		file = dwfl_lineinfo (line, &a, lineno, &col, NULL, NULL);
+		cu = dwfl_module_addrdie (m->mod, addr + m->bias, &cubias);
+		dl = dwfl_dwarf_line (line, &cubias);
+	} else
+		file = unit_row (s, m, addr + m->bias, &cu, lineno, &dl);
 	if (file == NULL)
 		return FALSE;
-	Dwarf_Die *cu = dwfl_module_addrdie (m->mod, addr + m->bias, &cubias);
 	if (cu != NULL) {
 		Dwarf_Attribute attr;
 		if (dwarf_attr (cu, DW_AT_comp_dir, &attr) != NULL)
@@ -419,8 +452,6 @@ dwarf_row (MtaSymbolizer *s, Module *m, uint64_t addr, char **name, int *lineno,
 		*name = g_strdup_printf ("%s/%s", comp_dir, file);
 	else
 		*name = g_strdup (file);
-	Dwarf_Addr lbias;
-	Dwarf_Line *dl = dwfl_dwarf_line (line, &lbias);
 	if (dl == NULL || dwarf_linediscriminator (dl, disc) != 0)
 		*disc = 0;
 	return TRUE;
@@ -997,11 +1028,48 @@ mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
 static void
 frame_info_free (gpointer p)
 {
-	MtaFrameInfo *f = p;
-	g_free (f->function);
-	g_free (f->file);
-	g_free (f->object);
-	g_free (f);
+	for (MtaFrameInfo *f = p, *next; f != NULL; f = next) {
+		next = f->outer;
+		g_free (f->function);
+		g_free (f->file);
+		g_free (f->object);
+		g_free (f);
+	}
+}
+
+/* When the call at ADDR (a file address of M) is in inlined code, F (the
+ * frame of the function that holds the code, its line that of the line
+ * table, which is the innermost function's) becomes the innermost of a
+ * chain: each inlined function at its line, then the function it was
+ * inlined into at the line of that call; F's function and object stay
+ * with the last, which is no inlined code.  Without DWARF F is left
+ * alone. */
+static void
+add_inline_frames (MtaSymbolizer *s, Module *m, uint64_t addr, MtaFrameInfo *f)
+{
+	guint n = 0;
+	MtaDwarfInline *d = module_dwarf_index (s, m);
+
+	if (d == NULL)
+		return;
+	const MtaInlineCall *calls = mta_dwarf_inline_at (d, addr + m->bias, &n);
+	if (n == 0)
+		return;
+	MtaFrameInfo *last = f;
+	char *outer_function = f->function;
+	for (guint i = 0; i < n; i++) {
+		MtaFrameInfo *o = g_new0 (MtaFrameInfo, 1);
+		o->object = g_strdup (f->object);
+		o->offset = f->offset;
+		o->main_exe = f->main_exe;
+		o->file = calls[i].call_file[0] ? g_strdup (calls[i].call_file) : NULL;
+		o->line = calls[i].call_line;
+		last->inlined = TRUE;
+		last->function = calls[i].function[0] ? g_strdup (calls[i].function) : NULL;
+		last->outer = o;
+		last = o;
+	}
+	last->function = outer_function;
 }
 
 const MtaFrameInfo *
@@ -1043,6 +1111,8 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			f->function = m != NULL ? g_strdup (c.symbol)
 				: g_strdup_printf ("%s%s0x%" PRIx64, c.symbol, c.sym_offset < 0 ? "-" : "+",
 						   (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
+		if (m != NULL && vaddr > 0)
+			add_inline_frames (s, m, vaddr - 1, f);
 		mta_caller_clear (&c);
 	}
 	g_hash_table_insert (s->frames, g_strdup (field), f);

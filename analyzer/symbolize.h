@@ -83,15 +83,23 @@ int mta_open_regular (const char *path);
 const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
 
 /* A code location split into the parts that stay the same from one build
- * to the next (function, source file and line), for grouping by call site. */
-typedef struct {
+ * to the next (function, source file and line), for grouping by call site.
+ * Code the compiler inlined is several frames at one address: the inlined
+ * function at the line of the code, then the function it was inlined
+ * into at the line of the inlined call (DWARF's DW_AT_call_line), and so
+ * on out to the function that holds the code, as `addr2line -i` lists
+ * them. */
+typedef struct MtaFrameInfo MtaFrameInfo;
+struct MtaFrameInfo {
 	char *function;      /* symbol name without offset, or NULL */
 	char *file;          /* source file as addr2line names it, or NULL */
 	unsigned line;       /* 0: unknown */
 	char *object;        /* the object as the trace names it, or NULL */
 	uint64_t offset;     /* the address in that object (or absolute) */
 	gboolean main_exe;   /* the object is the traced program itself */
-} MtaFrameInfo;
+	gboolean inlined;    /* this function's code was inlined into OUTER's */
+	MtaFrameInfo *outer; /* the next frame at the same address, NULL: none */
+};
 
 /* When OBJECT (as a frame names it) has no function names -- no .symtab
  * and no debug file -- one sentence saying so and what would bring them
@@ -102,7 +110,9 @@ char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
 /* Where the call that returned to the caller field or stack frame FIELD
  * ("obj:(sym+off)[0xrel]", "[0xabs]", ...) is: the address just before the
  * return address is looked up, so the line is that of the call itself,
- * not of the statement after it.  Owned by the symbolizer. */
+ * not of the statement after it.  When that call is in inlined code, the
+ * innermost of its frames, the others following through OUTER.  Owned by
+ * the symbolizer. */
 const MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
 
 #endif

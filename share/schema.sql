@@ -14,12 +14,13 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 3;              -- this schema's version
+PRAGMA user_version = 4;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
 -- Version 3 (issue 18) added the columns marked "v3" (what the recorder
--- did not record); the same holds for them.
+-- did not record); the same holds for them.  Version 4 (issue 11) added
+-- frames.inlined; the view stack_frames is made again to show it.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -97,11 +98,17 @@ CREATE TABLE IF NOT EXISTS stacks (
 CREATE INDEX IF NOT EXISTS stacks_run ON stacks (run_id, site_id);
 
 -- The frames of a stack, innermost (level 0, the caller of malloc) first.
+-- Code the compiler inlined is one frame per function at one address: the
+-- inlined function (inlined = 1) at the line of the code, then the
+-- function it was inlined into at the line of the inlined call (DWARF),
+-- out to the function that holds the code (inlined = 0).
 CREATE TABLE IF NOT EXISTS frames (
 	stack_id INTEGER NOT NULL REFERENCES stacks (id),
 	level INTEGER NOT NULL,
 	address INTEGER,                  -- run-time address; NULL: no stack
 	site_id INTEGER NOT NULL REFERENCES sites (id),
+	inlined INTEGER,                  -- v4: 1 when this function was inlined into the
+	                                  --     next level's (same address), else 0
 	PRIMARY KEY (stack_id, level)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frames_site ON frames (site_id);
@@ -247,5 +254,5 @@ CREATE VIEW IF NOT EXISTS stack_frames AS
 SELECT f.stack_id, st.run_id, f.level, f.level = st.site_level AS charged,
        printf ('0x%x', f.address) AS address, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
-       s.object, f.site_id
+       s.object, f.site_id, f.inlined
 FROM frames f JOIN stacks st ON st.id = f.stack_id JOIN sites s ON s.id = f.site_id;

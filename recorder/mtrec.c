@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mtrec-ctl.h"
+
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
 #define EXIT_NOT_FOUND 127	/* no such program */
@@ -836,6 +838,11 @@ int main(int argc, char **argv)
 	struct run run;
 	int status, quiet = 0, ret, exec_err;
 
+	/* "mtrec ctl ...": a program named ctl runs as "mtrec -- ctl". */
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0) {
+		argv[1] = (char *)"mtrec ctl";
+		return mtrec_ctl_main(argc - 1, argv + 1);
+	}
 	argv[0] = (char *)progname;	/* getopt's messages start with it */
 	if ((ret = parse_options(argc, argv, &output, &quiet)) != 0)
 		return ret;

@@ -569,6 +569,45 @@ void mtrec_fini(void)
 	mtrec_leave();
 }
 
+/* ---- exec --------------------------------------------------------------- */
+
+/* Not in a vfork child (it shares the parent's memory, and the file is
+ * the parent's), nor in a forked child that has not opened its own file.
+ * Only in a process of one thread: the chunks of threads that may be
+ * writing cannot be finished from outside, nor the file cut under them,
+ * without a cost on every event (a count of writers in flight), and a
+ * failed exec must leave them recording.  A program that execs with other
+ * threads running keeps the growth ahead in its file, as at a crash;
+ * the analyzer and /usr/bin/mtrace read it all the same.  (Only this
+ * thread can make another meanwhile: the count cannot go stale.) */
+int mtrec_exec_begin(void)
+{
+	if (!g.enabled || !g.opened || g.ended || mtrec_chunk_owner() != getpid() ||
+	    prim_count_threads() != 1)
+		return 0;
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) < 0) {
+		mtrec_leave();
+		return 0;
+	}
+	if (!g.opened || g.ended) {
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+		mtrec_leave();
+		return 0;
+	}
+	mtrec_chunk_pause();
+	return 1;
+}
+
+void mtrec_exec_end(int paused)
+{
+	if (!paused)
+		return;
+	mtrec_chunk_resume();
+	mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	mtrec_leave();
+}
+
 /* ---- fork --------------------------------------------------------------- */
 
 /* No lock is held across fork (there are no prepare or parent handlers):

@@ -420,40 +420,65 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 	AROUND_EXEC(mtrec_real.execveat, dirfd, path, argv, envp, flags);
 }
 
-/* The arguments after arg, up to the NULL, counted; then, for execle, the
- * environment after it. */
-#define COLLECT_ARGS(arg, argv, after_null) \
-	size_t n_ = 1; \
-	va_list ap_; \
-	va_start(ap_, arg); \
-	while (va_arg(ap_, const char *) != NULL) \
-		n_++; \
-	va_end(ap_); \
-	const char *argv[n_ + 1]; \
-	argv[0] = arg; \
-	va_start(ap_, arg); \
-	for (size_t i_ = 1; i_ <= n_; i_++) \
-		argv[i_] = va_arg(ap_, const char *); \
-	after_null; \
-	va_end(ap_)
+/* The execl functions: their arguments are counted (the closing NULL
+ * included), then copied into an array on the stack. */
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
-	COLLECT_ARGS(arg, argv, (void)0);
+	va_list ap;
+	size_t n = 2, i = 0;
+
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	va_end(ap);
 	AROUND_EXEC(mtrec_real.execv, path, (char *const *)argv);
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	COLLECT_ARGS(arg, argv, (void)0);
+	va_list ap;
+	size_t n = 2, i = 0;
+
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	va_end(ap);
 	AROUND_EXEC(mtrec_real.execvp, file, (char *const *)argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	char *const *envp;
+	va_list ap;
+	size_t n = 2, i = 0;
 
-	COLLECT_ARGS(arg, argv, envp = va_arg(ap_, char *const *));
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
 	AROUND_EXEC(mtrec_real.execve, path, (char *const *)argv, envp);
 }
 

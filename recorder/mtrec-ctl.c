@@ -347,7 +347,8 @@ int mtrec_ctl_main(int argc, char **argv)
 	}
 	cmd = argv[optind + 1];
 	want = strcmp(cmd, "mark") == 0 ? 3 : 2;
-	if (strcmp(cmd, "on") && strcmp(cmd, "off") && strcmp(cmd, "status") && want == 2) {
+	if (strcmp(cmd, "on") != 0 && strcmp(cmd, "off") != 0 && strcmp(cmd, "status") != 0 &&
+	    want == 2) {
 		fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status or mark LABEL)\n",
 			progname, cmd);
 		return ctl_try_help();

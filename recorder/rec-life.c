@@ -153,6 +153,13 @@ static void start_locked(void)
 
 static void stop_locked(void)
 {
+	/* A forked child that has not opened its file yet (trace_off() or
+	 * mtrec ctl off before its first event): it never will. */
+	if (g.child_start) {
+		g.child_start = 0;
+		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	if (!mtrec_recording)
 		return;
 	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);

@@ -135,6 +135,27 @@ test_expect_success 'a request left for an exited process does not reach a later
 	stop_daemon stale
 '
 
+test_expect_success 'a daemonized child (daemon(3), closefrom(3)) takes requests under its own pid' '
+	mkdir dmn && (
+		cd dmn &&
+		env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log XDG_RUNTIME_DIR=$RUN "$PROG" daemon >out 2>err
+	) &&
+	for i in $(seq 100); do grep -q "^ready" dmn/out && break; sleep 0.05; done &&
+	pid=$(sed -n "s/^ready //p" dmn/out) &&
+	test -n "$pid" &&
+	"$MTREC" ctl $pid off >out &&
+	test "$(cat out)" = "recording off" &&
+	"$MTREC" ctl $pid on >out &&
+	"$MTREC" ctl $pid mark child >out &&
+	kill $pid &&
+	for i in $(seq 100); do grep -q "^bye" dmn/out && break; sleep 0.05; done &&
+	sleep 0.2 &&
+	grep -a "^= \|^# mark" dmn/t.log.$pid >actual &&
+	printf "%s\n" "= Start" "= End" "= Start" "# mark child" "= End" >expect &&
+	test_cmp expect actual &&
+	! grep -a -q "^# mark" dmn/t.log
+'
+
 test_expect_success 'no such process, no recorder, not recording: exit 125 and why' '
 	pid=$(cat busy/pid) &&
 	test_expect_code 125 "$MTREC" ctl $pid on 2>err &&

@@ -4,9 +4,11 @@
  * (glusterd rotates its logs on it), SIGTERM ends the program.  Two
  * workers allocate and free blocks of 777 bytes every millisecond; with
  * "idle", they make no call at all until the file "wake" appears (looked at
- * with stat(), which does not allocate).
+ * with stat(), which does not allocate).  With "daemon", it first
+ * daemonizes with daemon(3) (the parent exits, the child goes on) and
+ * closes every descriptor above 2 (closefrom(3)), as daemons do.
  * Prints "ready PID" when running, "usr2 N" on each SIGUSR2, "bye" at end.
- * Usage: rec-sigwait-daemon [idle] */
+ * Usage: rec-sigwait-daemon [idle|daemon] */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +68,12 @@ int main(int argc, char **argv)
 	sigset_t all;
 
 	idle = argc > 1 && strcmp(argv[1], "idle") == 0;
+	if (argc > 1 && strcmp(argv[1], "daemon") == 0) {
+		free(malloc(100));	/* the parent records too */
+		if (daemon(1, 1) < 0)
+			return 1;
+		closefrom(3);
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_create(&waiter, NULL, sigwaiter, &all);

@@ -70,6 +70,12 @@ void mtrec_chunk_begin(const char *header, size_t len) MTREC_HIDDEN;
 /* The process exits: finish every chunk and trim the file, so that it
  * ends where the caller's last line does when its chunk is the last. */
 void mtrec_chunk_finish(void) MTREC_HIDDEN;
+/* Before an exec, which may fail, in a process of one thread: finish every
+ * chunk and trim the file as at exit; after a failed exec, resume: the
+ * file grows again from the cut.  (Events of a signal handler meanwhile
+ * are counted as lost.) */
+void mtrec_chunk_pause(void) MTREC_HIDDEN;
+void mtrec_chunk_resume(void) MTREC_HIDDEN;
 /* Fork child: no slot, no chunk, and the parent's file is not ours. */
 void mtrec_chunk_fork_child(void) MTREC_HIDDEN;
 

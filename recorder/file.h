@@ -52,6 +52,12 @@ int mtrec_file_ensure(size_t end, struct mtrec_file_err *e) MTREC_HIDDEN;
 /* Cut the file to its used length.  When the last chunk is the one that
  * ends at end, cut at pos instead and return 1. */
 int mtrec_file_close(char *pos, char *end) MTREC_HIDDEN;
+/* Before an exec, which may fail: cut the file as mtrec_file_close does,
+ * and hand out no chunk until mtrec_file_untrim() (after a failed exec)
+ * lets the file grow again from the cut: 0, or -1 with *e set as by
+ * mtrec_file_ensure. */
+int mtrec_file_trim(char *pos, char *end) MTREC_HIDDEN;
+int mtrec_file_untrim(struct mtrec_file_err *e) MTREC_HIDDEN;
 /* Recording stopped for good: hand out no more chunks; from now on
  * mtrec_file_note() appends lines (whole, newline included) after
  * everything written, in the margin or at the file's end. */

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mtrec-ctl.h"
+
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
 #define EXIT_NOT_FOUND 127	/* no such program */
@@ -43,6 +45,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s [OPTION]... [--] PROGRAM [ARG]...\n"
+		"  or:  %s ctl [--timeout=SECONDS] PID on|off|status|mark LABEL\n"
 		"Run PROGRAM with the mtrec malloc trace recorder preloaded and write a\n"
 		"glibc MALLOC_TRACE-format trace of its allocations and frees.\n"
 		"\n"
@@ -54,7 +57,10 @@ static void usage(FILE *out)
 		"  -r, --rotate=SIZE   continue the trace in parts of SIZE bytes (256M, 1G):\n"
 		"                      FILE, FILE.part2, FILE.part3, ...\n"
 		"      --signal[=SIG]  start and stop recording each time the program gets\n"
-		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded\n"
+		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded.\n"
+		"                      A program that blocks SIG in all its threads (to\n"
+		"                      sigwait() it) or handles it never lets it reach the\n"
+		"                      recorder: use '%s ctl' there\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
 		"  -q, --quiet         no messages from mtrec and the recorder about the\n"
 		"                      trace (the program's own output is untouched)\n"
@@ -73,8 +79,11 @@ static void usage(FILE *out)
 		"  128+N  PROGRAM was killed by signal N\n"
 		"  otherwise the exit status of PROGRAM\n"
 		"\n"
+		"'%s ctl PID on|off|mark LABEL' starts, stops or marks the recording of a\n"
+		"running process, without a signal ('%s ctl --help').\n"
+		"\n"
 		"Analyze the trace with: mtanalyze PROGRAM TRACE\n",
-		progname);
+		progname, progname, progname, progname, progname);
 }
 
 static int try_help(void)
@@ -836,6 +845,11 @@ int main(int argc, char **argv)
 	struct run run;
 	int status, quiet = 0, ret, exec_err;
 
+	/* "mtrec ctl ...": a program named ctl runs as "mtrec -- ctl". */
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0) {
+		argv[1] = (char *)"mtrec ctl";
+		return mtrec_ctl_main(argc - 1, argv + 1);
+	}
 	argv[0] = (char *)progname;	/* getopt's messages start with it */
 	if ((ret = parse_options(argc, argv, &output, &quiet)) != 0)
 		return ret;

@@ -51,6 +51,7 @@ int mtrec_pending;
 
 static struct {
 	int writing;		/* between mtrec_chunk_begin and _finish */
+	int paused;		/* between mtrec_chunk_pause and _resume */
 	pid_t owner;		/* the process the slots belong to */
 	struct mtrec_slot *slots;
 	unsigned next_slot;
@@ -487,7 +488,9 @@ void mtrec_chunk_lost(unsigned long *stopped, unsigned long *nested)
 	}
 }
 
-void mtrec_chunk_finish(void)
+/* Finish every chunk and cut the file at what was written: by exit (for
+ * good) or before an exec (until mtrec_chunk_resume). */
+static void finish_chunks(int (*cut)(char *pos, char *end))
 {
 	struct mtrec_slot *s = mtrec_depth - 1 < MTREC_NEST ? mtrec_self[mtrec_depth - 1] : NULL;
 	char *pos = NULL, *end = NULL;
@@ -501,12 +504,40 @@ void mtrec_chunk_finish(void)
 	}
 	for (unsigned i = 0; i < NSLOTS && i < c.next_slot; i++)
 		chunk_close(&c.slots[i]);
-	if (!mtrec_file_close(pos, end) && pos)
+	if (!cut(pos, end) && pos)
 		chunk_close(&(struct mtrec_slot){ .pos = pos, .end = end });
+}
+
+void mtrec_chunk_finish(void)
+{
+	finish_chunks(mtrec_file_close);
+}
+
+void mtrec_chunk_pause(void)
+{
+	if (!c.writing)
+		return;
+	c.paused = 1;
+	finish_chunks(mtrec_file_trim);
+}
+
+void mtrec_chunk_resume(void)
+{
+	struct mtrec_file_err e;
+
+	if (!c.paused)
+		return;
+	if (mtrec_file_untrim(&e) < 0 && e.why)
+		mtrec_give_up(e.why, e.err);
+	/* Every slot was closed: each takes a new chunk, from the cut on. */
+	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_ACQ_REL);
+	c.writing = 1;
+	c.paused = 0;
 }
 
 void mtrec_chunk_fork_child(void)
 {
+	c.paused = 0;
 	c.owner = getpid();
 	c.writing = 0;
 	memset(mtrec_self, 0, sizeof(mtrec_self));

@@ -743,20 +743,17 @@ int mtrec_file_release(void)
 	return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
 }
 
-int mtrec_file_close(char *pos, char *end)
+/* Cut the file to what was written (grow_lock held); 1 when cut at pos.
+ * No reservation can succeed afterwards (the tail is at the mapping's
+ * end); what was handed out stays inside the file, so no late writer can
+ * fault past its end.  The mapping is kept for such writers. */
+static int cut_to_used(char *pos, char *end, size_t *usedp)
 {
 	struct stat st;
 	const char *why;
 	int cut = 0;
 	size_t used;
 
-	if (mtrec_file.fd < 0)
-		return 0;
-	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
-		return 0;
-	/* No reservation can succeed any more; what was handed out stays
-	 * inside the file, so no late writer can fault past its end.  The
-	 * mapping is kept for such writers. */
 	used = __atomic_exchange_n(&mtrec_file.tail, mtrec_file.maplen, __ATOMIC_ACQ_REL);
 	if (used > mtrec_file.size)
 		used = mtrec_file.size;
@@ -771,9 +768,68 @@ int mtrec_file_close(char *pos, char *end)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), SAY_END);
 	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);
+	*usedp = used;
+	return cut;
+}
+
+int mtrec_file_close(char *pos, char *end)
+{
+	size_t used;
+	int cut;
+
+	if (mtrec_file.fd < 0)
+		return 0;
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	cut = cut_to_used(pos, end, &used);
 	closed = 1;
 	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
 	return cut;
+}
+
+/* Before an exec: the file as at exit, but ready to go on (see
+ * mtrec_file_untrim).  The sizes before the cut, for the way back. */
+static size_t trimmed_used, trimmed_notes_lim;
+static int trimmed;
+
+int mtrec_file_trim(char *pos, char *end)
+{
+	int cut;
+
+	if (mtrec_file.fd < 0 || closed || mapping_lost)
+		return 0;
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	trimmed_notes_lim = notes_lim;
+	cut = cut_to_used(pos, end, &trimmed_used);
+	trimmed = 1;
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return cut;
+}
+
+int mtrec_file_untrim(struct mtrec_file_err *e)
+{
+	e->why = NULL;
+	if (!trimmed || mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	trimmed = 0;
+	if (stopped) {
+		/* The last words go on in the margin, which must be backed again
+		 * (or they are dropped: no write past the file's end). */
+		if (trimmed_notes_lim > trimmed_used &&
+		    extend(trimmed_used - mtrec_file.part_start,
+			   trimmed_notes_lim - mtrec_file.part_start) == 0)
+			__atomic_store_n(&mtrec_file.size, trimmed_notes_lim, __ATOMIC_RELEASE);
+		else
+			notes_lim = trimmed_used;
+		mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+		return 0;
+	}
+	/* Chunks are handed out from the cut on; the file grows again with
+	 * the first of them, here, so that the margin is there at once. */
+	__atomic_store_n(&mtrec_file.tail, trimmed_used, __ATOMIC_RELEASE);
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return mtrec_file_ensure(trimmed_used, e);
 }
 
 void mtrec_file_fork_child(void)

@@ -14,6 +14,7 @@
  * no longer writes, and at exit writes "# lost N ..." and "= End"
  * (rec-file.c keeps room for these lines). */
 #include "chunk.h"
+#include "control.h"
 #include "events.h"
 #include "file.h"
 #include "lock.h"
@@ -152,6 +153,13 @@ static void start_locked(void)
 
 static void stop_locked(void)
 {
+	/* A forked child that has not opened its file yet (trace_off() or
+	 * mtrec ctl off before its first event): it never will. */
+	if (g.child_start) {
+		g.child_start = 0;
+		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	if (!mtrec_recording)
 		return;
 	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
@@ -273,6 +281,93 @@ void mtrec_install_signal(void)
 	g.real_sigaction(sig, &sa, NULL);
 }
 
+/* ---- mtrec ctl (control.h) ---------------------------------------------- */
+
+static void act(struct mtrec_ctl_req *r)
+{
+	int was = __atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE);
+
+	switch (r->cmd) {
+	case MTREC_CTL_ON:
+		if (!was)
+			mtrec_start();
+		if (__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE))
+			mtrec_control_answer(r, 1, was ? "recording was already on" : "recording on");
+		else
+			mtrec_control_answer(r, 0, mtrec_failed ? "recording stopped for good (see "
+					     "the trace's \"# stopped\" line)" : "recording cannot start");
+		break;
+	case MTREC_CTL_OFF:
+		if (was)
+			mtrec_stop();
+		mtrec_control_answer(r, 1, was ? "recording off" : "recording was already off");
+		break;
+	case MTREC_CTL_MARK:
+		if (was && !mtrec_failed) {
+			mtrec_mark(r->label);
+			mtrec_control_answer(r, 1, "mark written");
+		} else {
+			mtrec_control_answer(r, 0, "recording is off: mark not written");
+		}
+		break;
+	case MTREC_CTL_STATUS:
+		mtrec_control_answer(r, 1, mtrec_failed ? "recording stopped for good"
+				     : was ? "recording on" : "recording off");
+		break;
+	}
+}
+
+__thread int mtrec_ctl_countdown;
+
+#define STRIDE_MAX 1024			/* calls between two looks at the clock */
+#define STRIDE_QUICK_NS 1000000ull	/* a thread that made them quicker doubles it */
+#define STRIDE_SLOW_NS 10000000ull	/* one that made them slower starts again at 1 */
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each thread looks at the clock every stride calls: a stride that doubles
+ * while its calls come quicker than STRIDE_QUICK_NS apart, so that a busy
+ * thread pays for the clock once in up to STRIDE_MAX calls, and a thread
+ * that is active at all looks at least every few milliseconds.  When a
+ * look is due, one thread looks for a request (the one that moves the due
+ * time), the others go on.  Not from a signal handler that interrupted the
+ * recorder, nor in a child made without fork handlers that is not yet a
+ * child of its own. */
+void mtrec_control_poll(void)
+{
+	static __thread uint64_t last;
+	static __thread int stride = 1;
+	uint64_t due = __atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED), now;
+	struct mtrec_ctl_req r;
+
+	if (due == UINT64_MAX) {
+		mtrec_ctl_countdown = 1 << 30;	/* this process takes no requests */
+		return;
+	}
+	now = coarse_ns();
+	if (now - last < STRIDE_QUICK_NS && stride < STRIDE_MAX)
+		stride *= 2;
+	else if (now - last > STRIDE_SLOW_NS)
+		stride = 1;
+	last = now;
+	mtrec_ctl_countdown = stride - 1;
+	if (now < due || mtrec_depth || mtrec_held || mtrec_busy)
+		return;
+	if (!__atomic_compare_exchange_n(&mtrec_ctl_due, &due, now + MTREC_CONTROL_EVERY_NS, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (mtrec_chunk_owner() != getpid())
+		return;
+	if (mtrec_control_take(&r))
+		act(&r);
+}
+
 /* ---- trouble ------------------------------------------------------------ */
 
 /* The program got no memory: under RLIMIT_AS, the trace's reservation may
@@ -348,6 +443,7 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction)
 		return;
 	}
 	g.enabled = 1;
+	mtrec_control_init();
 	if (!settings.scoped)
 		mtrec_start();
 }
@@ -476,6 +572,45 @@ void mtrec_fini(void)
 	}
 	g.ended = 1;
 	mtrec_chunk_finish();
+	mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	mtrec_leave();
+}
+
+/* ---- exec --------------------------------------------------------------- */
+
+/* Not in a vfork child (it shares the parent's memory, and the file is
+ * the parent's), nor in a forked child that has not opened its own file.
+ * Only in a process of one thread: the chunks of threads that may be
+ * writing cannot be finished from outside, nor the file cut under them,
+ * without a cost on every event (a count of writers in flight), and a
+ * failed exec must leave them recording.  A program that execs with other
+ * threads running keeps the growth ahead in its file, as at a crash;
+ * the analyzer and /usr/bin/mtrace read it all the same.  (Only this
+ * thread can make another meanwhile: the count cannot go stale.) */
+int mtrec_exec_begin(void)
+{
+	if (!g.enabled || !g.opened || g.ended || mtrec_chunk_owner() != getpid() ||
+	    prim_count_threads() != 1)
+		return 0;
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) < 0) {
+		mtrec_leave();
+		return 0;
+	}
+	if (!g.opened || g.ended) {
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+		mtrec_leave();
+		return 0;
+	}
+	mtrec_chunk_pause();
+	return 1;
+}
+
+void mtrec_exec_end(int paused)
+{
+	if (!paused)
+		return;
+	mtrec_chunk_resume();
 	mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
 	mtrec_leave();
 }

@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,12 @@ static struct {
 	int (*dlclose)(void *);
 	mtrec_sigaction_fn sigaction;
 	sighandler_t (*signal)(int, sighandler_t);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
 } mtrec_real;
 
 /* ---- bootstrap -------------------------------------------------------
@@ -114,6 +121,12 @@ static void bootstrap(void)
 	mtrec_real.dlclose = next_sym("dlclose");
 	mtrec_real.sigaction = next_sym("sigaction");
 	mtrec_real.signal = next_sym("signal");
+	mtrec_real.execve = next_sym("execve");
+	mtrec_real.execv = next_sym("execv");
+	mtrec_real.execvp = next_sym("execvp");
+	mtrec_real.execvpe = next_sym("execvpe");
+	mtrec_real.fexecve = next_sym("fexecve");
+	mtrec_real.execveat = next_sym("execveat");
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	mtrec_init(mtrec_real.sigaction);
 }
@@ -353,6 +366,120 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 		return mtrec_real.signal(sig, handler);
 	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
 						 : old.sa_handler;
+}
+
+/* ---- exec ----------------------------------------------------------------
+ * A new image does not run our exit code: the file is cut before the exec
+ * (rec-life.c), and recording goes on when the exec fails.  Every
+ * function of the family is wrapped, since libc's own execvp and execl
+ * call execve inside libc, where no wrapper sees them; the execl ones are
+ * made into execv calls here. */
+
+#define AROUND_EXEC(real, ...) \
+	do { \
+		int paused_, ret_, err_; \
+		if (!ready() || !(real)) { \
+			errno = ENOSYS; \
+			return -1; \
+		} \
+		paused_ = mtrec_exec_begin(); \
+		ret_ = (real)(__VA_ARGS__); \
+		err_ = errno; \
+		mtrec_exec_end(paused_); \
+		errno = err_; \
+		return ret_; \
+	} while (0)
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	AROUND_EXEC(mtrec_real.execve, path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	AROUND_EXEC(mtrec_real.execv, path, argv);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	AROUND_EXEC(mtrec_real.execvp, file, argv);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	AROUND_EXEC(mtrec_real.execvpe, file, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	AROUND_EXEC(mtrec_real.fexecve, fd, argv, envp);
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	AROUND_EXEC(mtrec_real.execveat, dirfd, path, argv, envp, flags);
+}
+
+/* The execl functions: their arguments are counted (the closing NULL
+ * included), then copied into an array on the stack. */
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n = 2, i = 0;
+
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	va_end(ap);
+	AROUND_EXEC(mtrec_real.execv, path, (char *const *)argv);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t n = 2, i = 0;
+
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	va_end(ap);
+	AROUND_EXEC(mtrec_real.execvp, file, (char *const *)argv);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+	size_t n = 2, i = 0;
+
+	va_start(ap, arg);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	va_end(ap);
+	const char *argv[n];
+
+	argv[i++] = arg;
+	va_start(ap, arg);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	AROUND_EXEC(mtrec_real.execve, path, (char *const *)argv, envp);
 }
 
 /* ---- scoping API (mtrec.h) and glibc's mtrace()/muntrace() ------------ */

@@ -17,8 +17,20 @@ extern int mtrec_recording MTREC_HIDDEN;
  * those blocks are not the program's and are not recorded. */
 extern __thread int mtrec_busy MTREC_HIDDEN;
 
+/* Calls of this thread left before it next looks at the clock for mtrec
+ * ctl's requests (control.h); mtrec_control_poll() looks, acts on a
+ * request when one is due, and sets the count again. */
+extern __thread int mtrec_ctl_countdown MTREC_HIDDEN;
+MTREC_COLD void mtrec_control_poll(void) MTREC_HIDDEN;
+
+/* Every wrapper asks this once per call, recording or not: so it is also
+ * where mtrec ctl's requests are looked for.  Reading even the coarse clock
+ * costs about as much as a malloc here (8-10 ns, measured), so a busy
+ * thread reads it only every so many calls (see mtrec_control_poll). */
 static inline int mtrec_wants(void)
 {
+	if (unlikely(--mtrec_ctl_countdown < 0))
+		mtrec_control_poll();
 	return unlikely(mtrec_recording) && likely(!mtrec_busy);
 }
 
@@ -33,6 +45,12 @@ void mtrec_fini(void) MTREC_HIDDEN;
 void mtrec_mark_session(void) MTREC_HIDDEN;
 /* From the constructor: install the MTREC_SIGNAL toggle, if asked for. */
 void mtrec_install_signal(void) MTREC_HIDDEN;
+/* exec, which may fail: the file is cut at what was written before it
+ * (an exec'd image would leave it padded with the growth ahead), and
+ * recording goes on after a failed one.  mtrec_exec_begin returns what to
+ * hand mtrec_exec_end. */
+int mtrec_exec_begin(void) MTREC_HIDDEN;
+void mtrec_exec_end(int paused) MTREC_HIDDEN;
 /* fork: keep the child from inheriting a held lock or the parent's file. */
 void mtrec_fork_child(void) MTREC_HIDDEN;
 

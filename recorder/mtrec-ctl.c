@@ -1,0 +1,373 @@
+/* mtrec-ctl.c -- "mtrec ctl PID on|off|mark LABEL|status": steer the
+ * recorder in a running process without a signal (share/control.md).
+ *
+ * The recorder looks for DIR/PID.ctl at most every 100 ms from the
+ * process's own allocation calls (recorder/rec-control.c).  This side
+ * finds DIR as the process sees it (its XDG_RUNTIME_DIR, its effective
+ * user, its root directory through /proc/PID/root, so that a chroot, a
+ * container or a service's private /tmp are no obstacle), writes the
+ * request whole (a temporary file linked into place, so that the recorder
+ * never reads half of one), keeps it open, and waits for it to disappear:
+ * the recorder has then written its answer into it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mtrec-ctl.h"
+
+#define ANSWER_AT 1024		/* recorder/control.h MTREC_CONTROL_ANSWER_AT */
+
+enum {
+	CTL_DONE = 0,		/* the recorder did it */
+	CTL_REFUSED = 1,	/* the recorder answered that it could not */
+	CTL_PENDING = 2,	/* not taken in time: it stays pending */
+	CTL_TROUBLE = 125,	/* bad usage, or the request could not be made */
+};
+
+static const char *progname = "mtrec";
+
+static void ctl_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s ctl [--timeout=SECONDS] PID on|off|status|mark LABEL\n"
+		"Start or stop recording, or write a mark line, in a running process that\n"
+		"has the recorder preloaded; no signal is used.\n"
+		"\n"
+		"  on            start recording (\"= Start\")\n"
+		"  off           stop recording (\"= End\")\n"
+		"  mark LABEL    write \"# mark LABEL\" into the trace (when recording)\n"
+		"  status        say whether the process is recording\n"
+		"  -t, --timeout=SECONDS  wait this long for the process to take the\n"
+		"                request [2]; it does so at its next allocation call, at\n"
+		"                most 100 ms after the request is made\n"
+		"  -h, --help    print this help and exit\n"
+		"\n"
+		"Exit status:\n"
+		"    0  done\n"
+		"    1  the recorder could not do it (it says why), or the process exited\n"
+		"    2  the process took no request in time (it made no allocation call):\n"
+		"       the request stays, and is carried out at its next allocation call\n"
+		"  125  bad usage, or no request could be made (no such process, no\n"
+		"       recorder in it, not allowed)\n",
+		progname);
+}
+
+static int ctl_try_help(void)
+{
+	fprintf(stderr, "Try '%s ctl --help' for more information.\n", progname);
+	return CTL_TROUBLE;
+}
+
+/* A small /proc file, NUL-terminated; its length, or -1 with errno. */
+static ssize_t read_proc(long pid, const char *what, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n, len = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, what);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while ((size_t)len < cap - 1 && (n = read(fd, buf + len, cap - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+/* The value of name in a NUL-separated environment block, or NULL. */
+static const char *env_of(const char *env, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = env; p < env + len; p += strlen(p) + 1)
+		if (strncmp(p, name, nl) == 0 && p[nl] == '=')
+			return p + nl + 1;
+	return NULL;
+}
+
+struct target {
+	long pid;
+	uid_t euid;
+	gid_t egid;
+	char start[32];		/* /proc/PID/stat field 22 */
+	char dir[PATH_MAX];	/* where requests go, through /proc/PID/root */
+};
+
+/* Does the process run the recorder, and will it look for requests?  0,
+ * or CTL_TROUBLE after saying why. */
+static int look_at(struct target *t)
+{
+	static char env[1 << 20];
+	char buf[4096], *p;
+	const char *trace, *off, *xdg;
+	ssize_t n;
+	FILE *maps;
+	char path[64], line[PATH_MAX + 128];
+	int has_lib = 0;
+
+	if (read_proc(t->pid, "stat", buf, sizeof(buf)) < 0) {
+		if (errno == ENOENT)
+			fprintf(stderr, "%s: no process %ld\n", progname, t->pid);
+		else
+			fprintf(stderr, "%s: cannot look at process %ld: %s\n", progname, t->pid,
+				strerror(errno));
+		return CTL_TROUBLE;
+	}
+	/* "PID (COMM) STATE PPID ...": COMM may hold blanks and ')' */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return CTL_TROUBLE;
+	for (int field = 2; field < 22 && *p; p++)
+		if (*p == ' ')
+			field++;
+	snprintf(t->start, sizeof(t->start), "%.*s", (int)strspn(p, "0123456789"), p);
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", t->pid);
+	if ((maps = fopen(path, "re")) == NULL) {
+		fprintf(stderr, "%s: cannot look into process %ld: %s (run as its user or "
+			"as root)\n", progname, t->pid, strerror(errno));
+		return CTL_TROUBLE;
+	}
+	while (!has_lib && fgets(line, sizeof(line), maps))
+		has_lib = strstr(line, "/libmtrec.so") != NULL;
+	fclose(maps);
+	if (!has_lib) {
+		fprintf(stderr, "%s: process %ld does not run the recorder (libmtrec.so is "
+			"not loaded in it)\n", progname, t->pid);
+		return CTL_TROUBLE;
+	}
+
+	if ((n = read_proc(t->pid, "environ", env, sizeof(env))) < 0) {
+		fprintf(stderr, "%s: cannot read the environment of process %ld: %s\n",
+			progname, t->pid, strerror(errno));
+		return CTL_TROUBLE;
+	}
+	trace = env_of(env, (size_t)n, "MALLOC_TRACE");
+	off = env_of(env, (size_t)n, "MTREC_CONTROL");
+	xdg = env_of(env, (size_t)n, "XDG_RUNTIME_DIR");
+	if (!trace || !*trace) {
+		fprintf(stderr, "%s: process %ld runs the recorder but records nothing "
+			"(MALLOC_TRACE is not set in it)\n", progname, t->pid);
+		return CTL_TROUBLE;
+	}
+	if (off && strcmp(off, "0") == 0) {
+		fprintf(stderr, "%s: process %ld takes no requests (MTREC_CONTROL=0)\n",
+			progname, t->pid);
+		return CTL_TROUBLE;
+	}
+
+	if (read_proc(t->pid, "status", buf, sizeof(buf)) < 0 ||
+	    !(p = strstr(buf, "\nUid:")) || sscanf(p, "\nUid: %*u %u", &t->euid) != 1 ||
+	    !(p = strstr(buf, "\nGid:")) || sscanf(p, "\nGid: %*u %u", &t->egid) != 1) {
+		fprintf(stderr, "%s: cannot tell the user of process %ld\n", progname, t->pid);
+		return CTL_TROUBLE;
+	}
+	/* As recorder/rec-control.c request_path() has it. */
+	if (xdg && xdg[0] == '/' && strlen(xdg) < 256)
+		snprintf(t->dir, sizeof(t->dir), "/proc/%ld/root%s/mtrec", t->pid, xdg);
+	else
+		snprintf(t->dir, sizeof(t->dir), "/proc/%ld/root/tmp/mtrec-%u", t->pid,
+			 (unsigned)t->euid);
+	return 0;
+}
+
+/* The directory exists, belongs to the process's user and nobody else may
+ * write in it (anyone could otherwise remove requests).  0, or CTL_TROUBLE. */
+static int make_dir(const struct target *t)
+{
+	struct stat st;
+
+	if (mkdir(t->dir, 0700) == 0 && geteuid() != t->euid && chown(t->dir, t->euid, t->egid) < 0) {
+		fprintf(stderr, "%s: cannot give '%s' to user %u: %s\n", progname, t->dir,
+			(unsigned)t->euid, strerror(errno));
+		rmdir(t->dir);
+		return CTL_TROUBLE;
+	}
+	if (lstat(t->dir, &st) < 0) {
+		fprintf(stderr, "%s: cannot make '%s': %s\n", progname, t->dir, strerror(errno));
+		return CTL_TROUBLE;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != t->euid || (st.st_mode & 022)) {
+		fprintf(stderr, "%s: '%s' is not a directory of user %u that only it may "
+			"write in; not using it\n", progname, t->dir, (unsigned)t->euid);
+		return CTL_TROUBLE;
+	}
+	return 0;
+}
+
+/* Is a request at path one for an earlier process with this pid? */
+static int stale(const char *path, const struct target *t)
+{
+	char buf[128], want[64];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return 0;
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "mtrec-ctl 1 %s\n", t->start);
+	return strncmp(buf, want, strlen(want)) != 0;
+}
+
+/* Put the request in place, whole; its open descriptor, or -1 after
+ * saying why (*ret the exit status). */
+static int send_request(const struct target *t, const char *req, const char *path, int *ret)
+{
+	char tmp[PATH_MAX + 64];
+	size_t len = strlen(req);
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%ld.ctl.%ld", t->dir, t->pid, (long)getpid());
+	unlink(tmp);
+	if ((fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    write(fd, req, len) != (ssize_t)len ||
+	    (geteuid() != t->euid && fchown(fd, t->euid, t->egid) < 0)) {
+		fprintf(stderr, "%s: cannot write a request in '%s': %s\n", progname, t->dir,
+			strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		*ret = CTL_TROUBLE;
+		return -1;
+	}
+	for (int tries = 0; link(tmp, path) < 0; tries++) {
+		if (errno == EEXIST && tries == 0 && stale(path, t)) {
+			unlink(path);
+			continue;
+		}
+		if (errno == EEXIST)
+			fprintf(stderr, "%s: an earlier request to process %ld is still pending "
+				"(it has made no allocation call since); try again later\n",
+				progname, t->pid);
+		else
+			fprintf(stderr, "%s: cannot make the request '%s': %s\n", progname, path,
+				strerror(errno));
+		close(fd);
+		unlink(tmp);
+		*ret = CTL_TROUBLE;
+		return -1;
+	}
+	unlink(tmp);
+	return fd;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait for the request to be taken and report the answer. */
+static int wait_answer(const struct target *t, int fd, const char *path, double timeout)
+{
+	double until = now_s() + timeout;
+	char answer[256], probe[64];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(probe, sizeof(probe), "/proc/%ld", t->pid);
+	while (lstat(path, &st) == 0) {
+		if (stat(probe, &st) < 0 || stale(path, t)) {
+			unlink(path);
+			fprintf(stderr, "%s: process %ld exited before taking the request\n",
+				progname, t->pid);
+			return CTL_REFUSED;
+		}
+		if (now_s() >= until) {
+			fprintf(stderr, "%s: process %ld has not taken the request in %g s (it has "
+				"made no allocation call since): the request stays pending and is "
+				"carried out at its next allocation call\n", progname, t->pid, timeout);
+			return CTL_PENDING;
+		}
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	n = pread(fd, answer, sizeof(answer) - 1, ANSWER_AT);
+	answer[n > 0 ? n : 0] = '\0';
+	answer[strcspn(answer, "\n")] = '\0';
+	if (strncmp(answer, "no ", 3) == 0) {
+		fprintf(stderr, "%s: process %ld: %s\n", progname, t->pid, answer + 3);
+		return CTL_REFUSED;
+	}
+	printf("%s\n", strncmp(answer, "ok ", 3) == 0 ? answer + 3 : "request taken");
+	return CTL_DONE;
+}
+
+int mtrec_ctl_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct target t = { 0 };
+	char req[ANSWER_AT], path[PATH_MAX + 64], *end;
+	const char *cmd;
+	double timeout = 2;
+	int c, fd, ret = 0, want;
+
+	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(timeout >= 0 && timeout <= 86400)) {
+				fprintf(stderr, "%s: invalid --timeout '%s': a number of seconds is "
+					"expected\n", progname, optarg);
+				return ctl_try_help();
+			}
+			break;
+		case 'h':
+			ctl_usage(stdout);
+			return 0;
+		default:
+			return ctl_try_help();
+		}
+	}
+	if (argc - optind < 2) {
+		fprintf(stderr, "%s: ctl: %s\n", progname, argc == optind ? "no process given" :
+			"no request given (on, off, status or mark LABEL)");
+		return ctl_try_help();
+	}
+	errno = 0;
+	t.pid = strtol(argv[optind], &end, 10);
+	if (errno || *end || end == argv[optind] || t.pid <= 0) {
+		fprintf(stderr, "%s: ctl: invalid process id '%s'\n", progname, argv[optind]);
+		return ctl_try_help();
+	}
+	cmd = argv[optind + 1];
+	want = strcmp(cmd, "mark") == 0 ? 3 : 2;
+	if (strcmp(cmd, "on") != 0 && strcmp(cmd, "off") != 0 && strcmp(cmd, "status") != 0 &&
+	    want == 2) {
+		fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status or mark LABEL)\n",
+			progname, cmd);
+		return ctl_try_help();
+	}
+	if (argc - optind != want) {
+		if (want == 3)
+			fprintf(stderr, "%s: ctl: mark takes one LABEL\n", progname);
+		else
+			fprintf(stderr, "%s: ctl: '%s' takes no argument\n", progname, cmd);
+		return ctl_try_help();
+	}
+	if ((ret = look_at(&t)) != 0 || (ret = make_dir(&t)) != 0)
+		return ret;
+	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%.*s\n", t.start, cmd, want == 3 ? " " : "",
+		 want == 3 ? (int)strcspn(argv[optind + 2], "\n") : 0, want == 3 ? argv[optind + 2] : "");
+	snprintf(path, sizeof(path), "%s/%ld.ctl", t.dir, t.pid);
+	if ((fd = send_request(&t, req, path, &ret)) < 0)
+		return ret;
+	ret = wait_answer(&t, fd, path, timeout);
+	close(fd);
+	return ret;
+}

@@ -121,6 +121,9 @@ test_expect_success 'bash completion: subcommands, options from --help, values' 
 	complete mtrec --dep >c && test "$(cat c)" = --depth &&
 	complete mtrec --signal=USR >c && printf "%s\n" --signal=USR1 --signal=USR2 >e && test_cmp e c &&
 	complete mtrec -o x.log mtanaly >c && grep -qx mtanalyze c &&
+	complete mtrec ct >c && grep -qx ctl c &&
+	complete mtrec ctl $$ o >c && printf "%s\n" off on >e && test_cmp e c &&
+	complete mtrec ctl --time >c && test "$(cat c)" = --timeout &&
 	complete mtrec-service re >c && test "$(cat c)" = remove &&
 	complete mtrec-service install nginx --no-r >c && test "$(cat c)" = --no-reload
 '

@@ -776,6 +776,11 @@ int mtrec_file_close(char *pos, char *end)
 	return cut;
 }
 
+const char *mtrec_file_first_path(void)
+{
+	return first_path;
+}
+
 void mtrec_file_fork_child(void)
 {
 	char *base = mtrec_file.base;

@@ -596,6 +596,7 @@ static void child_lineage(pid_t parent)
 	}
 	fork_mark = 0;
 	fork_pid_field = NULL;
+	forks_marked = 0;	/* marks count per trace */
 }
 
 /* No lock is held across fork (the prepare handler takes the life lock

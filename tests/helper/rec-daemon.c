@@ -20,6 +20,9 @@
  *                              the parent frees the second 1002 block,
  *                              leaks 1 block of 1005 of its own after the
  *                              fork, waits for the child and exit()s
+ * With REC_DAEMON_CHURN=N in the environment, the first process then
+ * allocates and frees N blocks of 999 bytes before it forks (so that the
+ * fork of a rotated trace comes in a later part than the blocks).
  * Exit status: 0, or 1 when something failed (said on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +82,8 @@ int main(int argc, char **argv)
 		keep[nkeep++] = xmalloc(1001);
 	shared[0] = xmalloc(1002);
 	shared[1] = xmalloc(1002);
+	for (long n = getenv("REC_DAEMON_CHURN") ? atol(getenv("REC_DAEMON_CHURN")) : 0; n > 0; n--)
+		free(xmalloc(999));
 	if (strcmp(argv[1], "daemon") == 0) {
 		if (daemon(1, 1) < 0) {
 			perror("daemon");

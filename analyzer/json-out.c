@@ -276,7 +276,9 @@ put_lineage (FILE *out, const MtaLineageInfo *l)
 			fputs ("null, ", out);
 		put_u64 (out, "mark", l->handed_mark, TRUE);
 		put_u64 (out, "blocks", l->handed_blocks, TRUE);
-		put_u64 (out, "bytes", l->handed_bytes, FALSE);
+		put_u64 (out, "bytes", l->handed_bytes, TRUE);
+		fputs ("\"trace\": ", out);
+		mta_json_put_string (out, l->handed_trace);
 		fputs ("}", out);
 	} else {
 		fputs ("null", out);

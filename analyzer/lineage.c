@@ -11,6 +11,7 @@
 #include "lineage.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "live-table.h"
@@ -34,6 +35,7 @@ struct MtaLineage {
 	gboolean started;            /* an event or "=" line went by */
 	gboolean stopped;            /* "# stopped": blocks live then are not the end */
 	uint64_t last_fork_line;
+	int64_t pid;                 /* its own "# pid", -1: none */
 	uint64_t last_lineno;
 	const char *last_source;
 };
@@ -423,6 +425,8 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 		lg->last_fork_line = l->lineno;
 		lg->info.handed_mark = mark;
 		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
+	} else if (ext_is (l, "pid", 3) && lg->pid < 0 && span_u64 (l->cols[2], &pid)) {
+		lg->pid = (int64_t) pid;
 	} else if (ext_is (l, "stopped", 2)) {
 		lg->stopped = TRUE;
 	}
@@ -461,20 +465,85 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 	return lg->func (line, lg->data, error);
 }
 
-/* Whether the process handed its blocks to the child of its last fork:
- * it forked, its trace is whole, and nothing it allocated after that fork
- * is still allocated at its end. */
+/* Whether the process may have handed its blocks to the child of its last
+ * fork: it forked, its trace is whole, and nothing it allocated after that
+ * fork is still allocated at its end. */
 static gboolean
-handed_over (const MtaLineage *lg)
+may_hand_over (const MtaLineage *lg)
 {
 	const MtaLiveEntry *e;
 
-	if (lg->info.forks == 0 || lg->stopped || lg->live.count == 0)
+	if (lg->info.forks == 0 || lg->stopped || lg->live.count == 0 || lg->pid < 0)
 		return FALSE;
 	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
 		if (e->seq > lg->last_fork_line)
 			return FALSE;
 	return TRUE;
+}
+
+/* Whether the header of the file PATH (its first 64 KiB: a part's header
+ * zone) has the line WANT. */
+static gboolean
+header_has (const char *path, const char *want)
+{
+	char buf[65536];
+	FILE *f = fopen (path, "rb");
+	size_t n, len = strlen (want);
+	gboolean found = FALSE;
+
+	if (f == NULL)
+		return FALSE;
+	n = fread (buf, 1, sizeof buf - 1, f);
+	fclose (f);
+	if (n < 10 || memcmp (buf, "# mtrec 1\n", 10) != 0)
+		return FALSE;
+	for (const char *p = buf, *end = buf + n; p < end && !found;) {
+		const char *nl = memchr (p, '\n', (size_t) (end - p));
+		if (nl == NULL)
+			break;
+		found = (size_t) (nl - p) > len && memcmp (p, want, len) == 0;
+		p = nl + 1;
+	}
+	return found;
+}
+
+/* The trace of the child that inherited this process's heap at its last
+ * fork: a file beside this trace whose header says "# parent PID MARK"
+ * (any name: MALLOC_TRACE may hold %p; the child of a double fork names
+ * its grandparent).  A child that exec'd at once leaves a trace without
+ * that line: it dropped the heap, and the blocks stay the parent's. */
+static char *
+find_child_trace (const MtaLineage *lg)
+{
+	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
+	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+						 lg->pid, lg->info.handed_mark);
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	const char *name;
+
+	while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+		g_autofree char *path = g_build_filename (dir, name, NULL);
+		if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && header_has (path, want))
+			return g_steal_pointer (&path);
+	}
+	return NULL;
+}
+
+/* Handed over: the process could have, and a child's trace says it
+ * inherited the heap. */
+static gboolean
+handed_over (MtaLineage *lg)
+{
+	if (!may_hand_over (lg))
+		return FALSE;
+	lg->info.handed_trace = find_child_trace (lg);
+	if (lg->info.handed_trace != NULL)
+		return TRUE;
+	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
+	     "nothing it allocated, but no trace of a child that inherited its heap was found "
+	     "beside '%s': the blocks it still had are reported as its leaks (its child may "
+	     "have exec'd, or recorded nothing)", lg->info.handed_mark, lg->child_trace);
+	return FALSE;
 }
 
 gboolean
@@ -504,9 +573,10 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 		g_strdup ("child");
 	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
 	     "nothing it allocated: the %" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT
-	     " bytes) it still had are taken as handed to its %s, not as its leaks; "
-	     "analyze the child's trace for them (--no-inherit: count them here)",
-	     lg->info.handed_mark, lg->info.handed_blocks, lg->info.handed_bytes, child);
+	     " bytes) it still had were handed to its %s, whose trace '%s' reports them; "
+	     "they are not counted as leaks here (--no-inherit: count them)",
+	     lg->info.handed_mark, lg->info.handed_blocks, lg->info.handed_bytes, child,
+	     lg->info.handed_trace);
 	return TRUE;
 }
 
@@ -525,6 +595,7 @@ mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
 	lg->child_trace = g_strdup (child_trace);
 	lg->info.parent_pid = -1;
 	lg->info.handed_to_pid = -1;
+	lg->pid = -1;
 	mta_strtab_init (&lg->strings);
 	mta_live_init (&lg->live);
 	return lg;
@@ -551,6 +622,7 @@ mta_lineage_free (MtaLineage *lg)
 	mta_live_release (&lg->live);
 	mta_strtab_release (&lg->strings);
 	g_free (lg->info.parent_trace);
+	g_free (lg->info.handed_trace);
 	g_free (lg->child_trace);
 	g_free (lg->parent_opt);
 	g_free (lg);

@@ -16,7 +16,8 @@
  *
  *  - A trace whose process forked and then left no block of its own
  *    allocated after its last fork (it exited, or only freed: a
- *    daemonizing fork) handed the blocks live at that fork to the child:
+ *    daemonizing fork) handed the blocks live at that fork to the child,
+ *    when a trace beside it says it is that child's ("# parent PID MARK"):
  *    at its end the filter hands the report a '-' line for each of them,
  *    so that they are not this process's leaks, and says so on stderr.
  */
@@ -42,6 +43,7 @@ typedef struct {
 	int64_t handed_to_pid;     /* -1: nothing handed over (or pid unknown: 0) */
 	uint64_t handed_mark;
 	uint64_t handed_blocks, handed_bytes;
+	char *handed_trace;        /* the child's trace that says it inherited them */
 } MtaLineageInfo;
 
 typedef struct MtaLineage MtaLineage;

@@ -67,7 +67,7 @@ test_expect_success 'daemon(3), parent: the blocks handed to the child are not i
 	cd daemon &&
 	"$MTANALYZE" t.log >report 2>err &&
 	grep -x "No memory leaks." report &&
-	grep "note: after its last fork (.# fork 1.) this process kept nothing it allocated: the 5 blocks (5007 bytes) it still had are taken as handed to its child process $(cat pid)" err
+	grep "note: after its last fork (.# fork 1.) this process kept nothing it allocated: the 5 blocks (5007 bytes) it still had were handed to its child process $(cat pid), whose trace .\./t.log.$(cat pid). reports them" err
 '
 
 test_expect_success '--no-inherit reads each trace alone, as mtrace does' '
@@ -86,7 +86,7 @@ test_expect_success 'daemon(3) --json: lineage, leaks and bad frees of both side
 	"$MTANALYZE" --json t.log >parent.json 2>/dev/null &&
 	test "$(py "d[\"run\"][\"leaked_blocks\"], d[\"lineage\"][\"parent\"]" parent.json)" = "0 None" &&
 	test "$(py "d[\"lineage\"][\"handed_to_child\"]" parent.json)" = \
-		"{'"'"'pid'"'"': $child, '"'"'mark'"'"': 1, '"'"'blocks'"'"': 5, '"'"'bytes'"'"': 5007}"
+		"{'"'"'pid'"'"': $child, '"'"'mark'"'"': 1, '"'"'blocks'"'"': 5, '"'"'bytes'"'"': 5007, '"'"'trace'"'"': '"'"'./t.log.$child'"'"'}"
 '
 
 test_expect_success 'daemon(3) --by-site: the child leaks 4 blocks at its sites, the parent none' '
@@ -106,6 +106,24 @@ test_expect_success 'double fork: the grandchild starts from the first process, 
 	grep "handed to its child process" err
 '
 
+test_expect_success 'a child that execs at once inherited nothing: the parent keeps its leaks, and says why' '
+	mkdir exec && cd exec &&
+	run exec &&
+	test -f "t.log.$(cat pid)" &&
+	! grep -a "^# parent" "t.log.$(cat pid)" &&
+	test_expect_code 1 "$MTANALYZE" t.log >report 2>err &&
+	leaks_are report 0x3e9 0x3e9 0x3e9 0x3ea 0x3ea &&
+	grep "note: after its last fork .* no trace of a child that inherited its heap was found beside .t.log." err
+'
+
+test_expect_success 'the daemon parent whose child trace is gone keeps its leaks' '
+	mkdir gone && cd gone &&
+	cp ../daemon/t.log . &&
+	test_expect_code 1 "$MTANALYZE" t.log >report 2>err &&
+	leaks_are report 0x3e9 0x3e9 0x3e9 0x3ea 0x3ea &&
+	grep "no trace of a child that inherited its heap was found" err
+'
+
 test_expect_success 'double fork through a middle trace: inheritance over two generations' '
 	cd double-alloc && child=$(cat pid) &&
 	middle=$(grep -a "^# parent " "t.log.$child" | cut -d" " -f3) &&
@@ -114,7 +132,9 @@ test_expect_success 'double fork through a middle trace: inheritance over two ge
 	leaks_are report 0x3e9 0x3e9 0x3e9 0x3ec &&
 	"$MTANALYZE" "t.log.$middle" >middle 2>err &&
 	grep -x "No memory leaks." middle &&
-	grep "starts from the 5 blocks" err && grep "handed to its child process $child" err
+	grep "starts from the 5 blocks" err && grep "handed to its child process $child" err &&
+	"$MTANALYZE" t.log >first 2>err &&
+	grep -x "No memory leaks." first && grep "whose trace .\./t.log.$middle." err
 '
 
 test_expect_success 'both sides keep running: each frees some inherited blocks, each leaks the rest' '

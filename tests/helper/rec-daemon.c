@@ -20,6 +20,9 @@
  *                              the parent frees the second 1002 block,
  *                              leaks 1 block of 1005 of its own after the
  *                              fork, waits for the child and exit()s
+ *   rec-daemon exec FILE       fork; the child execs "rec-daemon leaf FILE"
+ *                              at once; the parent waits and exit()s
+ *   rec-daemon leaf FILE       writes its pid into FILE (what exec runs)
  * With REC_DAEMON_CHURN=N in the environment, the first process then
  * allocates and frees N blocks of 999 bytes before it forks (so that the
  * fork of a rotated trace comes in a later part than the blocks).
@@ -75,8 +78,12 @@ int main(int argc, char **argv)
 	int st;
 
 	if (argc != 3) {
-		fputs("usage: rec-daemon daemon|double|double-alloc|both FILE\n", stderr);
+		fputs("usage: rec-daemon daemon|double|double-alloc|both|exec|leaf FILE\n", stderr);
 		return 1;
+	}
+	if (strcmp(argv[1], "leaf") == 0) {
+		say_pid(argv[2]);
+		return 0;
 	}
 	for (int i = 0; i < 3; i++)
 		keep[nkeep++] = xmalloc(1001);
@@ -123,6 +130,19 @@ int main(int argc, char **argv)
 		}
 		free(shared[1]);
 		keep[nkeep++] = xmalloc(1005);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return 1;
+		return 0;
+	}
+	if (strcmp(argv[1], "exec") == 0) {
+		if ((pid = fork()) < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			execl(argv[0], argv[0], "leaf", argv[2], (char *)NULL);
+			_exit(1);
+		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			return 1;
 		return 0;

@@ -29,8 +29,9 @@ struct MtaLineage {
 	char *parent_opt;            /* --parent */
 	MtaLineageInfo info;
 	MtaStrtab strings;           /* callers and stacks' frames */
-	/* This run's own blocks, for the hand-over: seq is the line that
-	 * allocated it. */
+	char **traces;               /* the run's, read again for a hand-over */
+	/* What the child inherited (seq 0), then, for a hand-over, the blocks
+	 * live at the end of the run (seq: the line that allocated it). */
 	MtaLiveTable live;
 	gboolean started;            /* an event or "=" line went by */
 	gboolean stopped;            /* "# stopped": blocks live then are not the end */
@@ -363,7 +364,7 @@ inject_inherited (MtaLineage *lg, const MtaLiveTable *inherited, const MtaLine *
 		lg->info.inherited_bytes += e->size;
 		MtaLiveEntry *mine = mta_live_insert (&lg->live, e->addr);
 		mine->size = e->size;
-		mine->seq = lineno;
+		mine->seq = 0;
 	}
 	return TRUE;
 }
@@ -432,18 +433,51 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 	}
 }
 
-static void
-own_event (MtaLineage *lg, const MtaLine *l)
+/* The second reading, of a run that forked: the script's bookkeeping of
+ * its blocks, from what it inherited. */
+static gboolean
+own_line (const MtaLine *l, gpointer data, GError **error)
 {
+	MtaLiveTable *live = data;
+
+	(void) error;
+	if (l->kind != MTA_LINE_EVENT)
+		return TRUE;
 	if ((l->op == '+' || l->op == '>') && l->addr != 0) {
-		if (mta_live_lookup (&lg->live, l->addr) == NULL) {
-			MtaLiveEntry *e = mta_live_insert (&lg->live, l->addr);
+		if (mta_live_lookup (live, l->addr) == NULL) {
+			MtaLiveEntry *e = mta_live_insert (live, l->addr);
 			e->size = l->size;
 			e->seq = l->lineno;
 		}
 	} else if (l->op == '-' || l->op == '<') {
-		mta_live_remove (&lg->live, l->addr);
+		mta_live_remove (live, l->addr);
 	}
+	return TRUE;
+}
+
+/* The blocks live at the end of the run, into lg->live.  The run is read
+ * a second time, and only when it forked: the filter keeps no table of
+ * its own while a report reads (most traces never fork). */
+static gboolean
+read_own_blocks (MtaLineage *lg)
+{
+	g_autoptr (GError) error = NULL;
+	MtaReader *reader;
+	gboolean ok = TRUE;
+
+	for (char **t = lg->traces; t && *t; t++)
+		if (strcmp (*t, "-") == 0) {
+			say (lg, "note: a trace read from standard input is not read again: the "
+			     "blocks its process had at its last fork are reported as its leaks");
+			return FALSE;
+		}
+	reader = mta_reader_new (own_line, &lg->live);
+	for (char **t = lg->traces; ok && t && *t; t++)
+		ok = mta_reader_read_file (reader, *t, &error);
+	mta_reader_free (reader);
+	if (!ok)
+		say (lg, "warning: cannot read '%s' again: %s", lg->child_trace, error->message);
+	return ok;
 }
 
 gboolean
@@ -460,8 +494,6 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 		if (!start_child (lg, line, error))
 			return FALSE;
 	}
-	if (line->kind == MTA_LINE_EVENT)
-		own_event (lg, line);
 	return lg->func (line, lg->data, error);
 }
 
@@ -469,11 +501,12 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
  * fork: it forked, its trace is whole, and nothing it allocated after that
  * fork is still allocated at its end. */
 static gboolean
-may_hand_over (const MtaLineage *lg)
+may_hand_over (MtaLineage *lg)
 {
 	const MtaLiveEntry *e;
 
-	if (lg->info.forks == 0 || lg->stopped || lg->live.count == 0 || lg->pid < 0)
+	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg) ||
+	    lg->live.count == 0)
 		return FALSE;
 	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
 		if (e->seq > lg->last_fork_line)
@@ -602,6 +635,15 @@ mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
 }
 
 void
+mta_lineage_set_traces (MtaLineage *lg, char **traces, int n)
+{
+	g_strfreev (lg->traces);
+	lg->traces = g_new0 (char *, n + 1);
+	for (int i = 0; i < n; i++)
+		lg->traces[i] = g_strdup (traces[i]);
+}
+
+void
 mta_lineage_set_parent (MtaLineage *lg, const char *path)
 {
 	g_free (lg->parent_opt);
@@ -623,6 +665,7 @@ mta_lineage_free (MtaLineage *lg)
 	mta_strtab_release (&lg->strings);
 	g_free (lg->info.parent_trace);
 	g_free (lg->info.handed_trace);
+	g_strfreev (lg->traces);
 	g_free (lg->child_trace);
 	g_free (lg->parent_opt);
 	g_free (lg);

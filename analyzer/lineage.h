@@ -56,6 +56,10 @@ MtaLineage *mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_
 void mta_lineage_free (MtaLineage *lg);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaLineage, mta_lineage_free)
 
+/* The run's TRACES (N), in the order read: a run that forked is read
+ * again at the end, to find the blocks it may have handed over. */
+void mta_lineage_set_traces (MtaLineage *lg, char **traces, int n);
+
 /* --parent FILE: the parent's trace, whatever the header says. */
 void mta_lineage_set_parent (MtaLineage *lg, const char *path);
 

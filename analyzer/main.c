@@ -390,6 +390,7 @@ cmd_report (int argc, char **argv, GError **error)
 	if (!opt_no_inherit && argc > first) {
 		lineage = mta_lineage_new (st.func, st.data, argv[first], note_cb, NULL);
 		mta_lineage_set_parent (lineage, opt_parent);
+		mta_lineage_set_traces (lineage, argv + first, argc - first);
 		if (sites != NULL)
 			mta_analysis_set_lineage (sites, mta_lineage_info (lineage));
 		st.func = mta_lineage_line;

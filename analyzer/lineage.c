@@ -114,23 +114,34 @@ static gboolean read_parent (MtaLineage *lg, const char *path, uint64_t mark, in
 
 G_DEFINE_QUARK (mta-lineage-stop, stop)
 
+/* PATH, or PATH compressed since (the reader takes either), or NULL. */
+static char *
+existing (const char *path)
+{
+	static const char *const suffixes[] = { "", ".gz", ".zst", ".xz" };
+
+	for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++) {
+		g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+		if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+			return g_steal_pointer (&p);
+	}
+	return NULL;
+}
+
 /* The trace named in a "# parent" line: as named, else beside the
  * child's trace (traces copied elsewhere together), else NULL. */
 static char *
 find_trace (MtaLineage *lg, const char *named)
 {
-	g_autofree char *dir = NULL, *base = NULL;
-	char *beside;
+	g_autofree char *dir = NULL, *base = NULL, *beside = NULL;
+	char *found = existing (named);
 
-	if (g_file_test (named, G_FILE_TEST_IS_REGULAR))
-		return g_strdup (named);
+	if (found != NULL)
+		return found;
 	dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
 	base = g_path_get_basename (named);
 	beside = g_build_filename (dir, base, NULL);
-	if (g_file_test (beside, G_FILE_TEST_IS_REGULAR))
-		return beside;
-	g_free (beside);
-	return NULL;
+	return existing (beside);
 }
 
 static void

@@ -166,6 +166,14 @@ test_expect_success '--parent FILE names the parent trace; a trace moved with it
 	grep "read from .\./t.log." err
 '
 
+test_expect_success 'a parent trace compressed since is found beside the child' '
+	mkdir gz && cd gz && child=$(cat ../daemon/pid) &&
+	cp "../alone/t.log.$child" . && gzip -c ../daemon/t.log >t.log.gz &&
+	test_expect_code 1 "$MTANALYZE" "t.log.$child" >report 2>err &&
+	leaks_are report 0x3e9 0x3e9 0x3e9 0x3ec &&
+	grep "read from .\./t.log.gz." err
+'
+
 test_expect_success '--parent with the trace of another process: a warning, the trace read alone' '
 	cd alone && child=$(cat ../daemon/pid) &&
 	test_expect_code 1 "$MTANALYZE" --parent ../both/t.log "t.log.$child" >report 2>err &&

@@ -604,6 +604,10 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 		return TRUE;
 	}
 	blocks = sorted_entries (&lg->live);
+	/* In no thread of the program: no block was "freed before any other
+	 * allocation in its thread" here. */
+	if (!emit (lg, "# T 0", 5, lg->last_lineno, lg->last_source, error))
+		return FALSE;
 	for (guint i = 0; i < blocks->len; i++) {
 		const MtaLiveEntry *e = blocks->pdata[i];
 		g_string_printf (s, "- 0x%" PRIx64, e->addr);

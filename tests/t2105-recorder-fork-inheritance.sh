@@ -114,4 +114,20 @@ test_expect_success 'with %p in the name the child names its parent file by the 
 	grep -a "^# parent " "t.$daemon.log" >actual && test_cmp expect actual
 '
 
+test_expect_success 'a child made by _Fork() (no fork handlers): no mark, no parent line' '
+	mkdir raw && cd raw &&
+	env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=t.log "$HELPER/rec-fork" raw-fork >out 2>err &&
+	child=$(sed -n "s/^child //p" out) &&
+	test -f "t.log.$child" &&
+	! grep -a "^# fork" t.log &&
+	! grep -a "^# parent" "t.log.$child"
+'
+
+test_expect_success 'a child that forks after its first event marks its own fork; its child names it' '
+	cd chain && daemon=$(cat pid) &&
+	middle=$(grep -a "^# parent " "t.log.$daemon" | cut -d" " -f3) &&
+	test "$(grep -a -c "^# fork " "t.log.$middle")" -eq 1 &&
+	test "$(grep -a -c "^# fork " t.log)" -eq 1
+'
+
 test_done

@@ -25,7 +25,14 @@ struct MtaAnalysis {
 	MtaWrappers *wrappers;
 	MtaRun *run;
 	MtaDb *db;
+	const MtaLineageInfo *lineage;
 };
+
+void
+mta_analysis_set_lineage (MtaAnalysis *a, const MtaLineageInfo *lineage)
+{
+	a->lineage = lineage;
+}
 
 void
 mta_analysis_free (MtaAnalysis *a)
@@ -101,7 +108,7 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 	if (a->opts.folded != MTA_FOLDED_NONE)
 		mta_folded_write (a->run, a->opts.folded, a->opts.folded_blocks, a->opts.growth, out);
 	else if (a->opts.json)
-		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, out);
+		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, a->lineage, out);
 	else if (a->opts.by_site)
 		mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
 	else if (a->opts.db != NULL)

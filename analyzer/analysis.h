@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include "folded-out.h"
+#include "lineage.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 
@@ -31,6 +32,10 @@ MtaAnalysis *mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sy
 			       const char *binary, char **traces, int ntraces, GError **error);
 void mta_analysis_free (MtaAnalysis *a);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaAnalysis, mta_analysis_free)
+
+/* What the run inherited and handed over at forks (lineage.h), for the
+ * reports; kept, not copied. */
+void mta_analysis_set_lineage (MtaAnalysis *a, const MtaLineageInfo *lineage);
 
 gboolean mta_analysis_line (const MtaLine *line, gpointer analysis, GError **error);
 

@@ -263,8 +263,51 @@ put_skip_hint (FILE *out, const MtaRun *run)
 	g_free (h.skip);
 }
 
+/* "lineage": the fork that started this process (the blocks it inherited)
+ * and the blocks it handed to a child (lineage.h); null when neither. */
+static void
+put_lineage (FILE *out, const MtaLineageInfo *l)
+{
+	fputs ("  \"lineage\": ", out);
+	if (l == NULL || (l->parent_pid < 0 && l->handed_to_pid < 0)) {
+		fputs ("null,\n", out);
+		return;
+	}
+	fputs ("{\"parent\": ", out);
+	if (l->parent_pid >= 0) {
+		fprintf (out, "{\"pid\": %" PRId64 ", ", l->parent_pid);
+		put_u64 (out, "mark", l->parent_mark, TRUE);
+		fputs ("\"trace\": ", out);
+		mta_json_put_string (out, l->parent_trace);
+		fputs (", ", out);
+		put_u64 (out, "inherited_blocks", l->inherited_blocks, TRUE);
+		put_u64 (out, "inherited_bytes", l->inherited_bytes, FALSE);
+		fputs ("}", out);
+	} else {
+		fputs ("null", out);
+	}
+	fputs (",\n    \"handed_to_child\": ", out);
+	if (l->handed_to_pid >= 0) {
+		fputs ("{\"pid\": ", out);
+		if (l->handed_to_pid > 0)
+			fprintf (out, "%" PRId64 ", ", l->handed_to_pid);
+		else
+			fputs ("null, ", out);
+		put_u64 (out, "mark", l->handed_mark, TRUE);
+		put_u64 (out, "blocks", l->handed_blocks, TRUE);
+		put_u64 (out, "bytes", l->handed_bytes, TRUE);
+		fputs ("\"trace\": ", out);
+		mta_json_put_string (out, l->handed_trace);
+		fputs ("}", out);
+	} else {
+		fputs ("null", out);
+	}
+	fputs ("},\n", out);
+}
+
 void
-mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out)
+mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id,
+		       const MtaLineageInfo *lineage, FILE *out)
 {
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
@@ -338,6 +381,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs ("\"times_ns\": null", out);
 	fputs ("}\n  },\n", out);
 	put_incomplete (out, &i->incomplete);
+	put_lineage (out, lineage);
 	put_peak_and_temporary (out, run);
 
 	fputs ("  \"leak_sites\": [", out);

@@ -4,6 +4,7 @@
 #define MTA_JSON_OUT_H
 
 #include <stdio.h>
+#include "lineage.h"
 #include "run.h"
 
 /* RUN_ID: the run's id in the database (--db), 0 when not loaded.
@@ -13,6 +14,9 @@
  * become U+FFFD. */
 void mta_json_put_string (FILE *out, const char *s);
 
-void mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id, FILE *out);
+/* LINEAGE: what the run inherited from a parent and handed to a child
+ * (lineage.h), NULL: not looked at. */
+void mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id,
+			    const MtaLineageInfo *lineage, FILE *out);
 
 #endif

@@ -24,6 +24,7 @@
 #include "diff.h"
 #include "growth.h"
 #include "incomplete.h"
+#include "lineage.h"
 #include "mtrace-compat.h"
 #include "oom.h"
 #include "parts.h"
@@ -133,6 +134,8 @@ static char *opt_sysroot;
 static gboolean opt_exact;
 static gboolean opt_version;
 static gboolean opt_quiet;
+static char *opt_parent;
+static gboolean opt_no_inherit;
 static gboolean opt_by_site;
 static gboolean opt_json;
 static char *opt_db;
@@ -165,6 +168,11 @@ static const GOptionEntry report_entries[] = {
 	  "Print locations exactly as mtrace does, even unresolved ones", NULL },
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
 	  "Do not report unreadable lines nor show the progress", NULL },
+	{ "parent", 0, 0, G_OPTION_ARG_FILENAME, &opt_parent,
+	  "A forked child's trace starts from the blocks live at its fork in FILE, "
+	  "its parent's trace (default: the one its header names, if found)", "FILE" },
+	{ "no-inherit", 0, 0, G_OPTION_ARG_NONE, &opt_no_inherit,
+	  "Read the trace alone: no blocks inherited from a parent, none handed to a child", NULL },
 	{ NULL }
 };
 
@@ -253,6 +261,17 @@ warn_cb (const char *message, gpointer data)
 	(void) data;
 	fflush (stdout);
 	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+}
+
+/* What the fork lineage says (lineage.c): warnings always, notes unless -q. */
+static void
+note_cb (const char *message, gpointer data)
+{
+	(void) data;
+	if (opt_quiet && g_str_has_prefix (message, "note: "))
+		return;
+	fflush (stdout);
+	fprintf (stderr, "mtanalyze: %s\n", message);
 }
 
 /* TRUE when PATH is a regular file starting with the ELF magic. */
@@ -350,6 +369,17 @@ cmd_report (int argc, char **argv, GError **error)
 		st.func = mta_compat_line;
 		st.data = compat;
 	}
+	/* forks: what a child inherited, what a parent handed over */
+	g_autoptr (MtaLineage) lineage = NULL;
+	if (!opt_no_inherit && argc > first) {
+		lineage = mta_lineage_new (st.func, st.data, argv[first], note_cb, NULL);
+		mta_lineage_set_parent (lineage, opt_parent);
+		mta_lineage_set_traces (lineage, argv + first, argc - first);
+		if (sites != NULL)
+			mta_analysis_set_lineage (sites, mta_lineage_info (lineage));
+		st.func = mta_lineage_line;
+		st.data = lineage;
+	}
 	mta_incomplete_init (&st.incomplete);
 	MtaReader *reader = mta_reader_new (report_line, &st);
 	mta_reader_set_progress (reader, opt_quiet);
@@ -361,6 +391,8 @@ cmd_report (int argc, char **argv, GError **error)
 			break;
 		}
 	}
+	if (status == 0 && lineage != NULL && !mta_lineage_finish (lineage, error))
+		status = -1;
 	if (status == 0) {
 		uint64_t bad = mta_reader_bad_lines (reader);
 		if (sites != NULL)
@@ -558,7 +590,10 @@ static const char report_description[] =
 	"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
 	"files are read as one run, in order; '-' is standard input.  With two or\n"
 	"more arguments the first is the BINARY when it is an ELF file.  Traces\n"
-	"compressed with gzip, zstd or xz are read as they are.\n"
+	"compressed with gzip, zstd or xz are read as they are.  A forked child's\n"
+	"trace starts from the blocks its parent had at the fork, and a parent\n"
+	"that forked and exited does not leak what it handed to its child\n"
+	"(share/analyzer.md, \"Forks and daemons\"; --no-inherit: as the script).\n"
 	"\n"
 	"--by-site, --json and --db report by call site instead, skipping the\n"
 	"allocation wrappers of share/wrappers.txt when the trace has stacks,\n"

@@ -924,6 +924,17 @@ mta_reader_read_buffer (MtaReader *reader, const char *name,
 	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, FALSE, error);
 }
 
+void
+mta_line_parse (MtaLine *line, const char *text, size_t len)
+{
+	line->text.p = text;
+	line->text.len = len;
+	tokenize_slow (line, text, len);
+	classify (line);
+	if (line->kind == MTA_LINE_EVENT && line->more_cols)
+		line->kind = MTA_LINE_BAD;
+}
+
 gboolean
 mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 {

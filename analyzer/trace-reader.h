@@ -91,6 +91,11 @@ gboolean mta_reader_probe (const char *path, char **what, GError **error);
  * and inputs"); blank, damaged and binary lines are not trace lines. */
 gboolean mta_line_is_trace (const MtaLine *line);
 
+/* Split and classify TEXT (LEN bytes, no newline) into LINE as the reader
+ * would, leaving its numbers and source alone: for lines an analysis makes
+ * up (lineage.c). */
+void mta_line_parse (MtaLine *line, const char *text, size_t len);
+
 /* Lines of kind MTA_LINE_BAD seen so far. */
 uint64_t mta_reader_bad_lines (const MtaReader *reader);
 uint64_t mta_reader_lines (const MtaReader *reader);

@@ -38,6 +38,9 @@ struct mtrec_file_err {
  * real_sigaction installs the SIGBUS guard (the shim's next sigaction). */
 void mtrec_file_init(const char *inherited, mtrec_sigaction_fn real_sigaction) MTREC_HIDDEN;
 const char *mtrec_file_pattern(void) MTREC_HIDDEN;
+/* The name of part 1 of this process's trace ("" before it is open): what
+ * a forked child's header names as its parent's trace. */
+const char *mtrec_file_first_path(void) MTREC_HIDDEN;
 /* Open the trace named by MALLOC_TRACE for this process and map it.
  * first: this is the session's first process (it may truncate the name).
  * -1 after saying why on stderr, or with *e set when the new file cannot

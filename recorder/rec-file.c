@@ -832,6 +832,11 @@ int mtrec_file_untrim(struct mtrec_file_err *e)
 	return mtrec_file_ensure(trimmed_used, e);
 }
 
+const char *mtrec_file_first_path(void)
+{
+	return first_path;
+}
+
 void mtrec_file_fork_child(void)
 {
 	char *base = mtrec_file.base;

@@ -85,7 +85,46 @@ static char *put_keyed(char *o, char *lim, const char *key, const char *val, siz
 	return prim_puts(o, lim, "\n");
 }
 
-/* "# pid" to "# depth". */
+/* ---- lineage: fork marks and the child's "# parent" line -------------- */
+
+/* A forked child starts with the parent's heap: its trace names the
+ * parent's trace and the "# fork MARK" line the parent wrote at the fork,
+ * so that an analysis can start the child from the blocks live there
+ * (share/trace-format.md).  The parent writes the mark in a prepare
+ * handler, in order with its events, with room for the child's pid,
+ * which the child writes in through the shared mapping before it lets go
+ * of the parent's file: no handler of the parent learns the pid (daemon(3)
+ * forks inside libc, where no wrapper sees the return value). */
+#define PID_WIDTH 10		/* digits of the largest pid_t */
+
+static struct {
+	pid_t pid;		/* the parent (0: not a forked child, or no mark) */
+	unsigned long mark;	/* its "# fork MARK" */
+	char path[4096];	/* part 1 of its trace */
+} lineage;
+
+static unsigned long forks_marked;	/* marks written in this process */
+/* The forking thread's mark, between the prepare handler and the child
+ * (thread-local: two threads may fork at once; a child is a copy of the
+ * thread that forked). */
+static __thread unsigned long fork_mark;
+static __thread char *fork_pid_field;
+
+static char *put_parent(char *o, char *lim)
+{
+	if (!lineage.mark)
+		return o;
+	o = prim_puts(o, lim, "# parent ");
+	o = prim_putu(o, lim, (unsigned long)lineage.pid);
+	o = prim_puts(o, lim, " ");
+	o = prim_putu(o, lim, lineage.mark);
+	o = prim_puts(o, lim, " ");
+	for (const char *c = lineage.path; *c && o < lim; c++)
+		*o++ = prim_flat(*c);
+	return prim_puts(o, lim, "\n");
+}
+
+/* "# pid" to "# depth", and "# parent" in a forked child. */
 static void build_header(void)
 {
 	char *o = header_text, *lim = header_text + sizeof(header_text) - 1;
@@ -113,6 +152,7 @@ static void build_header(void)
 	o = prim_puts(o, lim, "\n# depth ");
 	o = prim_putu(o, lim, (unsigned long)settings.depth);
 	o = prim_puts(o, lim, "\n");
+	o = put_parent(o, lim);
 	header_len = (size_t)(o - header_text);
 }
 
@@ -617,10 +657,87 @@ void mtrec_exec_end(int paused)
 
 /* ---- fork --------------------------------------------------------------- */
 
-/* No lock is held across fork (there are no prepare or parent handlers):
- * other libraries' fork handlers may allocate (they run around ours), and
- * the child discards everything the locks protect anyway.  Each module
- * re-creates its own lock in the child.
+/* "# fork MARK" and PID_WIDTH spaces for the child's pid; the caller
+ * holds the life lock.  The field is found where the line ends in the
+ * calling thread's chunk, and only kept when it is really there. */
+static void write_fork_mark(void)
+{
+	char line[48 + PID_WIDTH], *o;
+	struct mtrec_slot *s;
+	size_t len;
+	char *end;
+
+	o = prim_puts(line, line + 16, "# fork ");
+	o = prim_putu(o, line + 40, ++forks_marked);
+	memset(o, ' ', PID_WIDTH + 1);
+	o += PID_WIDTH + 1;
+	len = (size_t)(o - line);
+	mtrec_new_epoch();
+	mtrec_chunk_keyed("fork", line + 7, len - 7);
+	s = mtrec_depth - 1 < MTREC_NEST ? mtrec_self[mtrec_depth - 1] : NULL;
+	end = s ? s->pos : NULL;
+	if (mtrec_failed || !end || end - len - 1 < mtrec_file.base ||
+	    memcmp(end - len - 1, line, len) != 0 || end[-1] != '\n')
+		return;
+	fork_mark = forks_marked;
+	fork_pid_field = end - PID_WIDTH - 1;
+}
+
+/* The prepare handler.  A child that has not opened its trace yet (it
+ * made no event since its own fork: the middle process of a double fork)
+ * writes no mark: its children inherit its parent's mark, which still
+ * describes their heap. */
+void mtrec_fork_prepare(void)
+{
+	fork_mark = 0;
+	fork_pid_field = NULL;
+	if (!__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE) || mtrec_failed)
+		return;
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (g.opened && mtrec_recording && !mtrec_failed)
+			write_fork_mark();
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
+}
+
+/* The parent handler: the field belongs to the child now. */
+void mtrec_fork_parent(void)
+{
+	fork_mark = 0;
+	fork_pid_field = NULL;
+}
+
+/* In the child, before the parent's mapping goes: the pid into the
+ * parent's mark, and the lineage for the child's header. */
+static void child_lineage(pid_t parent)
+{
+	char digits[PID_WIDTH + 1], *o;
+
+	if (fork_mark && fork_pid_field && mtrec_file.base && !mtrec_failed &&
+	    !mtrec_file_lost()) {
+		o = prim_putu(digits, digits + PID_WIDTH, (unsigned long)getpid());
+		memcpy(fork_pid_field, digits, (size_t)(o - digits));
+	}
+	if (fork_mark) {
+		lineage.pid = parent;
+		lineage.mark = fork_mark;
+		o = prim_puts(lineage.path, lineage.path + sizeof(lineage.path) - 1,
+			      mtrec_file_first_path());
+		*o = '\0';
+	} else if (g.opened || !g.forked) {
+		lineage.mark = 0;	/* a fork that could not be marked */
+	}
+	fork_mark = 0;
+	fork_pid_field = NULL;
+	forks_marked = 0;	/* marks count per trace */
+}
+
+/* No lock is held across fork (the prepare handler takes the life lock
+ * only to write the mark): other libraries' fork handlers may allocate
+ * (they run around ours), and the child discards everything the locks
+ * protect anyway.  Each module re-creates its own lock in the child.
  *
  * The child keeps nothing of the parent's trace: it records into a file
  * of its own (named by the rule in rec-file.c), opened at its first event,
@@ -631,6 +748,7 @@ static void child_begin(void)
 {
 	int was_recording = mtrec_recording;
 
+	child_lineage(mtrec_chunk_owner());
 	pthread_mutex_init(&g.lock, NULL);
 	mtrec_held = 0;
 	mtrec_objects_fork_child();

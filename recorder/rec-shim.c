@@ -519,7 +519,7 @@ __attribute__((constructor)) static void shim_constructor(void)
 	ready();
 	mtrec_mark_session();
 	mtrec_install_signal();
-	pthread_atfork(NULL, NULL, mtrec_fork_child);
+	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
 }
 
 __attribute__((destructor)) static void shim_destructor(void)

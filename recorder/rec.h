@@ -53,6 +53,9 @@ int mtrec_exec_begin(void) MTREC_HIDDEN;
 void mtrec_exec_end(int paused) MTREC_HIDDEN;
 /* fork: keep the child from inheriting a held lock or the parent's file. */
 void mtrec_fork_child(void) MTREC_HIDDEN;
+/* fork: mark the fork in the parent's trace, for the child's analysis. */
+void mtrec_fork_prepare(void) MTREC_HIDDEN;
+void mtrec_fork_parent(void) MTREC_HIDDEN;
 
 /* Scoping (trace_on/trace_off/trace_mark, mtrace/muntrace). */
 void mtrec_start(void) MTREC_HIDDEN;

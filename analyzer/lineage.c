@@ -1,0 +1,687 @@
+/* lineage.c -- forks: the heap a child inherited, the blocks a parent
+ * handed over (lineage.h; the lines are in share/trace-format.md).
+ *
+ * The parent's trace is read only up to the fork's mark, with the script's
+ * bookkeeping of blocks (live from '+' or '>' to '-' or '<'), and that
+ * live set is what the child starts from: a fork copies the heap, nothing
+ * else.  The blocks keep the caller and the stack the parent recorded, so
+ * a leak the child inherited is charged to the line that allocated it.
+ * The stacks get ids of their own in the child's run, above any id a
+ * recorder hands out (ids restart at 0 in each process). */
+#include "lineage.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "live-table.h"
+
+#define MAX_GENERATIONS 32           /* parents of parents read, at most */
+#define STACK_ID_BASE (UINT64_C(1) << 48)
+#define UNRESOLVED (UINT64_C(1) << 63) /* a live entry's seq: stack id not yet defined */
+
+struct MtaLineage {
+	MtaLineFunc func;
+	gpointer data;
+	MtaLineageSayFunc say;
+	gpointer say_data;
+	char *child_trace;
+	char *parent_opt;            /* --parent */
+	MtaLineageInfo info;
+	MtaStrtab strings;           /* callers and stacks' frames */
+	char **traces;               /* the run's, read again for a hand-over */
+	/* What the child inherited (seq 0), then, for a hand-over, the blocks
+	 * live at the end of the run (seq: the line that allocated it). */
+	MtaLiveTable live;
+	gboolean started;            /* an event or "=" line went by */
+	gboolean stopped;            /* "# stopped": blocks live then are not the end */
+	uint64_t last_fork_line;
+	int64_t pid;                 /* its own "# pid", -1: none */
+	uint64_t last_lineno;
+	const char *last_source;
+};
+
+/* ------------------------------------------------------------ parsing */
+
+static gboolean
+span_u64 (MtaSpan s, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (s.len == 0 || s.len > 19)
+		return FALSE;
+	for (size_t i = 0; i < s.len; i++) {
+		if (s.p[i] < '0' || s.p[i] > '9')
+			return FALSE;
+		n = n * 10 + (uint64_t) (s.p[i] - '0');
+	}
+	*v = n;
+	return TRUE;
+}
+
+/* The text of L after its column N, leading blanks skipped: a REST field. */
+static MtaSpan
+rest_after (const MtaLine *l, int n)
+{
+	const char *p = l->cols[n].p + l->cols[n].len, *end = l->text.p + l->text.len;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	return (MtaSpan) { p, (size_t) (end - p) };
+}
+
+/* "# KEY ..." */
+static gboolean
+ext_is (const MtaLine *l, const char *key, int min_cols)
+{
+	return l->kind == MTA_LINE_EXT && l->ncols >= min_cols && mta_span_eq (l->cols[0], "#") &&
+		mta_span_eq (l->cols[1], key);
+}
+
+/* "# parent PID MARK PATH" */
+static gboolean
+parse_parent (const MtaLine *l, int64_t *pid, uint64_t *mark, char **path)
+{
+	uint64_t p;
+	MtaSpan rest;
+
+	if (!ext_is (l, "parent", 5) || !span_u64 (l->cols[2], &p) || !span_u64 (l->cols[3], mark) ||
+	    *mark == 0)
+		return FALSE;
+	rest = rest_after (l, 3);
+	*pid = (int64_t) p;
+	*path = g_strndup (rest.p, rest.len);
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ the parent's heap */
+
+typedef struct {
+	MtaLineage *lg;
+	const char *path;
+	int generation;
+	uint64_t mark;
+	int64_t pid;                 /* its "# pid", -1 until seen */
+	MtaLiveTable live;           /* caller: string id; seq: frames' string id, or UNRESOLVED | id */
+	GHashTable *stacks;          /* this trace's stack id (gint64 *) -> frames' string id + 1 */
+	gboolean started, found;
+} ParentRead;
+
+static gboolean read_parent (MtaLineage *lg, const char *path, uint64_t mark, int64_t want_pid,
+			     int generation, MtaLiveTable *out);
+
+G_DEFINE_QUARK (mta-lineage-stop, stop)
+
+/* PATH, or PATH compressed since (the reader takes either), or NULL. */
+static char *
+existing (const char *path)
+{
+	static const char *const suffixes[] = { "", ".gz", ".zst", ".xz" };
+
+	for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++) {
+		g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+		if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+			return g_steal_pointer (&p);
+	}
+	return NULL;
+}
+
+/* The trace named in a "# parent" line: as named, else beside the
+ * child's trace (traces copied elsewhere together), else NULL. */
+static char *
+find_trace (MtaLineage *lg, const char *named)
+{
+	g_autofree char *dir = NULL, *base = NULL, *beside = NULL;
+	char *found = existing (named);
+
+	if (found != NULL)
+		return found;
+	dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
+	base = g_path_get_basename (named);
+	beside = g_build_filename (dir, base, NULL);
+	return existing (beside);
+}
+
+static void
+say (MtaLineage *lg, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+say (MtaLineage *lg, const char *fmt, ...)
+{
+	va_list ap;
+	g_autofree char *msg = NULL;
+
+	va_start (ap, fmt);
+	msg = g_strdup_vprintf (fmt, ap);
+	va_end (ap);
+	if (lg->say)
+		lg->say (msg, lg->say_data);
+}
+
+/* A trace that is itself a forked child's starts from its parent's heap. */
+static void
+seed_from_parent (ParentRead *pr, const MtaLine *l)
+{
+	int64_t pid;
+	uint64_t mark;
+	g_autofree char *named = NULL, *found = NULL;
+
+	if (!parse_parent (l, &pid, &mark, &named))
+		return;
+	if (pr->generation + 1 >= MAX_GENERATIONS) {
+		say (pr->lg, "warning: '%s': more than %d generations of forks; not reading further back",
+		     pr->path, MAX_GENERATIONS);
+		return;
+	}
+	found = find_trace (pr->lg, named);
+	if (found == NULL) {
+		say (pr->lg, "warning: '%s' names its parent's trace '%s', which was not found: "
+		     "the blocks it inherited are left out", pr->path, named);
+		return;
+	}
+	read_parent (pr->lg, found, mark, pid, pr->generation + 1, &pr->live);
+}
+
+static void
+parent_ext (ParentRead *pr, const MtaLine *l)
+{
+	uint64_t v;
+
+	if (ext_is (l, "pid", 3) && pr->pid < 0 && span_u64 (l->cols[2], &v))
+		pr->pid = (int64_t) v;
+	else if (ext_is (l, "parent", 5) && !pr->started)
+		seed_from_parent (pr, l);
+	else if (ext_is (l, "stack", 3) && span_u64 (l->cols[2], &v)) {
+		MtaSpan frames = rest_after (l, 2);
+		gint64 id = (gint64) v;
+		if (!g_hash_table_contains (pr->stacks, &id)) {
+			uint32_t s = mta_strtab_intern (&pr->lg->strings, frames.p, frames.len);
+			g_hash_table_insert (pr->stacks, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (s + 1));
+		}
+	}
+}
+
+static gboolean
+parent_line (const MtaLine *l, gpointer data, GError **error)
+{
+	ParentRead *pr = data;
+	uint64_t mark;
+
+	if (l->kind == MTA_LINE_EXT) {
+		if (ext_is (l, "fork", 3) && span_u64 (l->cols[2], &mark) && mark == pr->mark) {
+			pr->found = TRUE;
+			g_set_error_literal (error, stop_quark (), 0, "found");
+			return FALSE;
+		}
+		parent_ext (pr, l);
+		return TRUE;
+	}
+	if (l->kind == MTA_LINE_MARKER)
+		pr->started = TRUE;
+	if (l->kind != MTA_LINE_EVENT)
+		return TRUE;
+	pr->started = TRUE;
+	if ((l->op == '+' || l->op == '>') && l->addr != 0 && mta_live_lookup (&pr->live, l->addr) == NULL) {
+		MtaLiveEntry *e = mta_live_insert (&pr->live, l->addr);
+		e->size = l->size;
+		e->caller = mta_strtab_intern (&pr->lg->strings, l->caller.p, l->caller.len);
+		e->seq = l->stack_id >= 0 ? UNRESOLVED | (uint64_t) l->stack_id : 0;
+	} else if (l->op == '-' || l->op == '<') {
+		mta_live_remove (&pr->live, l->addr);
+	}
+	return TRUE;
+}
+
+/* Stack ids of this trace to the frames' string ids (0: no stack). */
+static void
+resolve_stacks (ParentRead *pr)
+{
+	MtaLiveEntry *e;
+
+	for (size_t i = 0; i <= pr->live.mask; i++) {
+		e = &pr->live.slots[i];
+		if (!e->used || !(e->seq & UNRESOLVED))
+			continue;
+		gint64 id = (gint64) (e->seq & ~UNRESOLVED);
+		e->seq = GPOINTER_TO_UINT (g_hash_table_lookup (pr->stacks, &id));
+		if (e->seq)
+			e->seq--;
+	}
+}
+
+/* The parts of the trace whose part 1 is PATH: PATH, PATH.part2, ... */
+static gboolean
+read_parts (MtaReader *reader, const char *path, GError **error)
+{
+	if (!mta_reader_read_file (reader, path, error))
+		return FALSE;
+	for (unsigned n = 2;; n++) {
+		g_autofree char *part = g_strdup_printf ("%s.part%u", path, n);
+		if (!g_file_test (part, G_FILE_TEST_IS_REGULAR))
+			return TRUE;
+		if (!mta_reader_read_file (reader, part, error))
+			return FALSE;
+	}
+}
+
+/* Fill OUT (empty) with the blocks live at "# fork MARK" in the trace
+ * PATH of process WANT_PID; FALSE, having said why, when that cannot be
+ * known. */
+static gboolean
+read_parent (MtaLineage *lg, const char *path, uint64_t mark, int64_t want_pid, int generation,
+	     MtaLiveTable *out)
+{
+	ParentRead pr = { .lg = lg, .path = path, .generation = generation, .mark = mark, .pid = -1 };
+	g_autoptr (GError) error = NULL;
+	gboolean ok;
+
+	mta_live_init (&pr.live);
+	pr.stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+	MtaReader *reader = mta_reader_new (parent_line, &pr);
+	ok = read_parts (reader, path, &error);
+	mta_reader_free (reader);
+	if (!ok && !g_error_matches (error, stop_quark (), 0))
+		say (lg, "warning: cannot read the parent's trace '%s': %s; the blocks it handed "
+		     "to its child are left out", path, error->message);
+	else if (want_pid >= 0 && pr.pid != want_pid)
+		say (lg, "warning: '%s' is not the trace of process %" G_GINT64_FORMAT
+		     " (it is of %" G_GINT64_FORMAT "): not read as its parent's", path, want_pid, pr.pid);
+	else if (!pr.found)
+		say (lg, "warning: the parent's trace '%s' has no '# fork %" G_GUINT64_FORMAT "' line "
+		     "(it was cut short, or is of another run): the blocks the child inherited are "
+		     "left out", path, mark);
+	ok = pr.found && (want_pid < 0 || pr.pid == want_pid);
+	if (ok) {
+		resolve_stacks (&pr);
+		mta_live_release (out);
+		*out = pr.live;
+	} else {
+		mta_live_release (&pr.live);
+	}
+	g_hash_table_destroy (pr.stacks);
+	return ok;
+}
+
+/* ------------------------------------------------------------ lines of our own */
+
+static gboolean
+emit (MtaLineage *lg, const char *text, size_t len, uint64_t lineno, const char *source, GError **error)
+{
+	MtaLine l;
+
+	mta_line_parse (&l, text, len);
+	l.lineno = lineno;
+	l.source = source;
+	l.source_lineno = 0;
+	return lg->func (&l, lg->data, error);
+}
+
+static int
+by_addr (const void *a, const void *b)
+{
+	const MtaLiveEntry *x = *(MtaLiveEntry *const *) a, *y = *(MtaLiveEntry *const *) b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The live entries of T, by address (the order the script prints). */
+static GPtrArray *
+sorted_entries (const MtaLiveTable *t)
+{
+	GPtrArray *a = g_ptr_array_sized_new ((guint) t->count);
+	const MtaLiveEntry *e;
+
+	for (size_t i = 0; mta_live_next (t, &i, &e);)
+		g_ptr_array_add (a, (gpointer) e);
+	qsort (a->pdata, a->len, sizeof (gpointer), by_addr);
+	return a;
+}
+
+/* The inherited blocks, as '+' lines (and the "# stack" lines they use),
+ * just before line BEFORE. */
+static gboolean
+inject_inherited (MtaLineage *lg, const MtaLiveTable *inherited, const MtaLine *before, GError **error)
+{
+	g_autoptr (GPtrArray) blocks = sorted_entries (inherited);
+	g_autoptr (GHashTable) defined = g_hash_table_new (NULL, NULL);
+	g_autoptr (GString) s = g_string_new (NULL);
+	uint64_t lineno = before->lineno > 1 ? before->lineno - 1 : 1;
+	const char *source = lg->info.parent_trace;
+
+	for (guint i = 0; i < blocks->len; i++) {
+		const MtaLiveEntry *e = blocks->pdata[i];
+		if (e->seq == 0 || g_hash_table_contains (defined, GSIZE_TO_POINTER (e->seq)))
+			continue;
+		g_hash_table_add (defined, GSIZE_TO_POINTER (e->seq));
+		g_string_printf (s, "# stack %" G_GUINT64_FORMAT " %s", STACK_ID_BASE + e->seq,
+				 mta_strtab_get (&lg->strings, (uint32_t) e->seq));
+		if (!emit (lg, s->str, s->len, lineno, source, error))
+			return FALSE;
+	}
+	for (guint i = 0; i < blocks->len; i++) {
+		const MtaLiveEntry *e = blocks->pdata[i];
+		const char *caller = mta_strtab_get (&lg->strings, e->caller);
+		g_string_truncate (s, 0);
+		if (*caller)
+			g_string_append_printf (s, "@ %s ", caller);
+		/* %p and %#lx, as glibc writes them */
+		g_string_append_printf (s, "+ 0x%" PRIx64 " %#" PRIx64, e->addr, e->size);
+		if (e->seq)
+			g_string_append_printf (s, " s=%" G_GUINT64_FORMAT, STACK_ID_BASE + e->seq);
+		if (!emit (lg, s->str, s->len, lineno, source, error))
+			return FALSE;
+		lg->info.inherited_blocks++;
+		lg->info.inherited_bytes += e->size;
+		MtaLiveEntry *mine = mta_live_insert (&lg->live, e->addr);
+		mine->size = e->size;
+		mine->seq = 0;
+	}
+	return TRUE;
+}
+
+/* The child's header named its parent: read the parent's heap at the
+ * fork, and hand it to the report before line L. */
+static gboolean
+start_child (MtaLineage *lg, const MtaLine *l, GError **error)
+{
+	MtaLiveTable inherited;
+	gboolean ok = TRUE;
+	char *path;
+
+	if (lg->info.parent_pid < 0 && lg->parent_opt == NULL)
+		return TRUE;
+	if (lg->info.parent_pid < 0) {
+		say (lg, "warning: '%s' is not a forked child's trace (no '# parent' line): "
+		     "--parent '%s' is not used", lg->child_trace, lg->parent_opt);
+		return TRUE;
+	}
+	path = lg->parent_opt ? g_strdup (lg->parent_opt) : find_trace (lg, lg->info.parent_trace);
+	if (path == NULL) {
+		say (lg, "note: '%s' is the trace of a forked child of process %" G_GINT64_FORMAT
+		     ", whose trace '%s' was not found: the blocks the child inherited are not known, "
+		     "its frees of them show as frees of memory never allocated (give the parent's "
+		     "trace with --parent FILE)", lg->child_trace, lg->info.parent_pid, lg->info.parent_trace);
+		g_clear_pointer (&lg->info.parent_trace, g_free);
+		return TRUE;
+	}
+	g_free (lg->info.parent_trace);
+	lg->info.parent_trace = path;
+	mta_live_init (&inherited);
+	if (read_parent (lg, path, lg->info.parent_mark, lg->info.parent_pid, 1, &inherited))
+		ok = inject_inherited (lg, &inherited, l, error);
+	else
+		g_clear_pointer (&lg->info.parent_trace, g_free);
+	mta_live_release (&inherited);
+	if (ok && lg->info.parent_trace != NULL)
+		say (lg, "note: '%s' starts from the %" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT
+		     " bytes) its parent, process %" G_GINT64_FORMAT ", had allocated at its fork "
+		     "(read from '%s')", lg->child_trace, lg->info.inherited_blocks,
+		     lg->info.inherited_bytes, lg->info.parent_pid, lg->info.parent_trace);
+	return ok;
+}
+
+/* ------------------------------------------------------------ the filter */
+
+static void
+own_ext (MtaLineage *lg, const MtaLine *l)
+{
+	uint64_t mark, pid;
+
+	if (!lg->started && lg->info.parent_pid < 0 && ext_is (l, "parent", 5)) {
+		char *path = NULL;
+		if (parse_parent (l, &lg->info.parent_pid, &lg->info.parent_mark, &path))
+			lg->info.parent_trace = path;
+	} else if (ext_is (l, "fork", 3) && span_u64 (l->cols[2], &mark)) {
+		lg->info.forks++;
+		lg->last_fork_line = l->lineno;
+		lg->info.handed_mark = mark;
+		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
+	} else if (ext_is (l, "pid", 3) && lg->pid < 0 && span_u64 (l->cols[2], &pid)) {
+		lg->pid = (int64_t) pid;
+	} else if (ext_is (l, "stopped", 2)) {
+		lg->stopped = TRUE;
+	}
+}
+
+/* The second reading, of a run that forked: the script's bookkeeping of
+ * its blocks, from what it inherited. */
+static gboolean
+own_line (const MtaLine *l, gpointer data, GError **error)
+{
+	MtaLiveTable *live = data;
+
+	(void) error;
+	if (l->kind != MTA_LINE_EVENT)
+		return TRUE;
+	if ((l->op == '+' || l->op == '>') && l->addr != 0) {
+		if (mta_live_lookup (live, l->addr) == NULL) {
+			MtaLiveEntry *e = mta_live_insert (live, l->addr);
+			e->size = l->size;
+			e->seq = l->lineno;
+		}
+	} else if (l->op == '-' || l->op == '<') {
+		mta_live_remove (live, l->addr);
+	}
+	return TRUE;
+}
+
+/* The blocks live at the end of the run, into lg->live.  The run is read
+ * a second time, and only when it forked: the filter keeps no table of
+ * its own while a report reads (most traces never fork). */
+static gboolean
+read_own_blocks (MtaLineage *lg)
+{
+	g_autoptr (GError) error = NULL;
+	MtaReader *reader;
+	gboolean ok = TRUE;
+
+	for (char **t = lg->traces; t && *t; t++)
+		if (strcmp (*t, "-") == 0) {
+			say (lg, "note: a trace read from standard input is not read again: the "
+			     "blocks its process had at its last fork are reported as its leaks");
+			return FALSE;
+		}
+	reader = mta_reader_new (own_line, &lg->live);
+	for (char **t = lg->traces; ok && t && *t; t++)
+		ok = mta_reader_read_file (reader, *t, &error);
+	mta_reader_free (reader);
+	if (!ok)
+		say (lg, "warning: cannot read '%s' again: %s", lg->child_trace, error->message);
+	return ok;
+}
+
+gboolean
+mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
+{
+	MtaLineage *lg = lineage;
+
+	lg->last_lineno = line->lineno;
+	lg->last_source = line->source;
+	if (line->kind == MTA_LINE_EXT)
+		own_ext (lg, line);
+	else if (!lg->started && (line->kind == MTA_LINE_EVENT || line->kind == MTA_LINE_MARKER)) {
+		lg->started = TRUE;
+		if (!start_child (lg, line, error))
+			return FALSE;
+	}
+	return lg->func (line, lg->data, error);
+}
+
+/* Whether the process may have handed its blocks to the child of its last
+ * fork: it forked, its trace is whole, and nothing it allocated after that
+ * fork is still allocated at its end. */
+static gboolean
+may_hand_over (MtaLineage *lg)
+{
+	const MtaLiveEntry *e;
+
+	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg) ||
+	    lg->live.count == 0)
+		return FALSE;
+	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
+		if (e->seq > lg->last_fork_line)
+			return FALSE;
+	return TRUE;
+}
+
+/* Whether the header of the file PATH (its first 64 KiB: a part's header
+ * zone) has the line WANT. */
+static gboolean
+header_has (const char *path, const char *want)
+{
+	char buf[65536];
+	FILE *f = fopen (path, "rb");
+	size_t n, len = strlen (want);
+	gboolean found = FALSE;
+
+	if (f == NULL)
+		return FALSE;
+	n = fread (buf, 1, sizeof buf - 1, f);
+	fclose (f);
+	if (n < 10 || memcmp (buf, "# mtrec 1\n", 10) != 0)
+		return FALSE;
+	for (const char *p = buf, *end = buf + n; p < end && !found;) {
+		const char *nl = memchr (p, '\n', (size_t) (end - p));
+		if (nl == NULL)
+			break;
+		found = (size_t) (nl - p) > len && memcmp (p, want, len) == 0;
+		p = nl + 1;
+	}
+	return found;
+}
+
+/* The trace of the child that inherited this process's heap at its last
+ * fork: a file beside this trace whose header says "# parent PID MARK"
+ * (any name: MALLOC_TRACE may hold %p; the child of a double fork names
+ * its grandparent).  A child that exec'd at once leaves a trace without
+ * that line: it dropped the heap, and the blocks stay the parent's. */
+static char *
+find_child_trace (const MtaLineage *lg)
+{
+	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
+	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+						 lg->pid, lg->info.handed_mark);
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	const char *name;
+
+	while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+		g_autofree char *path = g_build_filename (dir, name, NULL);
+		if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && header_has (path, want))
+			return g_steal_pointer (&path);
+	}
+	return NULL;
+}
+
+/* Handed over: the process could have, and a child's trace says it
+ * inherited the heap. */
+static gboolean
+handed_over (MtaLineage *lg)
+{
+	if (!may_hand_over (lg))
+		return FALSE;
+	lg->info.handed_trace = find_child_trace (lg);
+	if (lg->info.handed_trace != NULL)
+		return TRUE;
+	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
+	     "nothing it allocated, but no trace of a child that inherited its heap was found "
+	     "beside '%s': the blocks it still had are reported as its leaks (its child may "
+	     "have exec'd, or recorded nothing)", lg->info.handed_mark, lg->child_trace);
+	return FALSE;
+}
+
+gboolean
+mta_lineage_finish (MtaLineage *lg, GError **error)
+{
+	g_autoptr (GPtrArray) blocks = NULL;
+	g_autoptr (GString) s = g_string_new (NULL);
+	g_autofree char *child = NULL;
+
+	if (!lg->started && !start_child (lg, &(MtaLine) { .lineno = lg->last_lineno + 1 }, error))
+		return FALSE;
+	if (!handed_over (lg)) {
+		lg->info.handed_to_pid = -1;
+		return TRUE;
+	}
+	blocks = sorted_entries (&lg->live);
+	/* In no thread of the program: no block was "freed before any other
+	 * allocation in its thread" here. */
+	if (!emit (lg, "# T 0", 5, lg->last_lineno, lg->last_source, error))
+		return FALSE;
+	for (guint i = 0; i < blocks->len; i++) {
+		const MtaLiveEntry *e = blocks->pdata[i];
+		g_string_printf (s, "- 0x%" PRIx64, e->addr);
+		lg->info.handed_blocks++;
+		lg->info.handed_bytes += e->size;
+		if (!emit (lg, s->str, s->len, lg->last_lineno, lg->last_source, error))
+			return FALSE;
+	}
+	child = lg->info.handed_to_pid > 0 ?
+		g_strdup_printf ("child process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
+		g_strdup ("child");
+	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
+	     "nothing it allocated: the %" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT
+	     " bytes) it still had were handed to its %s, whose trace '%s' reports them; "
+	     "they are not counted as leaks here (--no-inherit: count them)",
+	     lg->info.handed_mark, lg->info.handed_blocks, lg->info.handed_bytes, child,
+	     lg->info.handed_trace);
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ life */
+
+MtaLineage *
+mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
+		 MtaLineageSayFunc say_func, gpointer say_data)
+{
+	MtaLineage *lg = g_new0 (MtaLineage, 1);
+
+	lg->func = func;
+	lg->data = data;
+	lg->say = say_func;
+	lg->say_data = say_data;
+	lg->child_trace = g_strdup (child_trace);
+	lg->info.parent_pid = -1;
+	lg->info.handed_to_pid = -1;
+	lg->pid = -1;
+	mta_strtab_init (&lg->strings);
+	mta_live_init (&lg->live);
+	return lg;
+}
+
+void
+mta_lineage_set_traces (MtaLineage *lg, char **traces, int n)
+{
+	g_strfreev (lg->traces);
+	lg->traces = g_new0 (char *, n + 1);
+	for (int i = 0; i < n; i++)
+		lg->traces[i] = g_strdup (traces[i]);
+}
+
+void
+mta_lineage_set_parent (MtaLineage *lg, const char *path)
+{
+	g_free (lg->parent_opt);
+	lg->parent_opt = g_strdup (path);
+}
+
+const MtaLineageInfo *
+mta_lineage_info (const MtaLineage *lg)
+{
+	return &lg->info;
+}
+
+void
+mta_lineage_free (MtaLineage *lg)
+{
+	if (lg == NULL)
+		return;
+	mta_live_release (&lg->live);
+	mta_strtab_release (&lg->strings);
+	g_free (lg->info.parent_trace);
+	g_free (lg->info.handed_trace);
+	g_strfreev (lg->traces);
+	g_free (lg->child_trace);
+	g_free (lg->parent_opt);
+	g_free (lg);
+}

@@ -14,6 +14,7 @@
 #include "parts.h"
 #include "incomplete.h"
 #include "json-out.h"
+#include "lineage.h"
 #include "run.h"
 #include "symbolize.h"
 #include "trace-reader.h"
@@ -67,6 +68,11 @@ struct Image {
 	char *largest;             /* the largest leak site's label, or NULL */
 	uint64_t largest_blocks, largest_bytes;
 	char *stopped;             /* why the recorder stopped, NULL: it did not */
+	/* forks (lineage.h): the trace it started from, what it handed over */
+	int64_t fork_parent;       /* "# parent PID": -1 none */
+	uint64_t inherited_blocks, inherited_bytes;
+	int64_t handed_to;         /* -1: nothing handed to a child */
+	uint64_t handed_blocks, handed_bytes;
 	Image *exec_of;            /* the image this pid ran before (exec) */
 	Image *exec_next;          /* the image it exec'd, NULL: none */
 	Image *parent;             /* the image that forked it (a root: NULL) */
@@ -95,6 +101,17 @@ warn_cb (const char *message, gpointer data)
 	fprintf (stderr, "mtanalyze: warning: %s\n", message);
 }
 
+/* The lineage's notes are the report's business; its warnings are ours. */
+static void
+lineage_say (const char *message, gpointer data)
+{
+	(void) data;
+	if (g_str_has_prefix (message, "note: "))
+		return;
+	fflush (stdout);
+	fprintf (stderr, "mtanalyze: %s\n", message);
+}
+
 /* Put each file in the image its header names. */
 static gboolean
 group_files (char **traces, int n, GPtrArray *images, GError **error)
@@ -116,7 +133,7 @@ group_files (char **traces, int n, GPtrArray *images, GError **error)
 		if (im == NULL) {
 			im = g_new0 (Image, 1);
 			im->key = g_steal_pointer (&key);
-			im->pid = im->ppid = -1;
+			im->pid = im->ppid = im->fork_parent = im->handed_to = -1;
 			im->files = g_ptr_array_new ();
 			im->children = g_ptr_array_new ();
 			g_ptr_array_add (images, im);
@@ -147,15 +164,28 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 	if (!mta_parts_order ((char **) im->files->pdata, (int) im->files->len, warn_cb, NULL, error))
 		return FALSE;
 	g_autoptr (MtaRun) run = mta_run_new (sym, wrappers, NULL);
-	g_autoptr (MtaReader) reader = mta_reader_new (mta_run_line, run);
+	/* what a forked child inherited, what a parent handed over: as the
+	 * report counts them */
+	g_autoptr (MtaLineage) lineage = mta_lineage_new (mta_run_line, run, im->files->pdata[0],
+							  lineage_say, NULL);
+	g_autoptr (MtaReader) reader = mta_reader_new (mta_lineage_line, lineage);
 	gboolean ok = TRUE;
 
+	mta_lineage_set_traces (lineage, (char **) im->files->pdata, (int) im->files->len);
 	mta_reader_set_progress (reader, opt_quiet);
 	for (guint i = 0; i < im->files->len; i++)
 		mta_run_add_trace (run, im->files->pdata[i]);
 	for (guint i = 0; i < im->files->len && ok; i++)
 		ok = mta_reader_read_file (reader, im->files->pdata[i], error);
+	ok = ok && mta_lineage_finish (lineage, error);
 	if (ok) {
+		const MtaLineageInfo *lg = mta_lineage_info (lineage);
+		im->fork_parent = lg->parent_pid;
+		im->inherited_blocks = lg->parent_trace ? lg->inherited_blocks : 0;
+		im->inherited_bytes = lg->parent_trace ? lg->inherited_bytes : 0;
+		im->handed_to = lg->handed_to_pid;
+		im->handed_blocks = lg->handed_blocks;
+		im->handed_bytes = lg->handed_bytes;
 		uint64_t bad = mta_reader_bad_lines (reader);
 		mta_run_finish (run, mta_reader_lines (reader), bad);
 		if (bad > 0 && !opt_quiet) {
@@ -208,7 +238,10 @@ running_at (GPtrArray *images, int64_t pid, double when, const Image *self)
 
 /* Exec chains and the fork tree, from pids, parent pids and start times
  * (a pid is reused only after its process is gone, so the image of a
- * pid running when a child started is the child's parent). */
+ * pid running when a child started is the child's parent).  The parent
+ * a forked child's trace names ("# parent": the process whose heap it
+ * inherited, the grandparent after a double fork) comes before its
+ * parent pid at its first event, which may be a subreaper's. */
 static void
 link_images (GPtrArray *images)
 {
@@ -220,7 +253,8 @@ link_images (GPtrArray *images)
 		im->index = (int) i;
 		if ((im->exec_of = running_at (images, im->pid, im->start, im)) != NULL)
 			im->exec_of->exec_next = im;
-		else if ((im->parent = running_at (images, im->ppid, im->start, im)) != NULL)
+		else if ((im->parent = running_at (images, im->fork_parent, im->start, im)) != NULL ||
+			 (im->parent = running_at (images, im->ppid, im->start, im)) != NULL)
 			g_ptr_array_add (im->parent->children, im);
 	}
 }
@@ -258,6 +292,14 @@ print_leaks (const Image *im, FILE *out)
 	if (im->bad_frees > 0)
 		fprintf (out, ", %" PRIu64 " free%s of memory never allocated", im->bad_frees,
 			 im->bad_frees == 1 ? "" : "s");
+	if (im->inherited_blocks > 0) {
+		g_autofree char *i = amount (im->inherited_bytes, im->inherited_blocks);
+		fprintf (out, "; inherited %s", i);
+	}
+	if (im->handed_to >= 0 && im->handed_blocks > 0) {
+		g_autofree char *h = amount (im->handed_bytes, im->handed_blocks);
+		fprintf (out, "; handed %s to pid %" PRId64, h, im->handed_to);
+	}
 }
 
 static void
@@ -370,6 +412,9 @@ print_json (GPtrArray *images, FILE *out)
 			fputs ("null", out);
 		fputs (", \"stopped\": ", out);
 		mta_json_put_string (out, im->stopped);
+		fprintf (out, ", \"inherited_blocks\": %" PRIu64 ", \"inherited_bytes\": %" PRIu64
+			 ", \"handed_blocks\": %" PRIu64 ", \"handed_bytes\": %" PRIu64,
+			 im->inherited_blocks, im->inherited_bytes, im->handed_blocks, im->handed_bytes);
 		fputc ('}', out);
 	}
 	fputs ("\n]}\n", out);

@@ -421,23 +421,36 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 }
 
 /* The execl functions: their arguments are counted (the closing NULL
- * included), then copied into an array on the stack. */
+ * included), then copied into an array on the stack.  AP is used up by
+ * each: the caller starts it again for the next. */
+static size_t count_args(va_list ap)
+{
+	size_t n = 2;
+
+	while (va_arg(ap, const char *) != NULL)
+		n++;
+	return n;
+}
+
+static void copy_args(const char **argv, const char *arg, va_list ap)
+{
+	size_t i = 0;
+
+	argv[i++] = arg;
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+}
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const size_t n = count_args(ap);
 	va_end(ap);
 	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
+	copy_args(argv, arg, ap);
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execv, path, (char *const *)argv);
 }
@@ -445,39 +458,29 @@ EXPORT int execl(const char *path, const char *arg, ...)
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const size_t n = count_args(ap);
 	va_end(ap);
 	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
+	copy_args(argv, arg, ap);
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execvp, file, (char *const *)argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const size_t n = count_args(ap);
+	/* envp follows the closing NULL */
+	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
-	envp = va_arg(ap, char *const *);
+	copy_args(argv, arg, ap);
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execve, path, (char *const *)argv, envp);
 }

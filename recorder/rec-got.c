@@ -66,12 +66,14 @@
 #define MAX_SEGS 16
 #define MAX_DYN 4096		/* entries of a dynamic section worth reading */
 
-/* An object already looked at.  A plugin unloaded and loaded again at the
- * same place has fresh slots: check_slot (one slot we redirected) tells,
- * since it no longer holds check_value then. */
+/* An object already looked at, known by what dl_iterate_phdr says of it
+ * without reading anything (a pass visits every object loaded).  A plugin
+ * unloaded and loaded again at the same place has fresh slots:
+ * check_slot (one slot we redirected) tells, since it no longer holds
+ * check_value then. */
 struct done {
-	uintptr_t bias, lo;
-	unsigned name_hash;
+	uintptr_t bias;
+	const void *name, *phdr;
 	int present;
 	uintptr_t *check_slot;
 	uintptr_t check_value;
@@ -86,6 +88,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct done done[MAX_OBJECTS];
 	int ndone;
+	int cursor;		/* where the next visit is likely found */
 	unsigned long long seen_adds, seen_subs;
 } G = { .lock = PTHREAD_MUTEX_INITIALIZER, .seen_adds = ~0ull, .seen_subs = ~0ull };
 
@@ -420,21 +423,23 @@ static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_
 
 /* ---- passes ------------------------------------------------------------- */
 
-static unsigned hash_name(const char *s)
+static int same(const struct done *d, const struct dl_phdr_info *info)
 {
-	unsigned h = 2166136261u;
-
-	while (s && *s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
+	return d->bias == info->dlpi_addr && d->name == info->dlpi_name && d->phdr == info->dlpi_phdr;
 }
 
-
-static struct done *find_done(uintptr_t bias, uintptr_t lo, unsigned h)
+/* Passes visit the objects in the same order each time, the order they
+ * were added in: look after the last one found first. */
+static struct done *find_done(const struct dl_phdr_info *info)
 {
-	for (int i = 0; i < G.ndone; i++)
-		if (G.done[i].bias == bias && G.done[i].lo == lo && G.done[i].name_hash == h)
+	for (int k = 0; k < G.ndone; k++) {
+		int i = (G.cursor + k) % G.ndone;
+
+		if (same(&G.done[i], info)) {
+			G.cursor = i + 1;
 			return &G.done[i];
+		}
+	}
 	return NULL;
 }
 
@@ -444,18 +449,18 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 	struct object o;
 	struct done *d;
 	uintptr_t *first = NULL;
-	unsigned h = hash_name(info->dlpi_name), bound = 0;
+	unsigned bound = 0;
 	int n;
 
 	(void)size;
-	memset(&o, 0, sizeof(o));
-	if (read_layout(&o, info) < 0)
-		return 0;
-	d = find_done(o.bias, o.lo, h);
+	d = find_done(info);
 	if (d && (!d->check_slot || __atomic_load_n(d->check_slot, __ATOMIC_RELAXED) == d->check_value)) {
 		d->present = 1;
 		return 0;
 	}
+	memset(&o, 0, sizeof(o));
+	if (read_layout(&o, info) < 0)
+		return 0;
 	if (kept(&o))
 		n = 0;
 	else if ((n = patch_object(&o, rep, &first, &bound)) < 0) {
@@ -473,7 +478,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 	if (!d && G.ndone < MAX_OBJECTS)
 		d = &G.done[G.ndone++];
 	if (d)
-		*d = (struct done){ o.bias, o.lo, h, 1, first, first ? *first : 0 };
+		*d = (struct done){ info->dlpi_addr, info->dlpi_name, info->dlpi_phdr, 1,
+				    first, first ? *first : 0 };
 	return 0;
 }
 

@@ -7,7 +7,8 @@
 # own leak is charged to its line.  With MTREC_PATCH=0 the same checks
 # fail, as they did before.  A plugin with an allocator of its own keeps
 # it.  dlopen and dlsym, wrapped to notice new objects, still see their
-# real caller ($ORIGIN, RTLD_NEXT).
+# real caller ($ORIGIN, RTLD_NEXT).  Threads loading and unloading the
+# plugin while others allocate lose nothing.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$HELPER/rec-deepbind-main"
@@ -99,6 +100,22 @@ test_expect_success 'a plugin with its own malloc keeps it (left alone, nothing 
 	grep -qx ok own.out &&
 	! grep -q "librec-deepbind-own.so:[^ ]* [-+<>] " own.log &&
 	! grep -q "librec-deepbind-own.so: " own.err
+'
+
+test_expect_success 'threads loading and unloading the plugin while another allocates: every call recorded, no leak' '
+	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/threads.log" \
+		"$HELPER/rec-deepbind-threads" "$HELPER/librec-plug.so" 3000 >threads.out &&
+	grep -qx ok threads.out &&
+	test "$(grep -c "(plug_work+[0-9a-f]*)\[0x[0-9a-f]*\] + " threads.log)" = 12000 &&
+	"$MTANALYZE" threads.log >threads.report &&
+	grep -qx "No memory leaks." threads.report
+'
+
+test_expect_success 'a program run by a traced shell records its plugin in its own file' '
+	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/fork.log" sh -c "\"\$0\" \"\$1\" now" "$PROG" "$PLUG" >fork.out &&
+	grep -qx ok fork.out &&
+	child=$(ls fork.log.* | head -1) &&
+	test "$(plugin_events "$child")" = 21
 '
 
 test_done

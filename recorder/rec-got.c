@@ -67,13 +67,16 @@
 #define MAX_DYN 4096		/* entries of a dynamic section worth reading */
 
 /* An object already looked at, known by what dl_iterate_phdr says of it
- * without reading anything (a pass visits every object loaded).  A plugin
- * unloaded and loaded again at the same place has fresh slots:
- * check_slot (one slot we redirected) tells, since it no longer holds
- * check_value then. */
+ * without reading anything (a pass visits every object loaded).  After an
+ * unload, another object may come to the same place with a name string
+ * at the same address: its path must then be the same too (name_hash),
+ * and a plugin loaded again has fresh slots, perhaps bound otherwise (now
+ * with RTLD_DEEPBIND): check_slot, the first slot for one of the
+ * functions, no longer holds check_value then. */
 struct done {
 	uintptr_t bias;
 	const void *name, *phdr;
+	unsigned name_hash;
 	int present;
 	uintptr_t *check_slot;
 	uintptr_t check_value;
@@ -89,6 +92,7 @@ static struct {
 	struct done done[MAX_OBJECTS];
 	int ndone;
 	int cursor;		/* where the next visit is likely found */
+	int unloaded;		/* objects were unloaded since the last pass */
 	unsigned long long seen_adds, seen_subs;
 } G = { .lock = PTHREAD_MUTEX_INITIALIZER, .seen_adds = ~0ull, .seen_subs = ~0ull };
 
@@ -392,7 +396,8 @@ static int redirect(struct object *o, uintptr_t *slot, const struct mtrec_got_fu
 }
 
 /* All slots of one object; the number redirected (*bound of them bound
- * past the preload), or -1 when it is not relocated yet. */
+ * past the preload), or -1 when it is not relocated yet.  *first: the
+ * first slot for one of the functions, redirected or not. */
 static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_t **first,
 			unsigned *bound)
 {
@@ -410,10 +415,12 @@ static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_
 			const struct mtrec_got_func *f = wanted(o, r);
 			uintptr_t *slot;
 
-			if (!f || (slot = slot_of(o, r)) == NULL || (how = redirect(o, slot, f, rep)) == 0)
+			if (!f || (slot = slot_of(o, r)) == NULL)
 				continue;
 			if (!*first)
 				*first = slot;
+			if ((how = redirect(o, slot, f, rep)) == 0)
+				continue;
 			*bound += how == 2;
 			n++;
 		}
@@ -423,9 +430,19 @@ static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_
 
 /* ---- passes ------------------------------------------------------------- */
 
+static unsigned hash_name(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (s && *s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
 static int same(const struct done *d, const struct dl_phdr_info *info)
 {
-	return d->bias == info->dlpi_addr && d->name == info->dlpi_name && d->phdr == info->dlpi_phdr;
+	return d->bias == info->dlpi_addr && d->name == info->dlpi_name && d->phdr == info->dlpi_phdr &&
+	       (!G.unloaded || d->name_hash == hash_name(info->dlpi_name));
 }
 
 /* Passes visit the objects in the same order each time, the order they
@@ -478,8 +495,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 	if (!d && G.ndone < MAX_OBJECTS)
 		d = &G.done[G.ndone++];
 	if (d)
-		*d = (struct done){ info->dlpi_addr, info->dlpi_name, info->dlpi_phdr, 1,
-				    first, first ? *first : 0 };
+		*d = (struct done){ info->dlpi_addr, info->dlpi_name, info->dlpi_phdr,
+				    hash_name(info->dlpi_name), 1, first, first ? *first : 0 };
 	return 0;
 }
 
@@ -519,6 +536,7 @@ void mtrec_got_sync(struct mtrec_got_report *r)
 		return;
 	/* Read first: an object loaded during the pass is seen next time. */
 	dl_iterate_phdr(read_counters, &now);
+	G.unloaded = now.subs != G.seen_subs;
 	for (int i = 0; i < G.ndone; i++)
 		G.done[i].present = 0;
 	dl_iterate_phdr(visit, r);

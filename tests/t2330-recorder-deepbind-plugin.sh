@@ -111,6 +111,15 @@ test_expect_success 'threads loading and unloading the plugin while another allo
 	grep -qx "No memory leaks." threads.report
 '
 
+test_expect_success 'a plugin loaded again at the same place, with and without RTLD_DEEPBIND: every time recorded' '
+	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/reload.log" \
+		"$HELPER/rec-deepbind-reload" "$HELPER/librec-plug.so" >reload.out &&
+	grep -qx ok reload.out &&
+	test "$(grep -c "(plug_work+[0-9a-f]*)\[0x[0-9a-f]*\] + " reload.log)" = 8 &&
+	"$MTANALYZE" reload.log >reload.report &&
+	grep -qx "No memory leaks." reload.report
+'
+
 test_expect_success 'a program run by a traced shell records its plugin in its own file' '
 	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/fork.log" sh -c "\"\$0\" \"\$1\" now" "$PROG" "$PLUG" >fork.out &&
 	grep -qx ok fork.out &&

@@ -13,15 +13,26 @@
 
 #include "prim.h"
 
-/* One function to redirect: slots naming `name` that hold `real` (or a
- * lazy-binding stub of their own object, when a global lookup of `name`
- * gives `ours`) are made to hold `ours`.  Slots holding anything else are
- * left alone: that object was bound to another definition on purpose. */
+/* One function to redirect: slots naming `name` that hold `real` (or, with
+ * MTREC_GOT_LAZY, a lazy-binding stub of their own object) are made to
+ * hold `ours`.  Slots holding anything else are left alone: that object
+ * was bound to another definition on purpose. */
 struct mtrec_got_func {
 	const char *name;
 	void *ours;
 	void *real;
-	int lazy_ok;		/* lazy stubs may be redirected (see above) */
+	int flags;
+	unsigned long slots;	/* slots redirected so far, all passes */
+};
+enum {
+	/* A lazy stub may be redirected: the dynamic linker would bind it to
+	 * ours (nobody before us in the global scope defines the name). */
+	MTREC_GOT_LAZY = 1,
+	/* Also slots of the object that defines the name, bound to real:
+	 * calls inside a library to its own exported function go through
+	 * its PLT (for functions tracked by name; never for malloc, whose
+	 * private definitions must keep their own callers). */
+	MTREC_GOT_OWN = 2,
 };
 
 /* What one pass did. */
@@ -39,12 +50,12 @@ struct mtrec_got_report {
 typedef void (*mtrec_got_note)(const char *object, unsigned slots, unsigned bound);
 
 /* Set the functions to redirect (the table must live as long as the
- * process), the objects never to touch: those holding any of the
+ * process; passes count into its slots fields), the objects never to touch: those holding any of the
  * addresses in keep[0..nkeep) (the recorder itself, libc, the dynamic
  * linker, the next allocator), and whom to tell of each object patched
  * (may be NULL).  0, or -1 when this architecture is not supported (then
  * nothing is ever patched). */
-int mtrec_got_init(const struct mtrec_got_func *funcs, int n,
+int mtrec_got_init(struct mtrec_got_func *funcs, int n,
 		   const void *const *keep, int nkeep, mtrec_got_note note) MTREC_HIDDEN;
 /* Cheap: 1 when objects were loaded or unloaded since the last pass. */
 int mtrec_got_changed(void) MTREC_HIDDEN;

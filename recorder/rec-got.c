@@ -83,7 +83,7 @@ struct done {
 };
 
 static struct {
-	const struct mtrec_got_func *funcs;
+	struct mtrec_got_func *funcs;
 	int nfuncs;
 	const void *const *keep;
 	int nkeep;
@@ -319,7 +319,7 @@ static int in_object(const struct object *o, uintptr_t v)
 	return mapped(o, v, 1);
 }
 
-static const struct mtrec_got_func *wanted(const struct object *o, const ElfW(Rel) *r)
+static struct mtrec_got_func *wanted(const struct object *o, const ElfW(Rel) *r)
 {
 	const ElfW(Sym) *s = o->symtab + R_SYM_OF(r->r_info);
 	long type = (long)R_TYPE_OF(r->r_info);
@@ -329,15 +329,15 @@ static const struct mtrec_got_func *wanted(const struct object *o, const ElfW(Re
 		return NULL;
 	if (!mapped(o, (uintptr_t)s, sizeof(*s)) || s->st_name >= o->strsz)
 		return NULL;
-	/* Bound to its own definition (-Bsymbolic, a private malloc). */
-	if (s->st_shndx != SHN_UNDEF)
-		return NULL;
 	name = o->strtab + s->st_name;
 	for (int i = 0; i < G.nfuncs; i++)
 		if (name[0] == G.funcs[i].name[0] &&
 		    strnlen(name, o->strsz - s->st_name) < o->strsz - s->st_name &&
 		    strcmp(name, G.funcs[i].name) == 0)
-			return &G.funcs[i];
+			/* The object's own definition (a private malloc) is
+			 * left to it, unless asked for. */
+			return s->st_shndx == SHN_UNDEF || (G.funcs[i].flags & MTREC_GOT_OWN)
+				       ? &G.funcs[i] : NULL;
 	return NULL;
 }
 
@@ -378,20 +378,21 @@ static void close_relro(struct object *o)
 
 /* Redirect one slot if it holds what we may replace: 0 when not, 1 when
  * it was not bound yet, 2 when it was bound past the preload. */
-static int redirect(struct object *o, uintptr_t *slot, const struct mtrec_got_func *f,
+static int redirect(struct object *o, uintptr_t *slot, struct mtrec_got_func *f,
 		    struct mtrec_got_report *rep)
 {
 	uintptr_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
 	if (v == (uintptr_t)f->ours)
 		return 0;
-	if (v != (uintptr_t)f->real && !(f->lazy_ok && o->base_ns && in_object(o, v))) {
+	if (v != (uintptr_t)f->real && !((f->flags & MTREC_GOT_LAZY) && o->base_ns && in_object(o, v))) {
 		rep->elsewhere++;
 		return 0;
 	}
 	if (open_slot(o, slot) < 0)
 		return 0;
 	__atomic_store_n(slot, (uintptr_t)f->ours, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&f->slots, 1, __ATOMIC_RELAXED);
 	return v == (uintptr_t)f->real ? 2 : 1;
 }
 
@@ -412,7 +413,7 @@ static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_
 	for (int t = 0; t < 3; t++)
 		for (size_t i = 0; i < count(&d.t[t]); i++) {
 			const ElfW(Rel) *r = entry(&d.t[t], i);
-			const struct mtrec_got_func *f = wanted(o, r);
+			struct mtrec_got_func *f = wanted(o, r);
 			uintptr_t *slot;
 
 			if (!f || (slot = slot_of(o, r)) == NULL)
@@ -550,7 +551,7 @@ void mtrec_got_sync(struct mtrec_got_report *r)
 	mtrec_unlock(&G.lock, MTREC_LOCK_GOT);
 }
 
-int mtrec_got_init(const struct mtrec_got_func *funcs, int n,
+int mtrec_got_init(struct mtrec_got_func *funcs, int n,
 		   const void *const *keep, int nkeep, mtrec_got_note note)
 {
 #ifdef R_JUMP

@@ -221,7 +221,7 @@ static void say_patched(const char *object, unsigned slots, unsigned bound)
 		 m, " of them bound past the preload", SAY_END);
 }
 
-void mtrec_redirect_init(const struct mtrec_got_func *funcs, int n,
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
 			 const void *const *keep, int nkeep)
 {
 	if (!g.enabled || !settings.patch)

@@ -462,16 +462,16 @@ EXPORT void muntrace(void)
  * each slot bound to the next definition in the chain, or not bound yet,
  * is made to point to ours. */
 static struct mtrec_got_func redirects[] = {
-	{ "malloc", (void *)malloc, NULL, 0 },
-	{ "free", (void *)free, NULL, 0 },
-	{ "calloc", (void *)calloc, NULL, 0 },
-	{ "realloc", (void *)realloc, NULL, 0 },
-	{ "reallocarray", (void *)reallocarray, NULL, 0 },
-	{ "memalign", (void *)memalign, NULL, 0 },
-	{ "posix_memalign", (void *)posix_memalign, NULL, 0 },
-	{ "aligned_alloc", (void *)aligned_alloc, NULL, 0 },
-	{ "valloc", (void *)valloc, NULL, 0 },
-	{ "pvalloc", (void *)pvalloc, NULL, 0 },
+	{ "malloc", (void *)malloc, NULL, 0, 0 },
+	{ "free", (void *)free, NULL, 0, 0 },
+	{ "calloc", (void *)calloc, NULL, 0, 0 },
+	{ "realloc", (void *)realloc, NULL, 0, 0 },
+	{ "reallocarray", (void *)reallocarray, NULL, 0, 0 },
+	{ "memalign", (void *)memalign, NULL, 0, 0 },
+	{ "posix_memalign", (void *)posix_memalign, NULL, 0, 0 },
+	{ "aligned_alloc", (void *)aligned_alloc, NULL, 0, 0 },
+	{ "valloc", (void *)valloc, NULL, 0, 0 },
+	{ "pvalloc", (void *)pvalloc, NULL, 0, 0 },
 };
 #define NREDIRECTS ((int)(sizeof(redirects) / sizeof(redirects[0])))
 
@@ -491,8 +491,9 @@ static void setup_redirects(void)
 		/* A slot not bound yet may be pointed at ours only when the
 		 * dynamic linker would bind it to ours: nobody before us in
 		 * the global scope (the program itself) defines the name. */
-		redirects[i].lazy_ok = real_dlsym() &&
-				       mtrec_real.dlsym(RTLD_DEFAULT, redirects[i].name) == redirects[i].ours;
+		if (real_dlsym() &&
+		    mtrec_real.dlsym(RTLD_DEFAULT, redirects[i].name) == redirects[i].ours)
+			redirects[i].flags |= MTREC_GOT_LAZY;
 		if (redirects[i].real)
 			keep[nkeep++] = redirects[i].real;
 	}

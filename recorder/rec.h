@@ -47,7 +47,7 @@ void mtrec_forget_callers(void) MTREC_HIDDEN;
  * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), never
  * touching the objects that hold keep[0..nkeep).  Unless MTREC_PATCH=0. */
 struct mtrec_got_func;
-void mtrec_redirect_init(const struct mtrec_got_func *funcs, int n,
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
 			 const void *const *keep, int nkeep) MTREC_HIDDEN;
 /* From the dl* wrappers: objects may have been loaded since the last
  * look; redirect their slots. */

@@ -526,27 +526,53 @@ int mtrec_got_changed(void)
 	       now.subs != __atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED);
 }
 
+/* One pass.  Our lock is taken inside dl_iterate_phdr, under the dynamic
+ * linker's lock, never the other way round: a thread allocating in a
+ * dl_iterate_phdr callback of the program's (holding that lock) may come
+ * here while another thread is in a pass. */
+struct pass {
+	struct mtrec_got_report *r;
+	struct counters now;
+	int locked, refused;
+};
+
+static int visit_locked(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct pass *p = data;
+
+	if (!p->locked) {
+		if (p->refused || mtrec_lock(&G.lock, MTREC_LOCK_GOT) < 0) {
+			p->refused = 1;
+			return 1;	/* nested in this thread's own pass */
+		}
+		p->locked = 1;
+		/* The counters as this pass sees the list: an object loaded
+		 * after it is seen next time. */
+		p->now.adds = info->dlpi_adds;
+		p->now.subs = info->dlpi_subs;
+		G.unloaded = p->now.subs != G.seen_subs;
+		for (int i = 0; i < G.ndone; i++)
+			G.done[i].present = 0;
+	}
+	return visit(info, size, p->r);
+}
+
 void mtrec_got_sync(struct mtrec_got_report *r)
 {
-	struct counters now = { 0, 0 };
+	struct pass p = { r, { 0, 0 }, 0, 0 };
 
 	memset(r, 0, sizeof(*r));
 	if (!mtrec_got_changed())
 		return;
-	if (mtrec_lock(&G.lock, MTREC_LOCK_GOT) < 0)
+	dl_iterate_phdr(visit_locked, &p);
+	if (!p.locked)
 		return;
-	/* Read first: an object loaded during the pass is seen next time. */
-	dl_iterate_phdr(read_counters, &now);
-	G.unloaded = now.subs != G.seen_subs;
-	for (int i = 0; i < G.ndone; i++)
-		G.done[i].present = 0;
-	dl_iterate_phdr(visit, r);
 	for (int i = 0; i < G.ndone; i++)
 		if (!G.done[i].present)
 			G.done[i--] = G.done[--G.ndone];
 	if (r->pending == 0) {
-		__atomic_store_n(&G.seen_adds, now.adds, __ATOMIC_RELAXED);
-		__atomic_store_n(&G.seen_subs, now.subs, __ATOMIC_RELAXED);
+		__atomic_store_n(&G.seen_adds, p.now.adds, __ATOMIC_RELAXED);
+		__atomic_store_n(&G.seen_subs, p.now.subs, __ATOMIC_RELAXED);
 	}
 	mtrec_unlock(&G.lock, MTREC_LOCK_GOT);
 }

@@ -59,7 +59,8 @@ int mtrec_got_init(struct mtrec_got_func *funcs, int n,
 		   const void *const *keep, int nkeep, mtrec_got_note note) MTREC_HIDDEN;
 /* Cheap: 1 when objects were loaded or unloaded since the last pass. */
 int mtrec_got_changed(void) MTREC_HIDDEN;
-/* Redirect the slots of objects loaded since the last pass.  Never waits for its own thread (a signal handler nested in a
+/* Redirect the slots of objects loaded since the last pass (cheap when
+ * none was: mtrec_got_changed() first).  Never waits for its own thread (a signal handler nested in a
  * pass returns at once).  Safe to call from any thread at any time after
  * the program's start-up relocation. */
 void mtrec_got_sync(struct mtrec_got_report *r) MTREC_HIDDEN;

@@ -219,11 +219,10 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
  * redirect the slots of any that bypass the preload (rec-got.c). */
 static MTREC_COLD void loader_moved(void)
 {
-	struct mtrec_got_report r;
+	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
 
 	mtrec_objects_sync(mtrec_chunk_line);
-	if (mtrec_got_changed())
-		mtrec_got_sync(&r);
+	mtrec_got_sync(&r);
 }
 
 static MTREC_COLD const struct mtrec_caller *new_caller(const void *caller)

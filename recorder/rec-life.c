@@ -236,10 +236,9 @@ void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
 
 void mtrec_loader_moved(void)
 {
-	struct mtrec_got_report r;
+	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
 
-	if (mtrec_got_changed())
-		mtrec_got_sync(&r);
+	mtrec_got_sync(&r);
 }
 
 /* ---- the toggle signal (MTREC_SIGNAL) ---------------------------------- */

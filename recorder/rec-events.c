@@ -27,6 +27,7 @@
  * may hold it are then described ("# object") before the event. */
 #include "chunk.h"
 #include "events.h"
+#include "got.h"
 #include "rec.h"
 #include "tables.h"
 #include "unwind.h"
@@ -214,16 +215,25 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 }
 
 /* A caller or a stack seen for the first time may lie in an object loaded
- * since the objects were last described: describe them first. */
+ * since the objects were last described: describe them first, and
+ * redirect the slots of any that bypass the preload (rec-got.c). */
+static MTREC_COLD void loader_moved(void)
+{
+	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
+
+	mtrec_objects_sync(mtrec_chunk_line);
+	mtrec_got_sync(&r);
+}
+
 static MTREC_COLD const struct mtrec_caller *new_caller(const void *caller)
 {
-	mtrec_objects_sync(mtrec_chunk_line);
+	loader_moved();
 	return mtrec_caller_add(caller);
 }
 
 static MTREC_COLD struct mtrec_stack *new_stack(void *const *ips, int n)
 {
-	mtrec_objects_sync(mtrec_chunk_line);
+	loader_moved();
 	return mtrec_stack_add(ips, n);
 }
 

@@ -17,6 +17,7 @@
 #include "control.h"
 #include "events.h"
 #include "file.h"
+#include "got.h"
 #include "lock.h"
 #include "rec.h"
 #include "tables.h"
@@ -43,7 +44,8 @@ static struct {
 	int depth;		/* MTREC_DEPTH: frames per stack, 1 = caller only */
 	int scoped;		/* MTREC_SCOPED: wait for trace_on() */
 	int freeres;		/* MTREC_FREERES: call __libc_freeres at exit */
-} settings = { .depth = 1, .freeres = 1 };
+	int patch;		/* MTREC_PATCH: 0 off, 1 on, 2 say what was patched */
+} settings = { .depth = 1, .freeres = 1, .patch = 1 };
 
 static struct {
 	int enabled;		/* MALLOC_TRACE is set */
@@ -253,6 +255,40 @@ void mtrec_forget_callers(void)
 	mtrec_unwind_flush();
 }
 
+/* ---- objects that bypass the preload ---------------------------------- */
+
+/* MTREC_PATCH=verbose: "OBJECT: N call slots redirected, M of them bound
+ * past the preload". */
+static void say_patched(const char *object, unsigned slots, unsigned bound)
+{
+	char n[24], m[24];
+
+	*prim_putu(n, n + sizeof(n) - 1, slots) = '\0';
+	*prim_putu(m, m + sizeof(m) - 1, bound) = '\0';
+	prim_say(object, ": ", n, slots == 1 ? " call slot redirected, " : " call slots redirected, ",
+		 m, " of them bound past the preload", SAY_END);
+}
+
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
+			 const void *const *keep, int nkeep)
+{
+	if (!g.enabled || !settings.patch)
+		return;
+	if (mtrec_got_init(funcs, n, keep, nkeep, settings.patch > 1 ? say_patched : NULL) < 0) {
+		if (settings.patch > 1)
+			prim_say("MTREC_PATCH: not supported on this architecture", SAY_END);
+		return;
+	}
+	mtrec_loader_moved();
+}
+
+void mtrec_loader_moved(void)
+{
+	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
+
+	mtrec_got_sync(&r);
+}
+
 /* ---- the toggle signal (MTREC_SIGNAL) ---------------------------------- */
 
 /* Each delivery starts or stops recording.  A signal that interrupts the
@@ -441,6 +477,16 @@ static int env_int(const char *name, int dflt)
 	return v && *v ? atoi(v) : dflt;
 }
 
+/* MTREC_PATCH: "0" off, "verbose" (or 2) says what it patched; else on. */
+static int parse_patch(const char *v)
+{
+	if (v && strcmp(v, "0") == 0)
+		return 0;
+	if (v && (strcmp(v, "verbose") == 0 || strcmp(v, "2") == 0))
+		return 2;
+	return 1;
+}
+
 static void child_begin(void);
 static int child_first_event(void);
 
@@ -467,6 +513,7 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction)
 		settings.depth = 64;
 	settings.scoped = env_int("MTREC_SCOPED", 0);
 	settings.freeres = env_int("MTREC_FREERES", 1);
+	settings.patch = parse_patch(prim_getenv("MTREC_PATCH"));
 	prim_quiet = env_int("MTREC_QUIET", 0);
 	g.real_sigaction = real_sigaction;
 	mtrec_chunk_set_hooks(&hooks);
@@ -752,6 +799,7 @@ static void child_begin(void)
 	pthread_mutex_init(&g.lock, NULL);
 	mtrec_held = 0;
 	mtrec_objects_fork_child();
+	mtrec_got_fork_child();
 	mtrec_caller_fork_child();
 	mtrec_stack_fork_child();
 	mtrec_chunk_fork_child();

@@ -3,9 +3,10 @@
  * symbolize modules that were dlclose'd before exit and check that it reads
  * the very file that ran.
  *
- * dlopen() is not wrapped (the dynamic linker looks at its caller); the
- * loader's own counters of loads and unloads, read through
- * dl_iterate_phdr(), tell when to look again.  This runs on slow paths only
+ * dlopen() is not wrapped around (the dynamic linker looks at its caller;
+ * rec-shim.c only looks before it jumps to it); the loader's own counters
+ * of loads and unloads, read through dl_iterate_phdr(), tell when to look
+ * again.  This runs on slow paths only
  * (a caller or a stack seen for the first time), and hands its lines to
  * the sink its caller passes: where they go is the caller's business.
  *

@@ -7,9 +7,11 @@
  * allocation after the real allocation, so the file order follows the
  * program's (glibc 2.34+ does it the other way round and its traces show
  * impossible frees under threads). */
+#include "got.h"
 #include "rec.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -50,6 +52,8 @@ static struct {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	int (*dlclose)(void *);
+	void *(*dlopen)(const char *, int);
+	void *(*dlsym)(void *, const char *);
 	mtrec_sigaction_fn sigaction;
 	sighandler_t (*signal)(int, sighandler_t);
 	int (*execve)(const char *, char *const[], char *const[]);
@@ -94,9 +98,23 @@ static size_t boot_size(const void *p)
 	return ((const size_t *)p)[-1];
 }
 
+/* libc's dlsym.  The recorder exports a dlsym of its own (below), which
+ * its own calls would reach too: the real one is found by version. */
+static void *(*real_dlsym(void))(void *, const char *)
+{
+	if (!mtrec_real.dlsym) {
+		void *f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+
+		if (!f)
+			f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		mtrec_real.dlsym = (void *(*)(void *, const char *))f;
+	}
+	return mtrec_real.dlsym;
+}
+
 static void *next_sym(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	return real_dlsym() ? mtrec_real.dlsym(RTLD_NEXT, name) : NULL;
 }
 
 /* Resolve the real functions; returns once they are all known.  Threads
@@ -119,6 +137,7 @@ static void bootstrap(void)
 	mtrec_real.valloc = next_sym("valloc");
 	mtrec_real.pvalloc = next_sym("pvalloc");
 	mtrec_real.dlclose = next_sym("dlclose");
+	mtrec_real.dlopen = next_sym("dlopen");
 	mtrec_real.sigaction = next_sym("sigaction");
 	mtrec_real.signal = next_sym("signal");
 	mtrec_real.execve = next_sym("execve");
@@ -315,9 +334,61 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
 }
 
 /* ---- dynamic loading --------------------------------------------------
- * dlopen is not wrapped (the dynamic linker looks at its caller to find
- * RUNPATH and $ORIGIN); new objects are noticed lazily.  dlclose is: once
- * a module is gone, its addresses may be reused by another. */
+ * The dynamic linker looks at dlopen's and dlsym's caller (the return
+ * address) to find the RUNPATH, $ORIGIN, the namespace and RTLD_NEXT's
+ * place: their wrappers must leave it untouched.  On x86-64 they are
+ * stubs that call dl_enter() and then jump (not call) to the real
+ * function.  dl_enter() redirects the call slots of objects loaded since
+ * the last look (rec-got.c): at a dlsym() after a dlopen(), the plugin's
+ * slots are redirected before its functions are called; a dlopen()
+ * catches those of the previous one.  The code an object runs inside
+ * dlopen() itself (its constructors) cannot be caught so.
+ *
+ * dlclose is wrapped in C: once a module is gone, its addresses may be
+ * reused by another. */
+
+static void *dl_fail(void)
+{
+	return NULL;
+}
+
+/* Which: 0 dlsym, 1 dlopen; the real function to jump to. */
+MTREC_HIDDEN void *mtrec_dl_enter(int which);
+MTREC_HIDDEN void *mtrec_dl_enter(int which)
+{
+	int saved = errno;
+	void *f;
+
+	if (ready())
+		mtrec_loader_moved();
+	f = which == 0 ? (void *)real_dlsym() : (void *)mtrec_real.dlopen;
+	errno = saved;
+	return f ? f : (void *)dl_fail;
+}
+
+#if defined(__x86_64__)
+#define DL_STUB(name, which) \
+	__asm__(".text\n" \
+		".globl " #name "\n" \
+		".type " #name ", @function\n" \
+		".p2align 4\n" \
+		#name ":\n" \
+		".cfi_startproc\n" \
+		"endbr64\n" \
+		"pushq %rdi\n.cfi_adjust_cfa_offset 8\n" \
+		"pushq %rsi\n.cfi_adjust_cfa_offset 8\n" \
+		"pushq %rdx\n.cfi_adjust_cfa_offset 8\n" \
+		"movl $" #which ", %edi\n" \
+		"call mtrec_dl_enter\n" \
+		"popq %rdx\n.cfi_adjust_cfa_offset -8\n" \
+		"popq %rsi\n.cfi_adjust_cfa_offset -8\n" \
+		"popq %rdi\n.cfi_adjust_cfa_offset -8\n" \
+		"jmp *%rax\n" \
+		".cfi_endproc\n" \
+		".size " #name ", .-" #name "\n")
+DL_STUB(dlsym, 0);
+DL_STUB(dlopen, 1);
+#endif
 
 EXPORT int dlclose(void *handle)
 {
@@ -517,9 +588,52 @@ EXPORT void muntrace(void)
 
 /* ---- process life ----------------------------------------------------- */
 
+/* The functions redirected in objects that bypass the preload (rec-got.c):
+ * each slot bound to the next definition in the chain, or not bound yet,
+ * is made to point to ours. */
+static struct mtrec_got_func redirects[] = {
+	{ "malloc", (void *)malloc, NULL, 0, 0 },
+	{ "free", (void *)free, NULL, 0, 0 },
+	{ "calloc", (void *)calloc, NULL, 0, 0 },
+	{ "realloc", (void *)realloc, NULL, 0, 0 },
+	{ "reallocarray", (void *)reallocarray, NULL, 0, 0 },
+	{ "memalign", (void *)memalign, NULL, 0, 0 },
+	{ "posix_memalign", (void *)posix_memalign, NULL, 0, 0 },
+	{ "aligned_alloc", (void *)aligned_alloc, NULL, 0, 0 },
+	{ "valloc", (void *)valloc, NULL, 0, 0 },
+	{ "pvalloc", (void *)pvalloc, NULL, 0, 0 },
+};
+#define NREDIRECTS ((int)(sizeof(redirects) / sizeof(redirects[0])))
+
+/* Objects never patched: the recorder, libc, the dynamic linker, and the
+ * allocators the real functions live in. */
+static const void *keep[NREDIRECTS + 3];
+
+static void setup_redirects(void)
+{
+	int nkeep = 0;
+
+	keep[nkeep++] = (const void *)setup_redirects;
+	keep[nkeep++] = (const void *)dl_iterate_phdr;
+	keep[nkeep++] = (const void *)&_r_debug;
+	for (int i = 0; i < NREDIRECTS; i++) {
+		redirects[i].real = next_sym(redirects[i].name);
+		/* A slot not bound yet may be pointed at ours only when the
+		 * dynamic linker would bind it to ours: nobody before us in
+		 * the global scope (the program itself) defines the name. */
+		if (real_dlsym() &&
+		    mtrec_real.dlsym(RTLD_DEFAULT, redirects[i].name) == redirects[i].ours)
+			redirects[i].flags |= MTREC_GOT_LAZY;
+		if (redirects[i].real)
+			keep[nkeep++] = redirects[i].real;
+	}
+	mtrec_redirect_init(redirects, NREDIRECTS, keep, nkeep);
+}
+
 __attribute__((constructor)) static void shim_constructor(void)
 {
 	ready();
+	setup_redirects();
 	mtrec_mark_session();
 	mtrec_install_signal();
 	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);

@@ -64,6 +64,16 @@ void mtrec_mark(const char *label) MTREC_HIDDEN;
 /* A module was unloaded: cached caller strings may be stale. */
 void mtrec_forget_callers(void) MTREC_HIDDEN;
 
+/* From the constructor: redirect, in objects that bypass the preload
+ * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), never
+ * touching the objects that hold keep[0..nkeep).  Unless MTREC_PATCH=0. */
+struct mtrec_got_func;
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
+			 const void *const *keep, int nkeep) MTREC_HIDDEN;
+/* From the dl* wrappers: objects may have been loaded since the last
+ * look; redirect their slots. */
+void mtrec_loader_moved(void) MTREC_HIDDEN;
+
 /* The program got no memory for a request of size bytes: 1 when the
  * recorder gave address space back and the request is worth retrying. */
 int mtrec_out_of_memory(size_t size) MTREC_HIDDEN;

@@ -61,6 +61,9 @@ echo "  glibc mtrace / libmtrec depth 1:  $(ratio "$glibc" "$d1")   (target >= 8
 echo "  libmtrec depth 1 / native:        $(ratio "$d1" "$native")"
 rm -rf "$DIR"
 
+echo
+sh "$TOP/tests/bench/dlopen.sh"
+
 for part in analyzer db; do
 	if [ -f "$TOP/tests/bench/$part.sh" ] && [ -x "$TOP/analyzer/mtanalyze" ]; then
 		echo

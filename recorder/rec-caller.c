@@ -194,7 +194,7 @@ static void describe(const void *addr, struct where *w)
 
 /* The fallback when memory for the table runs out: glibc's "@ [0x...] "
  * form needs no lookup, kept in one static entry per thread. */
-static const struct mtrec_caller *unlisted(const void *addr)
+const struct mtrec_caller *mtrec_caller_unlisted(const void *addr)
 {
 	/* The text is the entry's own flexible array, so the storage is one
 	 * block with room behind it (a member after the entry would start
@@ -229,7 +229,7 @@ MTREC_COLD const struct mtrec_caller *mtrec_caller_add(const void *addr)
 	/* A signal handler nested in this thread's own insertion cannot
 	 * wait for it: it gets the lookup-free form. */
 	if (mtrec_lock(&lock, MTREC_LOCK_CALLER) < 0)
-		return unlisted(addr);
+		return mtrec_caller_unlisted(addr);
 	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && (c = lookup(t, addr)) != NULL)
 		goto out;
@@ -248,7 +248,7 @@ MTREC_COLD const struct mtrec_caller *mtrec_caller_add(const void *addr)
 	insert(t, c);
 out:
 	mtrec_unlock(&lock, MTREC_LOCK_CALLER);
-	return c ? c : unlisted(addr);
+	return c ? c : mtrec_caller_unlisted(addr);
 }
 
 const struct mtrec_caller *mtrec_caller_find(const void *addr)

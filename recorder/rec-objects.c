@@ -269,21 +269,45 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* One pass of dl_iterate_phdr.  Our lock is taken inside it, under the
+ * dynamic linker's lock, never around it: a program's own
+ * dl_iterate_phdr callback (holding that lock) may allocate, and its
+ * thread then syncs here; taking ours first would wait for it while it
+ * waits for us. */
+struct pass {
+	mtrec_line_sink sink;
+	int locked;
+};
+
+static int visit_locked(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct pass *p = data;
+
+	if (!p->locked) {
+		/* Nested in this thread's own sync (a signal handler): the
+		 * lines come with the next caller or stack seen for the first
+		 * time. */
+		if (mtrec_lock(&lock, MTREC_LOCK_OBJECTS) < 0)
+			return 1;
+		p->locked = 1;
+		for (int i = 0; i < nknown; i++)
+			known[i].present = 0;
+	}
+	return visit(info, size, &p->sink);
+}
+
 void mtrec_objects_sync(mtrec_line_sink sink)
 {
 	struct counters now = { 0, 0 };
+	struct pass p = { sink, 0 };
 
 	dl_iterate_phdr(read_counters, &now);
 	if (now.adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) &&
 	    now.subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
-	/* Nested in this thread's own sync (a signal handler): the lines
-	 * come with the next caller or stack seen for the first time. */
-	if (mtrec_lock(&lock, MTREC_LOCK_OBJECTS) < 0)
+	dl_iterate_phdr(visit_locked, &p);
+	if (!p.locked)
 		return;
-	for (int i = 0; i < nknown; i++)
-		known[i].present = 0;
-	dl_iterate_phdr(visit, &sink);
 	for (int i = 0; i < nknown; i++) {
 		if (known[i].present)
 			continue;

@@ -62,6 +62,7 @@ static struct {
 	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*fexecve)(int, char *const[], char *const[]);
 	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 } mtrec_real;
 
 /* ---- bootstrap -------------------------------------------------------
@@ -146,6 +147,7 @@ static void bootstrap(void)
 	mtrec_real.execvpe = next_sym("execvpe");
 	mtrec_real.fexecve = next_sym("fexecve");
 	mtrec_real.execveat = next_sym("execveat");
+	mtrec_real.dl_iterate_phdr = next_sym("dl_iterate_phdr");
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	mtrec_init(mtrec_real.sigaction);
 }
@@ -389,6 +391,25 @@ MTREC_HIDDEN void *mtrec_dl_enter(int which)
 DL_STUB(dlsym, 0);
 DL_STUB(dlopen, 1);
 #endif
+
+/* A dl_iterate_phdr() callback runs under the loader's lock.  One that
+ * allocates must not have the recorder ask dladdr() about its caller:
+ * dladdr takes the loader's other lock, which a dlopen() in another thread
+ * holds while it waits for the first (a deadlock glibc's own tracer has
+ * too).  The recorder's own calls come here as well, harmlessly. */
+EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	int ret;
+
+	if (!mtrec_real.dl_iterate_phdr)
+		bootstrap();
+	if (!mtrec_real.dl_iterate_phdr)
+		return 0;	/* only while the recorder resolves its own functions */
+	mtrec_loader_callback(1);
+	ret = mtrec_real.dl_iterate_phdr(cb, data);
+	mtrec_loader_callback(-1);
+	return ret;
+}
 
 EXPORT int dlclose(void *handle)
 {

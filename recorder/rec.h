@@ -88,6 +88,9 @@ int mtrec_sigbus_action(const struct sigaction *act, struct sigaction *old) MTRE
  * released (see rec-events.c for why the order matters). */
 void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
 void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
+/* The calling thread enters (+1) or leaves (-1) dl_iterate_phdr(): events
+ * inside its callback get callers that need no loader lock. */
+void mtrec_loader_callback(int step) MTREC_HIDDEN;
 
 /* realloc both frees and allocates, and can fail: the outcome's place in
  * the file is held before the call, the outcome written after it. */

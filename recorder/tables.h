@@ -24,6 +24,9 @@ const struct mtrec_caller *mtrec_caller_find(const void *addr) MTREC_HIDDEN;
  * without memory, or nested in its own thread's insertion (a signal
  * handler), the lookup-free "@ [0xADDR] " form of glibc. */
 const struct mtrec_caller *mtrec_caller_add(const void *addr) MTREC_HIDDEN;
+/* glibc's "@ [0xADDR] " form, which needs no lookup: not kept in the
+ * table, valid until this thread's next call. */
+const struct mtrec_caller *mtrec_caller_unlisted(const void *addr) MTREC_HIDDEN;
 /* Objects were unloaded: the entries may be stale. */
 void mtrec_caller_reset(void) MTREC_HIDDEN;
 void mtrec_caller_fork_child(void) MTREC_HIDDEN;

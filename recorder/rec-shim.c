@@ -513,36 +513,23 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 }
 
 /* The execl functions: their arguments are counted (the closing NULL
- * included), then copied into an array on the stack.  AP is used up by
- * each: the caller starts it again for the next. */
-static size_t count_args(va_list ap)
-{
-	size_t n = 2;
-
-	while (va_arg(ap, const char *) != NULL)
-		n++;
-	return n;
-}
-
-static void copy_args(const char **argv, const char *arg, va_list ap)
-{
-	size_t i = 0;
-
-	argv[i++] = arg;
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
-}
+ * included), then copied into an array on the stack. */
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
+	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	const size_t n = count_args(ap);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
 	va_end(ap);
 	const char *argv[n];
+
+	argv[i++] = arg;
 	va_start(ap, arg);
-	copy_args(argv, arg, ap);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execv, path, (char *const *)argv);
 }
@@ -550,29 +537,39 @@ EXPORT int execl(const char *path, const char *arg, ...)
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
+	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	const size_t n = count_args(ap);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
 	va_end(ap);
 	const char *argv[n];
+
+	argv[i++] = arg;
 	va_start(ap, arg);
-	copy_args(argv, arg, ap);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execvp, file, (char *const *)argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
+	char *const *envp;
 	va_list ap;
+	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	const size_t n = count_args(ap);
-	/* envp follows the closing NULL */
-	char *const *envp = va_arg(ap, char *const *);
+	while (va_arg(ap, const char *) != NULL)
+		n++;
 	va_end(ap);
 	const char *argv[n];
+
+	argv[i++] = arg;
 	va_start(ap, arg);
-	copy_args(argv, arg, ap);
+	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+		;
+	envp = va_arg(ap, char *const *);
 	va_end(ap);
 	AROUND_EXEC(mtrec_real.execve, path, (char *const *)argv, envp);
 }

@@ -77,18 +77,18 @@ static const Command commands[] = {
 	  mta_session_entries, mta_session_params, mta_session_description },
 };
 
+static void warn_cb (const char *message, gpointer data);
+
 /* ------------------------------------------------------------ session */
 
 static int
 cmd_session (int argc, char **argv, GError **error)
 {
 	int status = 0;
-	return mta_session (argc, argv, &status, error) ? status : -1;
+	return mta_session (argc, argv, warn_cb, &status, error) ? status : -1;
 }
 
 /* ------------------------------------------------------------ shrink */
-
-static void warn_cb (const char *message, gpointer data);
 
 static int
 cmd_shrink (int argc, char **argv, GError **error)

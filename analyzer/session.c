@@ -93,13 +93,8 @@ image_free (gpointer p)
 	g_free (im);
 }
 
-static void
-warn_cb (const char *message, gpointer data)
-{
-	(void) data;
-	fflush (stdout);
-	fprintf (stderr, "mtanalyze: warning: %s\n", message);
-}
+/* Where warnings go: the command line's (main.c). */
+static MtaPartsWarnFunc warn_cb;
 
 /* The lineage's notes are the report's business; its warnings are ours. */
 static void
@@ -421,8 +416,9 @@ print_json (GPtrArray *images, FILE *out)
 }
 
 gboolean
-mta_session (int argc, char **argv, int *status, GError **error)
+mta_session (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error)
 {
+	warn_cb = warn;
 	/* the runs read hold the symbolizer and the wrappers: freed last */
 	g_autoptr (MtaSymbolizer) sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
 	g_autoptr (MtaWrappers) wrappers = mta_wrappers_new ();

@@ -6,11 +6,14 @@
 
 #include <glib.h>
 
+#include "parts.h"
+
 extern const GOptionEntry mta_session_entries[];
 extern const char mta_session_params[];
 extern const char mta_session_description[];
 
-/* ARGV: the trace files.  *STATUS: 0 no leaks, 1 leaks. */
-gboolean mta_session (int argc, char **argv, int *status, GError **error);
+/* ARGV: the trace files; warnings go to WARN.  *STATUS: 0 no leaks, 1
+ * leaks. */
+gboolean mta_session (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error);
 
 #endif

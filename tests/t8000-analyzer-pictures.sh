@@ -160,6 +160,52 @@ test_expect_success CHROMIUM 'the flame graph holds the leaked bytes; its search
 	python3 "$FACTS" dom.html | grep -x "flame-matched 40"
 '
 
+# clicked PAGE: the page with tests/html-clicks.js run after its own script,
+# which clicks the leak table's headers and the flame graph's boxes through
+# the page's handlers; what the page then showed, in clicks.
+clicked() {
+	python3 -c "
+import sys
+s = open(sys.argv[1]).read()
+i = s.rindex(\"</body>\")
+open(\"clicked.html\", \"w\").write(s[:i] + \"<script>\\n\" + open(sys.argv[2]).read() + \"</script>\\n\" + s[i:])
+" "$1" "$TOP/tests/html-clicks.js" &&
+	browse clicked.html &&
+	! grep "CONSOLE" browser.log &&
+	python3 -c "
+import html, re, sys
+print(html.unescape(re.findall(r\"<pre id=.clicks.>(.*?)</pre>\", open(sys.argv[1]).read(), re.S)[-1]), end=\"\")
+" dom.html >clicks
+}
+
+test_expect_success CHROMIUM 'clicks sort the leak table and zoom the flame graph' '
+	clicked report.html &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sites = d[\"leak_sites\"]
+by = sorted(s[\"leaked_bytes\"] for s in sites)
+print(\"sort Bytes descending \" + \",\".join(map(str, by[::-1])))
+print(\"sort Bytes ascending \" + \",\".join(map(str, by)))
+names = [\"%s at %s:%d in %s\" % (s[\"function\"], s[\"file\"], s[\"line\"], s[\"object\"]) for s in sites]
+print(\"sort Site ascending \" + \",\".join(sorted(names, key=str.lower)))
+stacks = []
+for l in open(sys.argv[2]):
+    st, n = l.rsplit(\" \", 1)
+    stacks.append((st.split(\";\"), int(n)))
+def value(prefix):
+    return sum(n for st, n in stacks if st[:len(prefix)] == prefix)
+st = [st for st, n in stacks if st[-1].startswith(\"parse_args \")][0]
+i = len(st) - 1
+print(\"zoom %d full 0\" % d[\"run\"][\"leaked_bytes\"])
+print(\"zoom %d full %d\" % (value(st), i + 1))
+print(\"zoom %d full %d\" % (value(st[:i]), i))
+print(\"zoom %d full 0\" % d[\"run\"][\"leaked_bytes\"])
+print(\"matched %d\" % sum(n for st, n in stacks if any(f.startswith(\"load_config \") for f in st)))
+" run.json folded >expect &&
+	test_cmp expect clicks
+'
+
 test_expect_success CHROMIUM 'a page without leaks opens cleanly too' '
 	browse clean.html &&
 	! grep "CONSOLE" browser.log &&

@@ -9,6 +9,7 @@
 #include "leak-set.h"
 #include "run.h"
 #include "symbolize.h"
+#include "trace-input.h"
 #include "parts.h"
 #include "trace-reader.h"
 

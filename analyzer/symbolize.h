@@ -20,24 +20,6 @@
 #include <glib.h>
 #include <stdint.h>
 
-typedef enum {
-	MTA_CALLER_NONE,     /* empty or unparsable */
-	MTA_CALLER_OBJ_SYM,  /* obj:(sym+off)[0xrel] */
-	MTA_CALLER_OBJ,      /* obj:[0xrel] */
-	MTA_CALLER_SYM,      /* (sym+off)[0xrel], dladdr gave no file name */
-	MTA_CALLER_ABS,      /* [0xaddr]: dladdr failed, absolute address */
-} MtaCallerForm;
-
-typedef struct {
-	MtaCallerForm form;
-	char *object;        /* NULL unless OBJ_SYM / OBJ */
-	char *symbol;        /* NULL unless OBJ_SYM / SYM */
-	int64_t sym_offset;  /* signed offset from symbol */
-	uint64_t addr;       /* rel (from the object base) or absolute */
-} MtaCaller;
-
-gboolean mta_caller_parse (const char *field, MtaCaller *out);
-void mta_caller_clear (MtaCaller *c);
 
 typedef struct {
 	char *file_line;     /* "/src/a.c:12" as addr2line prints it, or NULL */
@@ -72,12 +54,6 @@ void mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len);
 /* What `addr2line -e PATH ADDR` prints, or NULL when it prints "??:0" or
  * nothing (file missing or not an object).  Owned by the symbolizer. */
 const char *mta_symbolizer_addr2line (MtaSymbolizer *s, const char *path, uint64_t addr);
-
-/* A descriptor on PATH when it is a non-empty regular file outside /proc
- * and /sys, else -1 (errno EINVAL when it is not such a file).  Never waits:
- * a FIFO or a device named by a trace is refused, not read; the checks are
- * made on the descriptor, so the file checked is the file read. */
-int mta_open_regular (const char *path);
 
 /* Best location of a caller field; owned by the symbolizer. */
 const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);

@@ -18,9 +18,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <lzma.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -497,4 +499,34 @@ mta_input_check_readable (const char *path, GError **error)
 	g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
 		     "cannot read '%s': %s", path, g_strerror (e));
 	return FALSE;
+}
+
+int
+mta_open_regular (const char *path)
+{
+	struct stat st;
+	struct statfs fs;
+	int fd;
+
+	/* Look before opening: even a non-blocking open of a FIFO makes us a
+	 * reader for a moment, which lets its writer go on and lose what it
+	 * writes when we close it again. */
+	if (stat (path, &st) < 0)
+		return -1;
+	if (!S_ISREG (st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size == 0 ||
+	    fstatfs (fd, &fs) < 0 || fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC) {
+		close (fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* no effect on a regular file, but what we hand on reads normally */
+	(void) fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }

@@ -66,4 +66,10 @@ gboolean mta_input_is_regular (const MtaInput *in);
 uint64_t mta_input_file_size (const MtaInput *in);
 uint64_t mta_input_file_offset (const MtaInput *in);
 
+/* A descriptor on PATH when it is a non-empty regular file outside /proc
+ * and /sys, else -1 (errno EINVAL when it is not such a file).  Never waits:
+ * a FIFO or a device named by a trace is refused, not read; the checks are
+ * made on the descriptor, so the file checked is the file read. */
+int mta_open_regular (const char *path);
+
 #endif

@@ -15,7 +15,6 @@
 #include "growth.h"
 #include "oom.h"
 #include "pkgdata.h"
-#include "site-report.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -69,6 +69,7 @@ static char **opt_skip;
 static gboolean opt_no_skip;
 static gboolean opt_no_source;
 static gboolean opt_quiet;
+static MtaWarnFunc diff_warn;   /* main's, for the traces read */
 static char *opt_html;
 
 const GOptionEntry mta_diff_entries[] = {
@@ -184,6 +185,7 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 	}
 	MtaLeakSetOptions o = {
 		.binary = binary, .sysroot = opt_sysroot, .wrappers = wrappers, .quiet = opt_quiet,
+		.warn = diff_warn,
 	};
 	return mta_leak_set_from_traces (arg, traces, g_strv_length (traces), &o, error);
 }
@@ -650,13 +652,15 @@ print_json (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 /* ------------------------------------------------------------ command */
 
 gboolean
-mta_diff (int argc, char **argv, int *status, GError **error)
+mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 {
 	g_autoptr (MtaWrappers) wrappers = NULL;
 	g_autoptr (MtaSuppressions) supp = mta_suppressions_new ();
 	g_autoptr (MtaLeakSet) base = NULL;
 	g_autoptr (MtaLeakSet) feature = NULL;
 	DiffResult r = { 0 };
+
+	diff_warn = warn;
 
 	if (argc != 2) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "warn.h"
+
 /* The subcommand's options, arguments and help, for main's parser. */
 extern const GOptionEntry mta_diff_entries[];
 extern const char mta_diff_params[];
@@ -17,6 +19,6 @@ extern const char mta_diff_description[];
 
 /* Compare ARGV[0] (BASE) and ARGV[1] (FEATURE), print the report on
  * stdout; *STATUS is 1 when FEATURE has new or grown leaks, else 0. */
-gboolean mta_diff (int argc, char **argv, int *status, GError **error);
+gboolean mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error);
 
 #endif

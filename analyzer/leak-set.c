@@ -84,14 +84,6 @@ mta_is_sqlite_file (const char *path)
 	return r;
 }
 
-static void
-warn_cb (const char *message, gpointer data)
-{
-	(void) data;
-	fflush (stdout);
-	fprintf (stderr, "mtanalyze: warning: %s\n", message);
-}
-
 /* The live bytes over the run of the site just added (diff --html draws
  * both runs' curves), on a scale both runs share: % of the run's lines
  * (the last timeline sample is the end). */
@@ -117,7 +109,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 			  const MtaLeakSetOptions *opts, GError **error)
 {
 	g_autoptr (MtaLeakSet) set = mta_leak_set_new (name);
-	MtaSymbolizer *sym = mta_symbolizer_new (opts->sysroot, warn_cb, NULL);
+	MtaSymbolizer *sym = mta_symbolizer_new (opts->sysroot, opts->warn, NULL);
 	mta_symbolizer_set_binary (sym, opts->binary);
 	g_autoptr (MtaRun) run = mta_run_new (sym, opts->wrappers, opts->binary);
 	MtaReader *reader = mta_reader_new (mta_run_line, run);
@@ -128,7 +120,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 
 	/* rotated parts in the order of their "# part" headers, as the
 	 * other analyses read them */
-	ok = mta_parts_order (traces, (int) ntraces, warn_cb, NULL, error);
+	ok = mta_parts_order (traces, (int) ntraces, opts->warn, NULL, error);
 	for (guint i = 0; i < ntraces && ok; i++)
 		mta_run_add_trace (run, traces[i]);
 	for (guint i = 0; i < ntraces && ok; i++) {

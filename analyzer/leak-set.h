@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "warn.h"
 #include "wrappers.h"
 
 typedef struct {
@@ -42,6 +43,7 @@ typedef struct {
 	const char *sysroot;
 	const MtaWrappers *wrappers;  /* NULL: nothing skipped */
 	gboolean quiet;            /* -q: no warnings about unreadable lines, no progress */
+	MtaWarnFunc warn;          /* where warnings go */
 } MtaLeakSetOptions;
 
 /* Read the traces (parts of one run, in order). */

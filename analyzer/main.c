@@ -103,7 +103,7 @@ static int
 cmd_diff (int argc, char **argv, GError **error)
 {
 	int status = 0;
-	return mta_diff (argc, argv, &status, error) ? status : -1;
+	return mta_diff (argc, argv, warn_cb, &status, error) ? status : -1;
 }
 
 /* ------------------------------------------------------------ addr2line */

@@ -124,7 +124,7 @@ look_at (PartHead *h, GError **error)
 /* The per-run rule: a run with no trace line in any file is unusable;
  * otherwise a file without one is named in a warning. */
 static gboolean
-check_usable (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer data, GError **error)
+check_usable (const PartHead *h, int n, MtaWarnFunc warn, gpointer data, GError **error)
 {
 	int untraced = 0;
 
@@ -153,7 +153,7 @@ check_usable (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer data, GE
  * compressed after the run keep their compressor's suffix
  * (t.log.part2.zst), and so does the next one looked for. */
 static void
-warn_continuation (const PartHead *h, int n, MtaPartsWarnFunc warn, gpointer data)
+warn_continuation (const PartHead *h, int n, MtaWarnFunc warn, gpointer data)
 {
 	static const char *const zext[] = { ".gz", ".zst", ".xz" };
 	const PartHead *last = &h[n - 1];
@@ -247,7 +247,7 @@ part_cmp (const void *a, const void *b)
 }
 
 gboolean
-mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data, GError **error)
+mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data, GError **error)
 {
 	PartHead *h = g_new0 (PartHead, n > 0 ? n : 1);
 	gboolean ok = TRUE, one_run = n > 0;

@@ -12,13 +12,14 @@
 
 #include <glib.h>
 
-typedef void (*MtaPartsWarnFunc) (const char *message, gpointer data);
+#include "warn.h"
+
 
 /* Reorder TRACES (N paths) in place by part number when all of them are
  * parts of one mtrec run; leave them as given otherwise (glibc traces,
  * standard input, traces of several processes).  Warns through WARN about
  * a missing part; fails on two files claiming the same part. */
-gboolean mta_parts_order (char **traces, int n, MtaPartsWarnFunc warn, gpointer data,
+gboolean mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data,
 			  GError **error);
 
 /* The process whose trace PATH is, from its header: the "# pid" value

@@ -1088,3 +1088,12 @@ mta_run_temporary_sites (const MtaRun *r, guint max)
 {
 	return sites_where (r, key_temporary, key_cmp, max);
 }
+
+GArray *
+mta_path_tail (const MtaPath *p, guint max)
+{
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	for (uint32_t i = p->site_frame + 1; i < p->nframes && a->len < max; i++)
+		g_array_append_val (a, p->frames[i]);
+	return a;
+}

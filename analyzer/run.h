@@ -144,6 +144,9 @@ const MtaRunInfo *mta_run_info (const MtaRun *run);
 MtaSymbolizer *mta_run_symbolizer (const MtaRun *run);
 GPtrArray *mta_run_sites (const MtaRun *run);       /* MtaSite * */
 GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
+/* The frames after the charged one of a path, up to MAX: what the reports
+ * show under a site.  Site indices; free with g_array_unref. */
+GArray *mta_path_tail (const MtaPath *path, guint max);
 GArray *mta_run_leaks (const MtaRun *run);          /* MtaRecord, by address */
 GArray *mta_run_bad_frees (const MtaRun *run);      /* MtaRecord, trace order */
 /* Thread names: tid (GUINT_TO_POINTER) -> name */

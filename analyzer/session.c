@@ -94,7 +94,7 @@ image_free (gpointer p)
 }
 
 /* Where warnings go: the command line's (main.c). */
-static MtaPartsWarnFunc warn_cb;
+static MtaWarnFunc warn_cb;
 
 /* The lineage's notes are the report's business; its warnings are ours. */
 static void
@@ -416,7 +416,7 @@ print_json (GPtrArray *images, FILE *out)
 }
 
 gboolean
-mta_session (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error)
+mta_session (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 {
 	warn_cb = warn;
 	/* the runs read hold the symbolizer and the wrappers: freed last */

@@ -14,6 +14,6 @@ extern const char mta_session_description[];
 
 /* ARGV: the trace files; warnings go to WARN.  *STATUS: 0 no leaks, 1
  * leaks. */
-gboolean mta_session (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error);
+gboolean mta_session (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error);
 
 #endif

@@ -400,7 +400,7 @@ open_output (const char *path, char **tmp, GError **error)
 }
 
 gboolean
-mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error)
+mta_shrink (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 {
 	Shrink s = { 0 };
 	gboolean ok = FALSE;

@@ -15,6 +15,6 @@ extern const char mta_shrink_description[];
 
 /* Shrink the traces ARGV (parts of one run) into --output; WARN reports
  * missing parts; *STATUS is 0. */
-gboolean mta_shrink (int argc, char **argv, MtaPartsWarnFunc warn, int *status, GError **error);
+gboolean mta_shrink (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error);
 
 #endif

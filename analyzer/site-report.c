@@ -25,15 +25,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-GArray *
-mta_path_tail (const MtaPath *p, guint max)
-{
-	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-	for (uint32_t i = p->site_frame + 1; i < p->nframes && a->len < max; i++)
-		g_array_append_val (a, p->frames[i]);
-	return a;
-}
-
 typedef MtaStackGroup Group;
 
 static void

@@ -14,9 +14,6 @@ void mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE
 /* "linear, exponential" for a mask of growth classes. */
 char *mta_growth_mask_text (guint mask);
 
-/* The frames after the charged one of a path, up to MAX: what the reports
- * show under a site.  Site indices; free with g_array_unref. */
-GArray *mta_path_tail (const MtaPath *path, guint max);
 
 /* A function that is probably an allocation wrapper the list does not
  * know (issue 11): it receives most leaked blocks (more than half) from

@@ -20,6 +20,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "warn.h"
+
 
 typedef struct {
 	char *file_line;     /* "/src/a.c:12" as addr2line prints it, or NULL */
@@ -30,7 +32,6 @@ typedef struct {
 
 typedef struct MtaSymbolizer MtaSymbolizer;
 
-typedef void (*MtaWarnFunc) (const char *message, gpointer user_data);
 
 MtaSymbolizer *mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data);
 void mta_symbolizer_free (MtaSymbolizer *s);

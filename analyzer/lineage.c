@@ -9,6 +9,7 @@
  * The stacks get ids of their own in the child's run, above any id a
  * recorder hands out (ids restart at 0 in each process). */
 #include "lineage.h"
+#include "trace-header.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -84,16 +85,23 @@ ext_is (const MtaLine *l, const char *key, int min_cols)
 static gboolean
 parse_parent (const MtaLine *l, int64_t *pid, uint64_t *mark, char **path)
 {
-	uint64_t p;
-	MtaSpan rest;
+	MtaHeader h;
 
-	if (!ext_is (l, "parent", 5) || !span_u64 (l->cols[2], &p) || !span_u64 (l->cols[3], mark) ||
-	    *mark == 0)
+	if (!mta_header_parse (l->text.p, l->text.len, &h) || h.kind != MTA_HEADER_PARENT)
 		return FALSE;
-	rest = rest_after (l, 3);
-	*pid = (int64_t) p;
-	*path = g_strndup (rest.p, rest.len);
+	*pid = h.pid;
+	*mark = h.n;
+	*path = mta_header_dup (h.rest);
 	return TRUE;
+}
+
+/* "# pid PID [PPID]": PID, or -1. */
+static int64_t
+parse_pid (const MtaLine *l)
+{
+	MtaHeader h;
+
+	return mta_header_parse (l->text.p, l->text.len, &h) && h.kind == MTA_HEADER_PID ? h.pid : -1;
 }
 
 /* ------------------------------------------------------------ the parent's heap */
@@ -189,8 +197,8 @@ parent_ext (ParentRead *pr, const MtaLine *l)
 {
 	uint64_t v;
 
-	if (ext_is (l, "pid", 3) && pr->pid < 0 && span_u64 (l->cols[2], &v))
-		pr->pid = (int64_t) v;
+	if (ext_is (l, "pid", 3) && pr->pid < 0)
+		pr->pid = parse_pid (l);
 	else if (ext_is (l, "parent", 5) && !pr->started)
 		seed_from_parent (pr, l);
 	else if (ext_is (l, "stack", 3) && span_u64 (l->cols[2], &v)) {
@@ -437,8 +445,8 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 		lg->last_fork_line = l->lineno;
 		lg->info.handed_mark = mark;
 		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
-	} else if (ext_is (l, "pid", 3) && lg->pid < 0 && span_u64 (l->cols[2], &pid)) {
-		lg->pid = (int64_t) pid;
+	} else if (ext_is (l, "pid", 3) && lg->pid < 0) {
+		lg->pid = parse_pid (l);
 	} else if (ext_is (l, "stopped", 2)) {
 		lg->stopped = TRUE;
 	}

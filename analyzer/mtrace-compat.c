@@ -269,8 +269,9 @@ compat_line_slow (MtaCompat *c, const MtaLine *l)
 	MtaScriptEvent ev;
 	MtaLiveEntry *e;
 
-	if (l->kind == MTA_LINE_EXT && c->sym != NULL)
-		mta_symbolizer_ext_line (c->sym, l->text.p, l->text.len);
+	MtaHeader h;
+	if (l->kind == MTA_LINE_EXT && c->sym != NULL && mta_header_parse (l->text.p, l->text.len, &h))
+		mta_symbolizer_header (c->sym, &h);
 	if (!mta_script_event (l, &ev))
 		return TRUE;
 	switch (ev.op) {

@@ -568,13 +568,6 @@ define_stack (MtaRun *r, const char *p, const char *end)
 
 /* ------------------------------------------------------------ lines */
 
-static char *
-rest_after (const char *text, size_t len, size_t skip)
-{
-	g_autofree char *s = g_strndup (text + skip, len - skip);
-	return g_strdup (g_strstrip (s));
-}
-
 static void
 set_thread (MtaRun *r)
 {
@@ -644,6 +637,44 @@ take_sample (MtaRun *r, uint64_t line)
 	r->tl_next = line + r->tl_step;
 }
 
+/* The process header and the objects (trace-header.c): what the run
+ * reports of the process, and the symbolizer's objects. */
+static void
+header_line (MtaRun *r, const char *t, size_t len)
+{
+	MtaHeader h;
+
+	if (!mta_header_parse (t, len, &h))
+		return;
+	mta_symbolizer_header (r->sym, &h);
+	switch (h.kind) {
+	case MTA_HEADER_PID:
+		r->info.pid = h.pid;
+		r->info.ppid = h.ppid;
+		break;
+	case MTA_HEADER_EXE:
+		g_free (r->info.exe);
+		r->info.exe = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_CMDLINE:
+		g_free (r->info.cmdline);
+		r->info.cmdline = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_START:
+		if (r->info.start == NULL)
+			r->info.start = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_DEPTH:
+		r->info.depth = (int) MIN (h.n, (uint64_t) G_MAXINT);
+		break;
+	case MTA_HEADER_THREAD:
+		g_hash_table_insert (r->threads, GUINT_TO_POINTER ((guint) h.n), mta_header_dup (h.rest));
+		break;
+	default:
+		break;
+	}
+}
+
 static void
 ext_line (MtaRun *r, const char *t, size_t len)
 {
@@ -664,28 +695,7 @@ ext_line (MtaRun *r, const char *t, size_t len)
 		define_stack (r, t + 8, end);
 		return;
 	}
-	mta_symbolizer_ext_line (r->sym, t, len);
-	if (len > 6 && memcmp (t, "# pid ", 6) == 0) {
-		char *e;
-		r->info.pid = g_ascii_strtoll (t + 6, &e, 10);
-		r->info.ppid = *e == ' ' ? g_ascii_strtoll (e + 1, NULL, 10) : -1;
-	} else if (len > 6 && memcmp (t, "# exe ", 6) == 0) {
-		g_free (r->info.exe);
-		r->info.exe = rest_after (t, len, 6);
-	} else if (len > 10 && memcmp (t, "# cmdline ", 10) == 0) {
-		g_free (r->info.cmdline);
-		r->info.cmdline = rest_after (t, len, 10);
-	} else if (len > 8 && memcmp (t, "# start ", 8) == 0 && r->info.start == NULL) {
-		r->info.start = rest_after (t, len, 8);
-	} else if (len > 8 && memcmp (t, "# depth ", 8) == 0) {
-		r->info.depth = (int) g_ascii_strtoll (t + 8, NULL, 10);
-	} else if (len > 9 && memcmp (t, "# thread ", 9) == 0) {
-		char *e;
-		uint64_t tid = g_ascii_strtoull (t + 9, &e, 10);
-		if (*e == ' ')
-			g_hash_table_insert (r->threads, GUINT_TO_POINTER ((guint) tid),
-					     rest_after (t, len, (size_t) (e + 1 - t)));
-	}
+	header_line (r, t, len);
 }
 
 static void

@@ -564,36 +564,18 @@ mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path)
 }
 
 void
-mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len)
+mta_symbolizer_header (MtaSymbolizer *s, const MtaHeader *h)
 {
-	g_autofree char *line = g_strndup (text, len);
-	g_strchomp (line);
-	if (g_str_has_prefix (line, "# exe ")) {
+	if (h->kind == MTA_HEADER_EXE) {
 		g_free (s->exe);
-		s->exe = g_strdup (line + 6);
-	} else if (g_str_has_prefix (line, "# object ")) {
-		/* # object BIAS LOW-HIGH BUILDID REST */
-		char *p = line + 9, *end;
-		TraceObject o = { 0 };
-		o.bias = g_ascii_strtoull (p, &end, 16);
-		if (end == p || *end != ' ')
-			return;
-		p = end + 1;
-		o.lo = g_ascii_strtoull (p, &end, 16);
-		if (end == p || *end != '-')
-			return;
-		p = end + 1;
-		o.hi = g_ascii_strtoull (p, &end, 16);
-		if (end == p || *end != ' ')
-			return;
-		p = end + 1;
-		char *sp = strchr (p, ' ');
-		if (sp == NULL)
-			return;
+		s->exe = mta_header_dup (h->rest);
+	} else if (h->kind == MTA_HEADER_OBJECT) {
 		TraceObject *n = g_new0 (TraceObject, 1);
-		*n = o;
-		n->build_id = (sp - p == 1 && *p == '-') ? NULL : g_strndup (p, (size_t) (sp - p));
-		n->path = strcmp (sp + 1, "-") == 0 ? NULL : g_strdup (sp + 1);
+		n->bias = h->bias;
+		n->lo = h->lo;
+		n->hi = h->hi;
+		n->build_id = mta_header_dup (h->build_id);
+		n->path = h->rest.len == 1 && h->rest.p[0] == '-' ? NULL : mta_header_dup (h->rest);
 		g_ptr_array_add (s->objects, n);
 		/* A BINARY of another build is said at once, in every mode,
 		 * whether or not an address of it is asked for later. */
@@ -601,4 +583,3 @@ mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len)
 			(void) checked_module (s, s->binary, n->build_id);
 	}
 }
-

@@ -20,6 +20,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "trace-header.h"
 #include "warn.h"
 
 
@@ -49,8 +50,8 @@ void mta_symbolizer_forget_trace (MtaSymbolizer *s);
 
 /* The program the trace was recorded from (BINARY argument). */
 void mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path);
-/* Feed the text of a '#' extension line (exe, object, unload). */
-void mta_symbolizer_ext_line (MtaSymbolizer *s, const char *text, size_t len);
+/* Feed a header line of the trace (it uses exe and object). */
+void mta_symbolizer_header (MtaSymbolizer *s, const MtaHeader *h);
 
 /* What `addr2line -e PATH ADDR` prints, or NULL when it prints "??:0" or
  * nothing (file missing or not an object).  Owned by the symbolizer. */

@@ -152,14 +152,16 @@ GArray *mta_run_bad_frees (const MtaRun *run);      /* MtaRecord, trace order */
 /* Thread names: tid (GUINT_TO_POINTER) -> name */
 GHashTable *mta_run_threads (const MtaRun *run);
 
+/* Position of trace line LINE on the run's axis: ns since the start
+ * (time axis, interpolated between "# time" lines) or the line itself. */
+double mta_run_position (const MtaRun *run, uint64_t line);
+
+/* ---- the sites in report order (site-rank.c) */
+
 /* Site indices with leaks, largest first (bytes, then blocks, then the
  * first seen); and with bad frees, most first.  Free with g_array_unref. */
 GArray *mta_run_leak_sites (const MtaRun *run);
 GArray *mta_run_bad_free_sites (const MtaRun *run);
-
-/* Position of trace line LINE on the run's axis: ns since the start
- * (time axis, interpolated between "# time" lines) or the line itself. */
-double mta_run_position (const MtaRun *run, uint64_t line);
 
 /* Sites with leaks whose growth class is in MASK (1 << MtaGrowth), largest
  * first; MASK 0: all of them (mta_run_leak_sites). */

@@ -9,18 +9,17 @@
  * line and is charged then (its site's peak then counts the path's live
  * bytes from that point).
  *
- * Over time (issue 7): every site's live blocks and bytes are sampled at
- * up to TL_MAX points of the run, evenly spaced in lines; when the samples
- * fill up every other one is dropped and the spacing doubles, so memory
- * stays TL_MAX values a site however long the trace.  "# time" lines are
- * kept as anchors (line, time), thinned the same way, to put lines on the
- * recorder's clock.  The run's peak is found with a lazy snapshot: each
+ * Over time (issue 7): every site's live blocks and bytes are sampled,
+ * and "# time" lines put lines on the recorder's clock (timeline.c).  The
+ * sites are put in report order by site-rank.c.  The run's peak is found
+ * with a lazy snapshot: each
  * new peak starts an epoch, and a site saves its live bytes the first time
  * it changes in a later epoch, so the snapshot costs O(1) an event.
  */
 #include "run.h"
 #include "growth.h"
 #include "live-table.h"
+#include "timeline.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,17 +29,6 @@
 #define MAX_BAD_FREES (1u << 20)
 /* Stack ids below this index an array, others a hash table. */
 #define DENSE_STACK_IDS (1u << 24)
-/* Timeline samples kept (even), and "# time" anchors. */
-#define TL_MAX 64
-#define MAX_ANCHORS 1024
-/* Fewer "# time" lines than this (under a second of recording): the
- * timeline is in lines. */
-#define MIN_TIME_LINES 8
-
-typedef struct {
-	uint64_t line, ns;
-} Anchor;
-
 typedef struct {
 	uint64_t last_addr;        /* its latest allocation */
 	gboolean valid;            /* ... not followed by a free yet */
@@ -90,12 +78,7 @@ struct MtaRun {
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
-	/* timeline */
-	uint64_t tl_step, tl_next;
-	uint64_t tl_lines[TL_MAX + 1];
-	GArray *anchors;           /* Anchor, thinned */
-	uint64_t anchor_every, anchor_seen;
-	Anchor last_anchor;
+	MtaTimeline timeline;
 	uint64_t cur_line;
 	/* peak */
 	uint64_t peak_epoch;
@@ -240,9 +223,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-	r->tl_step = r->tl_next = 1;
-	r->anchors = g_array_new (FALSE, FALSE, sizeof (Anchor));
-	r->anchor_every = 1;
+	mta_timeline_init (&r->timeline);
 	r->thread_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	r->thread_states = g_array_new (FALSE, TRUE, sizeof (ThreadState));
 	g_array_set_size (r->thread_states, 1);
@@ -276,7 +257,7 @@ mta_run_free (MtaRun *r)
 	g_hash_table_destroy (r->threads);
 	g_free (r->info.tl_lines);
 	g_free (r->info.tl_times);
-	g_array_free (r->anchors, TRUE);
+	mta_timeline_release (&r->timeline);
 	g_hash_table_destroy (r->thread_index);
 	g_array_free (r->thread_states, TRUE);
 	g_free (r);
@@ -384,8 +365,8 @@ site_touch (MtaRun *r, MtaSite *s)
 		s->peak_mark = r->peak_epoch;
 	}
 	if (G_UNLIKELY (s->tl_bytes == NULL)) {
-		s->tl_bytes = g_new0 (uint64_t, TL_MAX + 1);
-		s->tl_blocks = g_new0 (uint32_t, TL_MAX + 1);
+		s->tl_bytes = g_new0 (uint64_t, MTA_TL_MAX + 1);
+		s->tl_blocks = g_new0 (uint32_t, MTA_TL_MAX + 1);
 	}
 }
 
@@ -583,60 +564,6 @@ set_thread (MtaRun *r)
 	r->cur_thread = &g_array_index (r->thread_states, ThreadState, i);
 }
 
-/* A "# time" line: an anchor of the clock, kept one in anchor_every. */
-static void
-time_line (MtaRun *r, uint64_t ns)
-{
-	/* Threads write their lines in chunks of their own: keep the clock
-	 * monotonic along the file. */
-	if (ns < r->last_anchor.ns)
-		ns = r->last_anchor.ns;
-	r->info.time_lines++;
-	r->last_anchor.line = r->cur_line;
-	r->last_anchor.ns = ns;
-	if (r->anchor_seen++ % r->anchor_every != 0)
-		return;
-	if (r->anchors->len == MAX_ANCHORS) {
-		for (guint i = 0; i < MAX_ANCHORS / 2; i++)
-			g_array_index (r->anchors, Anchor, i) = g_array_index (r->anchors, Anchor, (gsize) 2 * i);
-		g_array_set_size (r->anchors, MAX_ANCHORS / 2);
-		r->anchor_every *= 2;
-	}
-	g_array_append_val (r->anchors, r->last_anchor);
-}
-
-/* Sample every site's live blocks and bytes (before the event of LINE). */
-static void
-take_sample (MtaRun *r, uint64_t line)
-{
-	guint n = r->info.tl_len;
-	if (n == TL_MAX) {
-		for (guint i = 0; i < TL_MAX / 2; i++)
-			r->tl_lines[i] = r->tl_lines[2 * i + 1];
-		for (guint k = 0; k < r->sites->len; k++) {
-			MtaSite *s = r->sites->pdata[k];
-			if (s->tl_bytes == NULL)
-				continue;
-			for (guint i = 0; i < TL_MAX / 2; i++) {
-				s->tl_bytes[i] = s->tl_bytes[2 * i + 1];
-				s->tl_blocks[i] = s->tl_blocks[2 * i + 1];
-			}
-		}
-		n = TL_MAX / 2;
-		r->tl_step *= 2;
-	}
-	r->tl_lines[n] = line;
-	for (guint k = 0; k < r->sites->len; k++) {
-		MtaSite *s = r->sites->pdata[k];
-		if (s->tl_bytes == NULL)
-			continue;
-		s->tl_bytes[n] = s->live_bytes;
-		s->tl_blocks[n] = (uint32_t) MIN (s->live_blocks, G_MAXUINT32);
-	}
-	r->info.tl_len = n + 1;
-	r->tl_next = line + r->tl_step;
-}
-
 /* The process header and the objects (trace-header.c): what the run
  * reports of the process, and the symbolizer's objects. */
 static void
@@ -686,7 +613,7 @@ ext_line (MtaRun *r, const char *t, size_t len)
 		return;
 	}
 	if (len > 7 && memcmp (t, "# time ", 7) == 0) {
-		time_line (r, g_ascii_strtoull (t + 7, NULL, 10));
+		mta_timeline_clock (&r->timeline, r->cur_line, g_ascii_strtoull (t + 7, NULL, 10));
 		return;
 	}
 	if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
@@ -758,8 +685,8 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	}
 	if (l->kind != MTA_LINE_EVENT)
 		return TRUE;
-	if (G_UNLIKELY (l->lineno >= r->tl_next))
-		take_sample (r, l->lineno);
+	if (G_UNLIKELY (mta_timeline_due (&r->timeline, l->lineno)))
+		mta_timeline_sample (&r->timeline, r->sites, l->lineno);
 	r->info.events++;
 	uint32_t pi = path_of (r, l);
 	MtaPath *p = r->paths->pdata[pi];
@@ -822,57 +749,10 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 
 /* ------------------------------------------------------------ finish */
 
-/* The anchors of the clock, from (0, 0) to the last "# time" line; the
- * last sample of the timeline is the end of the run. */
-static void
-finish_timeline (MtaRun *r)
-{
-	MtaRunInfo *i = &r->info;
-	Anchor zero = { 0, 0 };
-
-	i->time_axis = i->time_lines >= MIN_TIME_LINES;
-	g_array_prepend_val (r->anchors, zero);
-	if (r->last_anchor.line > g_array_index (r->anchors, Anchor, r->anchors->len - 1).line)
-		g_array_append_val (r->anchors, r->last_anchor);
-	i->end_time_ns = r->last_anchor.ns;
-
-	/* the end of the run as a last sample */
-	guint n = i->tl_len;
-	r->tl_lines[n] = i->lines + 1;
-	for (guint k = 0; k < r->sites->len; k++) {
-		MtaSite *s = r->sites->pdata[k];
-		if (s->tl_bytes == NULL)
-			continue;
-		s->tl_bytes[n] = s->live_bytes;
-		s->tl_blocks[n] = (uint32_t) MIN (s->live_blocks, G_MAXUINT32);
-	}
-	i->tl_len = n + 1;
-	i->tl_lines = g_memdup2 (r->tl_lines, i->tl_len * sizeof (uint64_t));
-	if (i->time_axis) {
-		i->tl_times = g_new (uint64_t, i->tl_len);
-		for (guint k = 0; k < i->tl_len; k++)
-			i->tl_times[k] = (uint64_t) mta_run_position (r, i->tl_lines[k]);
-	}
-}
-
 double
 mta_run_position (const MtaRun *r, uint64_t line)
 {
-	if (!r->info.time_axis)
-		return (double) line;
-	const Anchor *a = (const Anchor *) (void *) r->anchors->data;
-	guint lo = 0, hi = r->anchors->len - 1;
-	if (line >= a[hi].line)
-		return (double) a[hi].ns;
-	while (hi - lo > 1) {   /* a[lo].line <= line < a[hi].line */
-		guint mid = (lo + hi) / 2;
-		if (a[mid].line <= line)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	double f = (double) (line - a[lo].line) / (double) (a[hi].line - a[lo].line);
-	return (double) a[lo].ns + f * (double) (a[hi].ns - a[lo].ns);
+	return mta_timeline_position (&r->timeline, line);
 }
 
 typedef struct {
@@ -979,7 +859,11 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
 		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
 	}
-	finish_timeline (r);
+	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
+			     &r->info.end_time_ns);
+	r->info.tl_len = r->timeline.len;
+	r->info.time_lines = r->timeline.time_lines;
+	r->info.time_axis = r->timeline.time_axis;
 	for (guint i = 0; i < r->sites->len; i++) {
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)

@@ -1,0 +1,57 @@
+/* timeline.h -- a run over time (timeline.c): every site's live blocks and
+ * bytes sampled at up to MTA_TL_MAX points of the run, and the recorder's
+ * clock ("# time" lines) to put those points, and any line, on its axis.
+ * Embedded in the run; the fields are the timeline's own. */
+#ifndef MTA_TIMELINE_H
+#define MTA_TIMELINE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+/* Samples kept a site (even). */
+#define MTA_TL_MAX 64
+
+typedef struct {
+	uint64_t line, ns;
+} MtaAnchor;
+
+typedef struct {
+	/* samples: evenly spaced in lines, every other one dropped and the
+	 * spacing doubled when they fill up */
+	uint64_t step, next;
+	guint len;
+	uint64_t lines[MTA_TL_MAX + 1];
+	/* the clock: "# time" lines as anchors, thinned the same way */
+	GArray *anchors;           /* MtaAnchor */
+	uint64_t anchor_every, anchor_seen;
+	MtaAnchor last;
+	uint64_t time_lines;
+	gboolean time_axis;        /* after finish: positions are times */
+} MtaTimeline;
+
+void mta_timeline_init (MtaTimeline *t);
+void mta_timeline_release (MtaTimeline *t);
+
+/* A "# time NS" line read at trace line LINE. */
+void mta_timeline_clock (MtaTimeline *t, uint64_t line, uint64_t ns);
+
+/* Whether the event of LINE is due a sample before it. */
+static inline gboolean
+mta_timeline_due (const MtaTimeline *t, uint64_t line)
+{
+	return line >= t->next;
+}
+/* Sample the live blocks and bytes of SITES (MtaSite *) before LINE. */
+void mta_timeline_sample (MtaTimeline *t, GPtrArray *sites, uint64_t line);
+
+/* The run ended after LINES lines: a last sample (the end), and the clock
+ * closed.  The samples' lines (and times, on a time axis) are copied out
+ * for the run's info (free them); the end's time in *END_NS. */
+void mta_timeline_finish (MtaTimeline *t, GPtrArray *sites, uint64_t lines,
+			  uint64_t **sample_lines, uint64_t **sample_times, uint64_t *end_ns);
+
+/* Position of LINE on the run's axis (after finish): ns since the start,
+ * interpolated between anchors, on a time axis; else the line itself. */
+double mta_timeline_position (const MtaTimeline *t, uint64_t line);
+
+#endif

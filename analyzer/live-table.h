@@ -2,9 +2,10 @@
  *
  * Open addressing with linear probing and backward-shift deletion (no
  * tombstones), so the table's size follows the largest live set, never the
- * number of events.  A value is what the script keeps of the allocation:
- * its line, size and caller, and (shrink) its stack and flags of the
- * user's own.
+ * number of events.  One table for every reader of blocks: a value is what
+ * the script keeps of the allocation (its line, size and caller; shrink
+ * also its stack and flags of its own), or what the run keeps (its line,
+ * size, call path and thread).
  */
 #ifndef MTA_LIVE_TABLE_H
 #define MTA_LIVE_TABLE_H
@@ -16,8 +17,14 @@ typedef struct {
 	uint64_t addr;
 	uint64_t size;
 	uint64_t seq;       /* line number of the allocation */
-	int64_t stack;      /* its stack id, -1: none (shrink) */
-	uint32_t caller;    /* caller id (see MtaStrtab) */
+	union {
+		int64_t stack;      /* shrink: its stack id, -1: none */
+		int64_t tid;        /* the run: the thread that allocated it */
+	};
+	union {
+		uint32_t caller;    /* the script's view: caller id (see MtaStrtab) */
+		uint32_t path;      /* the run: its call path */
+	};
 	uint16_t used;      /* 0: free slot */
 	uint16_t flags;     /* the user's */
 } MtaLiveEntry;

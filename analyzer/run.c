@@ -35,17 +35,6 @@ typedef struct {
 } ThreadState;
 
 typedef struct {
-	uint64_t addr, size, line;
-	uint32_t path1;            /* path + 1; 0: free slot */
-	uint32_t tid;
-} Block;
-
-typedef struct {
-	Block *slots;
-	size_t mask, count;
-} BlockTable;
-
-typedef struct {
 	uint32_t n;
 	uint64_t addrs[];
 } StackDef;
@@ -65,7 +54,7 @@ struct MtaRun {
 	MtaRunEventFunc event_func;
 	gpointer event_data;
 	uint32_t tid;
-	BlockTable blocks;
+	MtaLiveTable blocks;       /* live blocks: line, size, path, tid */
 	MtaStrtab callers;
 	GArray *path_by_caller;    /* caller id -> path + 1 */
 	GArray *path_by_stack;     /* dense stack id -> path + 1 */
@@ -87,91 +76,6 @@ struct MtaRun {
 	GArray *thread_states;
 	ThreadState *cur_thread;
 };
-
-/* ------------------------------------------------------------ blocks */
-
-static inline size_t
-hash_addr (uint64_t a)
-{
-	a ^= a >> 29;
-	a *= 0xbf58476d1ce4e5b9ULL;
-	a ^= a >> 32;
-	return (size_t) a;
-}
-
-static void
-blocks_init (BlockTable *t)
-{
-	t->mask = 4095;
-	t->count = 0;
-	t->slots = g_new0 (Block, t->mask + 1);
-}
-
-static Block *
-blocks_lookup (BlockTable *t, uint64_t addr)
-{
-	for (size_t i = hash_addr (addr) & t->mask;; i = (i + 1) & t->mask) {
-		Block *b = &t->slots[i];
-		if (b->path1 == 0)
-			return NULL;
-		if (b->addr == addr)
-			return b;
-	}
-}
-
-static void
-blocks_grow (BlockTable *t)
-{
-	Block *old = t->slots;
-	size_t oldcap = t->mask + 1;
-
-	t->mask = oldcap * 2 - 1;
-	t->slots = g_new0 (Block, t->mask + 1);
-	for (size_t k = 0; k < oldcap; k++) {
-		if (old[k].path1 == 0)
-			continue;
-		size_t i = hash_addr (old[k].addr) & t->mask;
-		while (t->slots[i].path1 != 0)
-			i = (i + 1) & t->mask;
-		t->slots[i] = old[k];
-	}
-	g_free (old);
-}
-
-/* A new block for ADDR, which is not in the table. */
-static Block *
-blocks_add (BlockTable *t, uint64_t addr)
-{
-	if ((t->count + 1) * 4 > (t->mask + 1) * 3)
-		blocks_grow (t);
-	size_t i = hash_addr (addr) & t->mask;
-	while (t->slots[i].path1 != 0)
-		i = (i + 1) & t->mask;
-	t->count++;
-	t->slots[i].addr = addr;
-	return &t->slots[i];
-}
-
-/* Knuth 6.4 algorithm R: shift the rest of the cluster back. */
-static void
-blocks_remove (BlockTable *t, Block *b)
-{
-	size_t i = (size_t) (b - t->slots), j = i;
-
-	t->slots[i].path1 = 0;
-	t->count--;
-	for (;;) {
-		j = (j + 1) & t->mask;
-		if (t->slots[j].path1 == 0)
-			return;
-		size_t k = hash_addr (t->slots[j].addr) & t->mask;
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			t->slots[i] = t->slots[j];
-			t->slots[j].path1 = 0;
-			i = j;
-		}
-	}
-}
 
 /* ------------------------------------------------------------ life cycle */
 
@@ -210,7 +114,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->info.pid = r->info.ppid = -1;
 	r->info.skip_wrappers = wrappers != NULL;
 	mta_incomplete_init (&r->info.incomplete);
-	blocks_init (&r->blocks);
+	mta_live_init (&r->blocks);
 	mta_strtab_init (&r->callers);
 	r->path_by_caller = g_array_new (FALSE, TRUE, sizeof (uint32_t));
 	r->path_by_stack = g_array_new (FALSE, TRUE, sizeof (uint32_t));
@@ -242,7 +146,7 @@ mta_run_free (MtaRun *r)
 	g_free (r->info.cmdline);
 	g_free (r->info.start);
 	mta_incomplete_release (&r->info.incomplete);
-	g_free (r->blocks.slots);
+	mta_live_release (&r->blocks);
 	mta_strtab_release (&r->callers);
 	g_array_free (r->path_by_caller, TRUE);
 	g_array_free (r->path_by_stack, TRUE);
@@ -646,12 +550,12 @@ add_live (MtaRun *r, MtaPath *p, uint64_t size)
 }
 
 static void
-free_block (MtaRun *r, Block *b)
+free_block (MtaRun *r, MtaLiveEntry *b)
 {
-	MtaPath *p = r->paths->pdata[b->path1 - 1];
+	MtaPath *p = r->paths->pdata[b->path];
 	p->frees++;
 	p->last_free_line = r->cur_line;
-	p->last_freed_born = MAX (p->last_freed_born, b->line);
+	p->last_freed_born = MAX (p->last_freed_born, b->seq);
 	p->live_bytes -= b->size;
 	if (p->site >= 0) {
 		MtaSite *s = site_at (r, (uint32_t) p->site);
@@ -668,14 +572,14 @@ free_block (MtaRun *r, Block *b)
 	}
 	r->info.live_bytes -= b->size;
 	r->info.frees++;
-	blocks_remove (&r->blocks, b);
+	mta_live_remove_entry (&r->blocks, b);
 }
 
 gboolean
 mta_run_line (const MtaLine *l, gpointer data, GError **error)
 {
 	MtaRun *r = data;
-	Block *b;
+	MtaLiveEntry *b;
 
 	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
@@ -703,15 +607,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			r->info.failed_allocs++;
 			break;
 		}
-		if (blocks_lookup (&r->blocks, l->addr) != NULL) {
+		if (mta_live_lookup (&r->blocks, l->addr) != NULL) {
 			r->info.duplicates++;
 			break;
 		}
-		b = blocks_add (&r->blocks, l->addr);
+		b = mta_live_insert (&r->blocks, l->addr);
 		b->size = l->size;
-		b->line = l->lineno;
+		b->seq = l->lineno;
 		b->tid = r->tid;
-		b->path1 = pi + 1;
+		b->path = pi;
 		p->allocs++;
 		p->bytes_allocated += l->size;
 		r->info.allocs++;
@@ -722,7 +626,7 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 		break;
 	case '-':
 	case '<':
-		if ((b = blocks_lookup (&r->blocks, l->addr)) != NULL) {
+		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
 			free_block (r, b);
 			break;
 		}
@@ -825,15 +729,13 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	r->info.unreadable_lines = unreadable_lines;
 	r->info.bad_frees_kept = r->bad_frees->len;
 
-	for (size_t i = 0; i <= r->blocks.mask; i++) {
-		const Block *b = &r->blocks.slots[i];
-		if (b->path1 == 0)
-			continue;
-		MtaRecord rec = { b->addr, b->size, b->line, b->path1 - 1, b->tid, '+' };
+	const MtaLiveEntry *b;
+	for (size_t i = 0; mta_live_next (&r->blocks, &i, &b);) {
+		MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+' };
 		g_array_append_val (r->leaks, rec);
 		MtaPath *p = r->paths->pdata[rec.path];
-		if (p->leaked_blocks++ == 0 || b->line < p->first_leak_line)
-			p->first_leak_line = b->line;
+		if (p->leaked_blocks++ == 0 || b->seq < p->first_leak_line)
+			p->first_leak_line = b->seq;
 		p->leaked_bytes += b->size;
 		r->info.leaked_blocks++;
 		r->info.leaked_bytes += b->size;

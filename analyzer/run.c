@@ -17,6 +17,7 @@
  * it changes in a later epoch, so the snapshot costs O(1) an event.
  */
 #include "run.h"
+#include "compact-sum.h"
 #include "growth.h"
 #include "live-table.h"
 #include "timeline.h"
@@ -575,6 +576,58 @@ free_block (MtaRun *r, MtaLiveEntry *b)
 	mta_live_remove_entry (&r->blocks, b);
 }
 
+/* A compacted trace's sums (compact-sum.h): the counters of the events
+ * it dropped, added to the run's, so that it and the parts after it give
+ * the full trace's totals, peak and growth evidence. */
+static gboolean
+compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
+{
+	MtaCompactSum c;
+
+	if (!mta_compact_sum_parse (l, &c, error))
+		return FALSE;
+	*done = c.kind != MTA_COMPACT_NOT;
+	if (c.kind == MTA_COMPACT_RUN) {
+		MtaRunInfo *i = &r->info;
+		i->events += c.run.events;
+		i->allocs += c.run.allocs;
+		i->frees += c.run.frees;
+		i->reallocs += c.run.reallocs;
+		i->failed_allocs += c.run.failed_allocs;
+		i->duplicates += c.run.duplicates;
+		i->bytes_allocated += c.run.bytes_allocated;
+		i->temporary += c.run.temporary;
+		i->bad_frees += c.run.bad_frees;
+		if (c.run.peak_live_bytes > i->peak_live_bytes ||
+		    (c.run.peak_live_bytes == i->peak_live_bytes && c.run.peak_line < i->peak_line)) {
+			i->peak_live_bytes = c.run.peak_live_bytes;
+			i->peak_line = c.run.peak_line;
+			r->peak_epoch++;
+		}
+	} else if (c.kind == MTA_COMPACT_PATH) {
+		MtaLine key = { .caller = c.path.caller, .stack_id = c.path.stack_id, .lineno = c.path.first_line };
+		uint32_t pi = path_of (r, &key);    /* may grow r->paths */
+		MtaPath *p = r->paths->pdata[pi];
+		p->first_line = MIN (p->first_line, c.path.first_line);
+		p->allocs += c.path.allocs;
+		p->frees += c.path.frees;
+		p->bytes_allocated += c.path.bytes_allocated;
+		p->temporary += c.path.temporary;
+		p->bad_frees += c.path.bad_frees;
+		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
+		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
+	} else if (c.kind == MTA_COMPACT_THREAD) {
+		uint32_t tid = r->tid;
+		r->tid = c.thread.tid;
+		set_thread (r);
+		r->cur_thread->valid = c.thread.valid;
+		r->cur_thread->last_addr = c.thread.last_addr;
+		r->tid = tid;
+		set_thread (r);
+	}
+	return TRUE;
+}
+
 gboolean
 mta_run_line (const MtaLine *l, gpointer data, GError **error)
 {
@@ -583,6 +636,14 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 
 	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
+		gboolean done = FALSE;
+		if (G_UNLIKELY (l->text.len > 5 && (l->text.p[2] == 'r' || l->text.p[2] == 'p' ||
+						    l->text.p[2] == 't') && l->text.p[3] != ' ')) {
+			if (!compact_line (r, l, &done, error))
+				return FALSE;
+			if (done)
+				return TRUE;
+		}
 		if (!mta_incomplete_line (&r->info.incomplete, l))
 			ext_line (r, l->text.p, l->text.len);
 		return TRUE;

@@ -21,6 +21,7 @@
  * ends there is incomplete and waits for more input).
  */
 #include "trace-reader.h"
+#include "compact-sum.h"
 #include "trace-input.h"
 
 #include <errno.h>
@@ -687,6 +688,10 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	l->lineno = ++r->lineno;
 	l->source_lineno = ++pt->lineno;
 	classify (l);
+	/* a compacted trace's "# at N": its next line is line N of the run */
+	if (UNLIKELY (l->kind == MTA_LINE_EXT && l->text.len > 5 && l->text.p[2] == 'a') &&
+	    !mta_compact_line_at (l, &r->lineno, error))
+		return FALSE;
 	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
 		l->kind = MTA_LINE_BAD;
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))

@@ -12,8 +12,10 @@
  *              then freed with free(): "never allocated", 3 times
  *   HELPER     a second thread with churn and a few leaks of its own
  *
- * usage: ana-compact ITERATIONS [SLEEP_EVERY]: sleep 1 ms every
- * SLEEP_EVERY iterations, so that the recorder's clock spans the run.
+ * usage: ana-compact ITERATIONS [SLEEP_EVERY [WAIT_FILE]]: sleep 1 ms
+ * every SLEEP_EVERY iterations, so that the recorder's clock spans the
+ * run; with WAIT_FILE, wait until that file exists before exiting (a test
+ * looks at the parts of a live run, then lets it end).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -97,5 +99,13 @@ main (int argc, char **argv)
 	for (int k = 0; k < 64; k++)
 		free (work[k]);
 	free (buf);
+	if (argc > 3) {
+		/* say so, outside the trace: the test reads the parts now */
+		static const char msg[] = "waiting\n";
+		if (write (1, msg, sizeof msg - 1) < 0)
+			return 1;
+		while (access (argv[3], F_OK) != 0)
+			usleep (10000);
+	}
 	return 0;
 }

@@ -159,16 +159,24 @@ mta_compact_sum_parse (const MtaLine *l, MtaCompactSum *sum, GError **error)
 }
 
 gboolean
-mta_compact_line_at (const MtaLine *l, uint64_t *lineno, GError **error)
+mta_compact_line_at (const MtaLine *l, uint64_t *lineno, uint64_t floor, GError **error)
 {
-	MtaCompactSum sum;
+	MtaCompactSum sum = { .kind = MTA_COMPACT_NOT };
 
 	if (l->text.len < 5 || memcmp (l->text.p, "# at ", 5) != 0)
 		return TRUE;
 	if (!mta_compact_sum_parse (l, &sum, error))
 		return FALSE;
-	/* it may go back: the compacted file's own header and sums take the
-	 * numbers of the first lines they replace */
+	if (sum.kind != MTA_COMPACT_AT)
+		return TRUE;
+	/* it may go back over '#' lines (the compacted file's own header and
+	 * sums take the numbers of the lines they replace), never before a
+	 * line already counted as an event, or past what a run can hold */
+	if (sum.at <= floor || sum.at > (UINT64_C (1) << 60)) {
+		g_autofree char *m = g_strdup_printf ("'# at %" PRIu64 "' would number lines out of "
+						      "order (line %" PRIu64 " was read)", sum.at, floor);
+		return damaged (l, m, error);
+	}
 	*lineno = sum.at - 1;
 	return TRUE;
 }

@@ -65,9 +65,10 @@ typedef struct {
 gboolean mta_compact_sum_parse (const MtaLine *l, MtaCompactSum *sum, GError **error);
 
 /* The reader's hook: after "# at N" line L, *LINENO (L's number) becomes
- * N - 1; any other line leaves it.  A damaged "# at" fails with ERROR
- * naming the file and line. */
-gboolean mta_compact_line_at (const MtaLine *l, uint64_t *lineno, GError **error);
+ * N - 1; any other line leaves it.  A damaged "# at", or one that would
+ * number a line at or before FLOOR (the last line read that is not a '#'
+ * line), fails with ERROR naming the file and line. */
+gboolean mta_compact_line_at (const MtaLine *l, uint64_t *lineno, uint64_t floor, GError **error);
 
 void mta_compact_format_run (GString *out, const MtaCompactRun *r);
 void mta_compact_format_path (GString *out, const MtaCompactPath *p);

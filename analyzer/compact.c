@@ -398,11 +398,11 @@ is_filler (const MtaLine *l)
 static void
 head_line (Compact *s, const MtaLine *l)
 {
-	GBytes *b = g_bytes_new (l->text.p, l->text.len);
-	if (g_hash_table_add (s->header_seen, b)) {
-		g_string_append_len (s->head, l->text.p, (gssize) l->text.len);
-		g_string_append_c (s->head, '\n');
-	}
+	/* the set owns the key: parts repeat the header, kept once */
+	if (!g_hash_table_add (s->header_seen, g_bytes_new (l->text.p, l->text.len)))
+		return;
+	g_string_append_len (s->head, l->text.p, (gssize) l->text.len);
+	g_string_append_c (s->head, '\n');
 }
 
 static gboolean

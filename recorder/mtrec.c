@@ -37,8 +37,8 @@ static volatile pid_t child;
 
 /* --compact: the compactor started beside the program (mtrec-compact.c) */
 static int opt_compact;
-static const char *compact_pattern;
 static char compact_analyzer[PATH_MAX], compact_log[PATH_MAX], compact_trace[PATH_MAX];
+static char compact_pattern[PATH_MAX];
 static pid_t compactor = -1;
 static int compactor_status = -1;
 static int compacted;		/* the compactor finished: the parts are in FILE.compact */
@@ -932,7 +932,7 @@ int main(int argc, char **argv)
 	}
 	setenv("MALLOC_TRACE", pattern, 1);
 	unsetenv("MTREC_SESSION");	/* the program is the first process */
-	compact_pattern = pattern;
+	snprintf(compact_pattern, sizeof(compact_pattern), "%s", pattern);
 	if (opt_compact && mtrec_compact_find(compact_analyzer, sizeof(compact_analyzer)) < 0) {
 		fprintf(stderr, "%s: --compact: mtanalyze is not installed beside mtrec (looked for "
 			"'%s'): running without compaction\n", progname, compact_analyzer);

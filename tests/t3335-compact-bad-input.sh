@@ -43,7 +43,11 @@ test_expect_success 'a damaged "# at": refused in the script report too' '
 	n=$(grep -n "^# at " a.log.compact | sed -n "3s/:.*//p") &&
 	damage "${n}s/^# at .*/# at twelve/" &&
 	test_expect_code 2 "$MTANALYZE" bad.log.compact >/dev/null 2>err &&
-	grep -q "^mtanalyze: bad.log.compact:$n: damaged compacted trace: .# at. needs a line number$" err
+	grep -q "^mtanalyze: bad.log.compact:$n: damaged compacted trace: .# at. needs a line number$" err &&
+	n=$(grep -n "^# at " a.log.compact | sed -n "20s/:.*//p") &&
+	damage "${n}s/^# at .*/# at 5/" &&
+	test_expect_code 2 "$MTANALYZE" --json bad.log.compact >/dev/null 2>err &&
+	grep -q "^mtanalyze: bad.log.compact:$n: damaged compacted trace: .# at 5. would number lines out of order" err
 '
 
 test_expect_success 'a compacted trace of another process: refused' '

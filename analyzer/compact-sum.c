@@ -15,6 +15,7 @@ static const char *const run_keys[] = {
 
 static const char *const path_keys[] = {
 	"first", "allocs", "frees", "bytes", "temporary", "badfrees", "lastfree", "lastborn",
+	"peakshare",
 };
 
 static gboolean
@@ -91,6 +92,7 @@ parse_path (const char *p, const char *end, MtaCompactPath *r)
 	r->bad_frees = v[5];
 	r->last_free_line = v[6];
 	r->last_freed_born = v[7];
+	r->peak_share = v[8];
 	if (end - p >= 3 && memcmp (p, "s=-", 3) == 0 && (end - p == 3 || p[3] == ' ')) {
 		r->stack_id = -1;
 		p += end - p == 3 ? 3 : 4;
@@ -199,7 +201,7 @@ mta_compact_format_path (GString *out, const MtaCompactPath *p)
 {
 	const uint64_t v[] = {
 		p->first_line, p->allocs, p->frees, p->bytes_allocated, p->temporary, p->bad_frees,
-		p->last_free_line, p->last_freed_born,
+		p->last_free_line, p->last_freed_born, p->peak_share,
 	};
 	g_string_append (out, "# pathsum");
 	for (size_t i = 0; i < G_N_ELEMENTS (v); i++)

@@ -33,6 +33,7 @@ typedef struct {
 	MtaSpan caller;
 	uint64_t first_line, allocs, frees, bytes_allocated, temporary, bad_frees;
 	uint64_t last_free_line, last_freed_born;
+	uint64_t peak_share;       /* its live bytes at the run's peak */
 } MtaCompactPath;
 
 typedef struct {

@@ -82,6 +82,12 @@ typedef struct {
 	gboolean valid;
 } CThread;
 
+/* A path's live bytes, and what it held at the peak: saved lazily, the
+ * first time they change after a new peak (as the run does by site). */
+typedef struct {
+	uint64_t live, share, mark;
+} CLive;
+
 /* The run's bookkeeping (run.c, mta_run_line) over a stream of events:
  * once over every event (what the full trace counts), once over the kept
  * ones (what the compacted file will count again). */
@@ -93,6 +99,9 @@ typedef struct {
 	guint cur;                 /* index in threads */
 	MtaCompactRun run;
 	uint64_t live_bytes;
+	GArray *lives;             /* CLive by path index */
+	uint64_t epoch;            /* new peaks so far */
+	uint64_t compact_epoch;    /* the epoch of a compacted file's peak, 0: none */
 } Acct;
 
 static void
@@ -106,6 +115,8 @@ acct_init (Acct *a)
 	a->cur = 0;
 	memset (&a->run, 0, sizeof a->run);
 	a->live_bytes = 0;
+	a->lives = g_array_new (FALSE, TRUE, sizeof (CLive));
+	a->epoch = a->compact_epoch = 0;
 }
 
 static void
@@ -115,6 +126,21 @@ acct_release (Acct *a)
 	g_array_free (a->paths, TRUE);
 	g_hash_table_destroy (a->thread_index);
 	g_array_free (a->threads, TRUE);
+	g_array_free (a->lives, TRUE);
+}
+
+/* Path PI's live bytes, its share of the peak saved first when due. */
+static CLive *
+acct_live (Acct *a, uint32_t pi)
+{
+	if (pi >= a->lives->len)
+		g_array_set_size (a->lives, MAX (pi + 1, a->lives->len * 2));
+	CLive *v = &g_array_index (a->lives, CLive, pi);
+	if (v->mark != a->epoch) {
+		v->share = v->live;
+		v->mark = a->epoch;
+	}
+	return v;
 }
 
 static guint
@@ -170,9 +196,11 @@ acct_event (Acct *a, const MtaLine *l, uint32_t pi, uint32_t tid)
 		a->run.allocs++;
 		a->run.bytes_allocated += l->size;
 		a->live_bytes += l->size;
+		acct_live (a, pi)->live += l->size;
 		if (a->live_bytes > a->run.peak_live_bytes) {
 			a->run.peak_live_bytes = a->live_bytes;
 			a->run.peak_line = l->lineno;
+			a->epoch++;
 		}
 		t->last_addr = l->addr;
 		t->valid = TRUE;
@@ -190,6 +218,7 @@ acct_event (Acct *a, const MtaLine *l, uint32_t pi, uint32_t tid)
 				t->valid = FALSE;
 			}
 			a->live_bytes -= b->size;
+			acct_live (a, b->path)->live -= b->size;
 			a->run.frees++;
 			mta_live_remove_entry (&a->live, b);
 			break;
@@ -224,6 +253,7 @@ acct_add_sum (Acct *a, const MtaCompactSum *c, uint32_t pi)
 		    (c->run.peak_live_bytes == r->peak_live_bytes && c->run.peak_line < r->peak_line)) {
 			r->peak_live_bytes = c->run.peak_live_bytes;
 			r->peak_line = c->run.peak_line;
+			a->compact_epoch = ++a->epoch;
 		}
 	} else if (c->kind == MTA_COMPACT_PATH) {
 		MtaCompactPath *p = acct_path (a, pi);
@@ -235,6 +265,11 @@ acct_add_sum (Acct *a, const MtaCompactSum *c, uint32_t pi)
 		p->bad_frees += c->path.bad_frees;
 		p->last_free_line = MAX (p->last_free_line, c->path.last_free_line);
 		p->last_freed_born = MAX (p->last_freed_born, c->path.last_freed_born);
+		if (a->compact_epoch != 0 && a->epoch == a->compact_epoch) {
+			/* the peak is the previous file's: what each path held then */
+			CLive *v = acct_live (a, pi);
+			v->share = c->path.peak_share;
+		}
 	} else if (c->kind == MTA_COMPACT_THREAD) {
 		CThread *t = &g_array_index (a->threads, CThread, acct_thread (a, c->thread.tid));
 		t->valid = c->thread.valid;
@@ -543,6 +578,8 @@ write_sums (Compact *s, GString *out)
 		p.bytes_allocated = minus (p.bytes_allocated, kp->bytes_allocated);
 		p.temporary = minus (p.temporary, kp->temporary);
 		p.bad_frees = minus (p.bad_frees, kp->bad_frees);
+		const CLive *v = i < s->full.lives->len ? &g_array_index (s->full.lives, CLive, i) : NULL;
+		p.peak_share = v == NULL ? 0 : v->mark == s->full.epoch ? v->share : v->live;
 		mta_compact_format_path (out, &p);
 	}
 }

@@ -72,6 +72,7 @@ struct MtaRun {
 	uint64_t cur_line;
 	/* peak */
 	uint64_t peak_epoch;
+	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
 	/* temporary allocations: tid -> ThreadState index + 1 */
 	GHashTable *thread_index;
 	GArray *thread_states;
@@ -602,7 +603,7 @@ compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
 		    (c.run.peak_live_bytes == i->peak_live_bytes && c.run.peak_line < i->peak_line)) {
 			i->peak_live_bytes = c.run.peak_live_bytes;
 			i->peak_line = c.run.peak_line;
-			r->peak_epoch++;
+			r->compact_peak_epoch = ++r->peak_epoch;
 		}
 	} else if (c.kind == MTA_COMPACT_PATH) {
 		MtaLine key = { .caller = c.path.caller, .stack_id = c.path.stack_id, .lineno = c.path.first_line };
@@ -616,6 +617,7 @@ compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
 		p->bad_frees += c.path.bad_frees;
 		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
 		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
+		p->compact_peak_share = c.path.peak_share;
 	} else if (c.kind == MTA_COMPACT_THREAD) {
 		uint32_t tid = r->tid;
 		r->tid = c.thread.tid;
@@ -831,6 +833,15 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)
 			s->peak_share_bytes = s->live_bytes;
+	}
+	/* the peak lies in a compacted trace: the shares it carried */
+	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {
+		for (guint i = 0; i < r->sites->len; i++)
+			((MtaSite *) r->sites->pdata[i])->peak_share_bytes = 0;
+		for (guint i = 0; i < r->paths->len; i++) {
+			const MtaPath *p = r->paths->pdata[i];
+			site_at (r, (uint32_t) p->site)->peak_share_bytes += p->compact_peak_share;
+		}
 	}
 	classify_growth (r);
 }

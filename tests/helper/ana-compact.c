@@ -11,6 +11,8 @@
  *   BAD FREE   blocks allocated behind the recorder's back (__libc_malloc)
  *              then freed with free(): "never allocated", 3 times
  *   HELPER     a second thread with churn and a few leaks of its own
+ *   BURST      3 MB live at once at an eighth of the run, then freed: the
+ *              run's peak lies early, in the parts compacted first
  *
  * usage: ana-compact ITERATIONS [SLEEP_EVERY [WAIT_FILE]]: sleep 1 ms
  * every SLEEP_EVERY iterations, so that the recorder's clock spans the
@@ -44,6 +46,16 @@ bad_free (void)
 {
 	void *p = __libc_malloc (40);   /* not seen by the recorder */
 	free (p);                       /* BAD FREE */
+}
+
+__attribute__((noinline)) static void
+burst (void)
+{
+	static void *held[3000];
+	for (int i = 0; i < 3000; i++)
+		held[i] = malloc (1000);    /* BURST */
+	for (int i = 0; i < 3000; i++)
+		free (held[i]);
 }
 
 static void *
@@ -92,6 +104,8 @@ main (int argc, char **argv)
 		}
 		if (i == n / 4 || i == n / 2 || i == 3 * n / 4)
 			bad_free ();
+		if (i == n / 8)
+			burst ();
 		if (sleep_every > 0 && i % sleep_every == 0)
 			usleep (1000);
 	}

@@ -22,6 +22,7 @@
  * the file that holds them is in place.
  */
 #include "compact.h"
+#include "trace-header.h"
 #include "compact-sum.h"
 #include "compact-watch.h"
 #include "live-table.h"
@@ -810,9 +811,11 @@ compacted_upto (const char *out, uint64_t *last, GError **error)
 		return FALSE;
 	}
 	for (int i = 0; i < 2 && fgets (buf, sizeof buf, f) != NULL; i++) {
-		uint64_t first;
-		if (sscanf (buf, "# compacted %" SCNu64 " %" SCNu64, &first, last) == 2)
+		MtaHeader h;
+		if (mta_header_parse (buf, strlen (buf), &h) && h.kind == MTA_HEADER_COMPACTED) {
+			*last = h.last;
 			break;
+		}
 	}
 	fclose (f);
 	if (*last == 0) {

@@ -16,6 +16,7 @@
  * (same pid and start time): anything else is read as given, as before.
  */
 #include "parts.h"
+#include "trace-header.h"
 #include "trace-input.h"
 #include "trace-reader.h"
 
@@ -41,14 +42,6 @@ typedef struct {
 	gboolean probed;           /* a regular file, probed */
 	char *untraced;            /* no trace line in it: what it holds */
 } PartHead;
-
-static char *
-line_value (const char *p, const char *end, size_t skip)
-{
-	while (end > p + skip && (end[-1] == '\r' || end[-1] == ' '))
-		end--;
-	return g_strndup (p + skip, (gsize) (end - p - skip));
-}
 
 /* Up to HEAD_BYTES of the content of PATH (decompressed), into BUF.
  * Compressed data that breaks off ends the head: the analysis that reads
@@ -85,22 +78,24 @@ read_head (PartHead *h, GError **error)
 		if (nl == NULL)
 			break;
 		size_t l = (size_t) (nl - p);
-		if (lineno == 1 && l >= 8 && memcmp (p, "# mtrec ", 8) == 0)
+		MtaHeader hd;
+		gboolean known = mta_header_parse (p, l, &hd);
+		if (lineno == 1 && known && hd.kind == MTA_HEADER_MTREC)
 			h->mtrec = TRUE;
 		else if (!h->mtrec || (l > 0 && p[0] != '#' && p[0] != ' ' && p[0] != '\0'))
 			break;
-		else if (l > 7 && memcmp (p, "# part ", 7) == 0)
-			h->part = g_ascii_strtoull (p + 7, NULL, 10);
-		else if (l > 12 && memcmp (p, "# compacted ", 12) == 0) {
-			char *e;
-			h->part = g_ascii_strtoull (p + 12, &e, 10);
-			h->last = g_ascii_strtoull (e, NULL, 10);
+		else if (!known)
+			;
+		else if (hd.kind == MTA_HEADER_PART)
+			h->part = hd.n;
+		else if (hd.kind == MTA_HEADER_COMPACTED) {
+			h->part = hd.n;
+			h->last = hd.last;
 			h->compacted = TRUE;
-		}
-		else if (l > 6 && memcmp (p, "# pid ", 6) == 0 && h->pid == NULL)
-			h->pid = line_value (p, nl, 6);
-		else if (l > 8 && memcmp (p, "# start ", 8) == 0 && h->start == NULL)
-			h->start = line_value (p, nl, 8);
+		} else if (hd.kind == MTA_HEADER_PID && h->pid == NULL)
+			h->pid = mta_header_dup (hd.rest);
+		else if (hd.kind == MTA_HEADER_START && h->start == NULL)
+			h->start = mta_header_dup (hd.rest);
 		p = nl + 1;
 	}
 	h->last = MAX (h->last, h->part);

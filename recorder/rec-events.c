@@ -177,10 +177,22 @@ static inline size_t event_room(const struct event_ctx *e)
 /* The stack's "# stack" line goes right before the first event of each
  * part that uses it: a part can then be read alone, and every thread's
  * events follow the definitions they use. */
+static char *put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
+		      char op, const void *p, int with_size, size_t size);
+
 static char *put_event(char *o, const struct event_ctx *e, char op,
 		       const void *p, int with_size, size_t size)
 {
+	return put_line(o, e, NULL, 0, op, p, with_size, size);
+}
+
+/* An event line, after PREFIX (plen bytes, none when NULL): "# k KIND "
+ * makes a tracked allocator's event of one (share/trace-format.md). */
+static char *put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
+		      char op, const void *p, int with_size, size_t size)
+{
 	char *line;
+	char first;
 
 	if (e->st) {
 		unsigned part = mtrec_part_of(o);
@@ -191,12 +203,19 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 		}
 	}
 	line = o;
-	/* The line's first byte, '@', is stored last: until the whole line is
-	 * there it starts with a NUL (a chunk starts zeroed), so a process
-	 * killed while writing it leaves no half event, only a line every
-	 * reader skips. */
-	memcpy(o + 1, e->c->text + 1, e->c->len - 1u);
-	o += e->c->len;
+	/* The line's first byte, '@' (or the prefix's '#'), is stored last:
+	 * until the whole line is there it starts with a NUL (a chunk starts
+	 * zeroed), so a process killed while writing it leaves no half
+	 * event, only a line every reader skips. */
+	if (prefix) {
+		first = prefix[0];
+		memcpy(o + 1, prefix + 1, plen - 1u);
+		memcpy(o + plen, e->c->text, e->c->len);
+	} else {
+		first = e->c->text[0];
+		memcpy(o + 1, e->c->text + 1, e->c->len - 1u);
+	}
+	o += plen + e->c->len;
 	o[0] = op;
 	o[1] = ' ';
 	o = put_ptr(o + 2, p);
@@ -210,7 +229,7 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 	}
 	*o++ = '\n';
 	__asm__ volatile("" ::: "memory");
-	line[0] = e->c->text[0];
+	line[0] = first;
 	return o;
 }
 
@@ -327,6 +346,56 @@ void mtrec_record_free(const void *caller, const void *p)
 		if (o) {
 			s->pos = put_event(o, &e, '-', p, 0, 0);
 			publish(p, s->end);
+		} else {
+			count_lost(s);
+		}
+	}
+	mtrec_leave();
+}
+
+/* ---- tracked kinds (mtrec.h: mtrec_alloc, mtrec_free, ...) ------------- */
+
+#define KIND_MAX 63
+
+/* "# k KIND " with KIND made of [A-Za-z0-9_.:-] (others become '_', cut
+ * at KIND_MAX bytes; "unnamed" when empty): one field, whatever the
+ * program passed. */
+static size_t kind_prefix(char *buf, const char *kind)
+{
+	size_t n = 4;
+
+	memcpy(buf, "# k ", 4);
+	for (const char *k = kind ? kind : ""; *k && n < 4 + KIND_MAX; k++) {
+		char ch = *k;
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			 (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' || ch == '-';
+		buf[n++] = ok ? ch : '_';
+	}
+	if (n == 4) {
+		memcpy(buf + 4, "unnamed", 7);
+		n += 7;
+	}
+	buf[n++] = ' ';
+	return n;
+}
+
+void mtrec_record_kind(const void *caller, const char *kind, char op, const void *p,
+		       int with_size, size_t size)
+{
+	char prefix[4 + KIND_MAX + 1];
+	size_t plen = kind_prefix(prefix, kind);
+	struct mtrec_slot *s;
+	struct event_ctx e;
+	char *o;
+
+	mtrec_enter();
+	if ((s = mtrec_me()) != NULL && !stopped(s)) {
+		describe_event(&e, caller);
+		o = place(s, p, event_room(&e) + plen);
+		if (o) {
+			s->pos = put_line(o, &e, prefix, plen, op, p, with_size, size);
+			if (p)
+				publish(p, s->end);
 		} else {
 			count_lost(s);
 		}

@@ -26,6 +26,10 @@
 #undef trace_on
 #undef trace_off
 #undef trace_mark
+#undef mtrec_alloc
+#undef mtrec_free
+#undef mtrec_ref
+#undef mtrec_unref
 
 #define EXPORT __attribute__((visibility("default")))
 #define CALLER() __builtin_return_address(0)
@@ -592,6 +596,41 @@ EXPORT void trace_mark(const char *label)
 {
 	if (ready())
 		mtrec_mark(label ? label : "");
+}
+
+/* Allocators and reference counts the program tells us of (mtrec.h): a
+ * release or an unreference is recorded like free, an allocation or a
+ * reference like malloc's result, by the caller of these. */
+EXPORT void mtrec_alloc(const char *kind, const void *ptr, size_t size)
+{
+	const void *caller = CALLER();
+
+	if (ready() && mtrec_wants())
+		mtrec_record_kind(caller, kind, '+', ptr, 1, size);
+}
+
+EXPORT void mtrec_free(const char *kind, const void *ptr)
+{
+	const void *caller = CALLER();
+
+	if (ready() && mtrec_wants())
+		mtrec_record_kind(caller, kind, '-', ptr, 0, 0);
+}
+
+EXPORT void mtrec_ref(const char *kind, const void *ptr)
+{
+	const void *caller = CALLER();
+
+	if (ready() && mtrec_wants())
+		mtrec_record_kind(caller, kind, 'r', ptr, 0, 0);
+}
+
+EXPORT void mtrec_unref(const char *kind, const void *ptr)
+{
+	const void *caller = CALLER();
+
+	if (ready() && mtrec_wants())
+		mtrec_record_kind(caller, kind, 'u', ptr, 0, 0);
 }
 
 EXPORT void mtrace(void)

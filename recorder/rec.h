@@ -88,6 +88,12 @@ int mtrec_sigbus_action(const struct sigaction *act, struct sigaction *old) MTRE
  * released (see rec-events.c for why the order matters). */
 void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
 void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
+/* An event of a tracked allocator or reference count (mtrec.h's
+ * mtrec_alloc/free/ref/unref): op '+', '-', 'r' or 'u' on p of KIND, with
+ * its size when with_size.  Written as a "# k KIND" line, which glibc's
+ * mtrace script ignores. */
+void mtrec_record_kind(const void *caller, const char *kind, char op, const void *p,
+		       int with_size, size_t size) MTREC_HIDDEN;
 /* The calling thread enters (+1) or leaves (-1) dl_iterate_phdr(): events
  * inside its callback get callers that need no loader lock. */
 void mtrec_loader_callback(int step) MTREC_HIDDEN;

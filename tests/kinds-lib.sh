@@ -28,3 +28,36 @@ kinds_trace() {
 kinds_line() {
 	grep -n -e "$1" "$KINDS_SRC" | cut -d: -f1
 }
+
+# kinds_events N: the events of the tests' run, for kinds_trace.
+#   malloc: 1 block leaked at MALLOC-LEAK (16 bytes), one freed;
+#   pool:   3 blocks of 64 bytes leaked at POOL-GET-A, 2 got at POOL-GET-B
+#           and put back at POOL-PUT, and one put at POOL-PUT-STRAY that
+#           pool never gave (rte did: kinds keep their blocks apart);
+#   rte:    1 block of 256 bytes leaked at RTE-ALLOC, one freed at RTE-FREE;
+#   dict_t: N objects referenced at DICT-NEW and DICT-COPY and dropped once
+#           at DICT-UNREF (net +1 each), one balanced, and one dropped at
+#           DICT-UNREF-EXTRA that nobody referenced (below zero).
+kinds_events() {
+	echo "m malloc_leak + 0x55d0c07c5000 0x10"
+	echo "m malloc_free + 0x55d0c07c5040 0x20"
+	echo "k rte rte_alloc + 0x7f0000009000 0x100"
+	echo "k rte rte_alloc + 0x7f000000a000 0x200"
+	echo "k pool pool_put_stray - 0x7f0000009000"
+	for i in 0 1 2; do echo "k pool pool_get_a + 0x7f000000100$i 0x40"; done
+	echo "k pool pool_get_b + 0x7f0000002000 0x40"
+	echo "k pool pool_get_b + 0x7f0000002040 0x40"
+	echo "k pool pool_put - 0x7f0000002040"
+	echo "k pool pool_put - 0x7f0000002000"
+	echo "k rte rte_free - 0x7f000000a000"
+	echo "m malloc_free - 0x55d0c07c5040"
+	awk -v n="$1" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			a = sprintf ("0x%x", 1439744000 + i * 256)
+			print "k dict_t dict_new r " a; print "k dict_t dict_copy r " a
+			print "k dict_t dict_unref u " a
+		}
+		print "k dict_t dict_new r 0x55d0d0000000"; print "k dict_t dict_unref u 0x55d0d0000000"
+		print "k dict_t dict_unref_extra u 0x55d0d0000100"
+	}'
+}

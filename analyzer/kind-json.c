@@ -93,7 +93,7 @@ put_kind (FILE *out, const MtaRun *run, const MtaKind *k)
 	put_kind_sites (out, run, k, k->bad_free_sites, FALSE);
 	fputs (",\n      \"leaks\": [", out);
 	put_records (out, run, k, k->leaks, k->leak_sites);
-	fputs (",\n      \"bad_frees\": [", out);
+	fputs (",\n      \"bad_free_records\": [", out);
 	put_records (out, run, k, k->bad_free_records, k->bad_free_sites);
 	fputs ("}", out);
 }

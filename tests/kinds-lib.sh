@@ -24,9 +24,10 @@ kinds_trace() {
 	echo '= End'
 }
 
-# kinds_line MARKER: the line of ana-kinds.c that holds MARKER.
+# kinds_line MARKER: the line of ana-kinds.c that holds MARKER (the
+# SITE (name, MARKER) line: DICT-UNREF is not DICT-UNREF-EXTRA).
 kinds_line() {
-	grep -n -e "$1" "$KINDS_SRC" | cut -d: -f1
+	grep -n -e "$1)" "$KINDS_SRC" | cut -d: -f1
 }
 
 # kinds_events N: the events of the tests' run, for kinds_trace.

@@ -44,24 +44,27 @@ put_kind_sites (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *li
 	fputs (list->len ? "\n      ]" : "]", out);
 }
 
-/* The index in LIST (MtaKindSite) of SITE. */
-static guint
-site_index (const GArray *list, uint32_t site)
+/* Site -> its index in LIST (MtaKindSite) + 1. */
+static GHashTable *
+site_index (const GArray *list)
 {
+	GHashTable *index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	for (guint i = 0; i < list->len; i++)
-		if (g_array_index (list, MtaKindSite, i).site == site)
-			return i;
-	return 0;
+		g_hash_table_insert (index, GUINT_TO_POINTER (g_array_index (list, MtaKindSite, i).site + 1),
+				     GUINT_TO_POINTER (i + 1));
+	return index;
 }
 
 static void
 put_records (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *records, const GArray *list)
 {
 	GPtrArray *paths = mta_run_paths (run);
+	g_autoptr (GHashTable) index = site_index (list);
 
 	for (guint i = 0; i < records->len; i++) {
 		const MtaRecord *r = &g_array_index (records, MtaRecord, i);
 		const MtaPath *p = paths->pdata[r->path];
+		guint site = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (MAX (p->site, 0) + 1)));
 		fputs (i ? ",\n        {\"kind\": " : "\n        {\"kind\": ", out);
 		mta_json_put_string (out, k->name);
 		fprintf (out, ", \"address\": \"0x%" PRIx64 "\", ", r->addr);
@@ -72,7 +75,7 @@ put_records (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *recor
 			fprintf (out, "%u", r->tid);
 		else
 			fputs ("null", out);
-		fprintf (out, ", \"site\": %u}", site_index (list, (uint32_t) MAX (p->site, 0)));
+		fprintf (out, ", \"site\": %u}", site - 1);
 	}
 	fputs (records->len ? "\n      ]" : "]", out);
 }

@@ -112,6 +112,19 @@ test_expect_success 'an object its kind allocated starts at one reference, and i
 	kind_row GObject 1 0 pool_get_b POOL-GET-B out3
 '
 
+test_expect_success 'a run the recorder stopped: kinds report what was live or unbalanced then' '
+	kinds_trace >stopped.log <<-\END &&
+	k pool pool_get_a + 0x7f0000001000 0x40
+	k dict_t dict_new r 0x55d0d0000000
+	# stopped the disk is full: ENOSPC
+	# lost 12 events after recording stopped
+	END
+	test_expect_code 1 "$MTANALYZE" --by-site stopped.log >out5 2>err5 &&
+	grep -q "^Not released before the recording stopped, kind .pool., by call site: 1 block, 64 bytes" out5 &&
+	grep -q "^Unbalanced references when the recording stopped, kind .dict_t.: 1 object, 1 entry$" out5 &&
+	grep -q "incomplete" err5
+'
+
 test_expect_success 'damaged "# k" lines are warned about like other damaged lines, and skipped' '
 	{ kinds_events 2 && cat <<-\END
 	# k bad!kind @ ./x:[0x1] + 0x7f0000005000 0x10

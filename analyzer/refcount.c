@@ -155,17 +155,46 @@ group_free (gpointer p)
 }
 
 /* What makes two objects one entry: end count, fate, the paths and
- * whether each took or dropped references (not how many times). */
-static char *
-group_key (RefObject *o)
+ * whether each took or dropped references (not how many times).  Hashed
+ * (PATHS sorted by path), then compared: no key is built per object. */
+static uint64_t
+group_hash (const RefObject *o)
 {
-	GString *k = g_string_new (NULL);
-	qsort (o->paths, o->n, sizeof *o->paths, path_cmp);
-	g_string_append_printf (k, "%" G_GINT64_FORMAT "/%d", o->count, o->negative);
-	for (guint i = 0; i < o->n; i++)
-		g_string_append_printf (k, " %u:%d%d", o->paths[i].path, o->paths[i].refs > 0,
-					o->paths[i].unrefs > 0);
-	return g_string_free (k, FALSE);
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t) o->count ^ ((uint64_t) o->negative << 63);
+	for (guint i = 0; i < o->n; i++) {
+		uint64_t roles = (uint64_t) (o->paths[i].refs > 0) | (uint64_t) (o->paths[i].unrefs > 0) << 1;
+		h = (h ^ ((uint64_t) o->paths[i].path << 2 | roles)) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static gboolean
+group_matches (const MtaRefGroup *g, const RefObject *o)
+{
+	if (g->net != o->count || g->negative != o->negative || g->paths->len != o->n)
+		return FALSE;
+	for (guint i = 0; i < o->n; i++) {
+		const MtaRefPath *p = &g_array_index (g->paths, MtaRefPath, i);
+		if (p->path != o->paths[i].path || (p->refs > 0) != (o->paths[i].refs > 0) ||
+		    (p->unrefs > 0) != (o->paths[i].unrefs > 0))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static MtaRefGroup *
+group_new (const RefObject *o)
+{
+	MtaRefGroup *g = g_new0 (MtaRefGroup, 1);
+	g->net = o->count;
+	g->negative = o->negative;
+	g->lowest = o->lowest;
+	g->paths = g_array_sized_new (FALSE, TRUE, sizeof (MtaRefPath), o->n);
+	for (guint i = 0; i < o->n; i++) {
+		MtaRefPath p = { o->paths[i].path, 0, 0 };
+		g_array_append_val (g->paths, p);
+	}
+	return g;
 }
 
 static void
@@ -176,7 +205,7 @@ group_add (MtaRefGroup *g, const RefObject *o, uint64_t addr)
 		g->example = addr;
 	}
 	g->lowest = MIN (g->lowest, o->lowest);
-	/* same paths in the same order (group_key sorted them) */
+	/* same paths in the same order (both sorted by path) */
 	for (guint i = 0; i < o->n; i++) {
 		MtaRefPath *p = &g_array_index (g->paths, MtaRefPath, i);
 		p->refs += o->paths[i].refs;
@@ -184,11 +213,19 @@ group_add (MtaRefGroup *g, const RefObject *o, uint64_t addr)
 	}
 }
 
+static void
+unref_candidates (gpointer a)
+{
+	g_ptr_array_unref (a);
+}
+
 GPtrArray *
 mta_refs_groups (MtaRefTable *t)
 {
 	GPtrArray *groups = g_ptr_array_new_with_free_func (group_free);
-	g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	/* hash -> the groups with it (GPtrArray, not owning) */
+	g_autoptr (GHashTable) by_hash = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+								  unref_candidates);
 	GHashTableIter it;
 	gpointer key, value;
 
@@ -197,22 +234,22 @@ mta_refs_groups (MtaRefTable *t)
 		RefObject *o = value;
 		if (o->count == 0 && !o->negative)
 			continue;
-		char *k = group_key (o);
-		MtaRefGroup *g = g_hash_table_lookup (by_key, k);
+		qsort (o->paths, o->n, sizeof *o->paths, path_cmp);
+		uint64_t h = group_hash (o);
+		GPtrArray *cands = g_hash_table_lookup (by_hash, &h);
+		MtaRefGroup *g = NULL;
+		for (guint i = 0; cands != NULL && i < cands->len && g == NULL; i++)
+			if (group_matches (cands->pdata[i], o))
+				g = cands->pdata[i];
 		if (g == NULL) {
-			g = g_new0 (MtaRefGroup, 1);
-			g->net = o->count;
-			g->negative = o->negative;
-			g->lowest = o->lowest;
-			g->paths = g_array_sized_new (FALSE, TRUE, sizeof (MtaRefPath), o->n);
-			for (guint i = 0; i < o->n; i++) {
-				MtaRefPath p = { o->paths[i].path, 0, 0 };
-				g_array_append_val (g->paths, p);
-			}
+			g = group_new (o);
 			g_ptr_array_add (groups, g);
-			g_hash_table_insert (by_key, k, g);
-		} else
-			g_free (k);
+			if (cands == NULL) {
+				cands = g_ptr_array_new ();
+				g_hash_table_insert (by_hash, g_memdup2 (&h, sizeof h), cands);
+			}
+			g_ptr_array_add (cands, g);
+		}
 		group_add (g, o, (uint64_t) (uintptr_t) key);
 	}
 	for (guint i = 0; i < groups->len; i++) {

@@ -339,12 +339,19 @@ classify_tracked (MtaLine *l)
 	MtaLine ev;
 
 	l->kind = MTA_LINE_BAD;
-	if (l->ncols < 3 || !family_name_ok (l->cols[2]))
+	if (l->ncols < 3 || l->has_nul || !family_name_ok (l->cols[2]))
 		return;
-	const char *rest = l->cols[2].p + l->cols[2].len, *end = l->text.p + l->text.len;
-	tokenize_slow (&ev, rest, (size_t) (end - rest));
-	if (ev.more_cols || ev.has_nul)
-		return;
+	if (!l->more_cols) {
+		/* the usual line: its columns after KIND are the event's */
+		ev.ncols = l->ncols - 3;
+		ev.more_cols = FALSE;
+		memcpy (ev.cols, l->cols + 3, (size_t) ev.ncols * sizeof ev.cols[0]);
+	} else {
+		const char *rest = l->cols[2].p + l->cols[2].len, *end = l->text.p + l->text.len;
+		tokenize_slow (&ev, rest, (size_t) (end - rest));
+		if (ev.more_cols || ev.has_nul)
+			return;
+	}
 	const MtaSpan *c = ev.cols;
 	int n = 0;
 	ev.caller.p = "";

@@ -20,9 +20,10 @@ typedef struct {
 	size_t len;
 } MtaSpan;
 
-/* Enough columns for "@ CALLER OP ADDR SIZE" and a few trailing ones
- * ("# k KIND" lines are split again after KIND: trace-reader.c). */
-#define MTA_MAX_COLS 8
+/* Enough columns for "@ CALLER OP ADDR SIZE" and a few trailing ones,
+ * and for "# k KIND @ CALLER + ADDR SIZE s=ID" and one more (a longer
+ * "# k" line is split again after KIND: trace-reader.c). */
+#define MTA_MAX_COLS 10
 
 typedef enum {
 	MTA_LINE_BLANK,   /* empty, only whitespace or NUL bytes */

@@ -176,7 +176,9 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 
 	/* rotated parts in the order of their "# part" headers, as the
 	 * other analyses read them */
-	ok = mta_parts_order (traces, (int) ntraces, opts->warn, NULL, error);
+	int n = (int) ntraces;
+	ok = mta_parts_order (traces, &n, opts->warn, NULL, error);
+	ntraces = (guint) n;
 	for (guint i = 0; i < ntraces && ok; i++)
 		mta_run_add_trace (run, traces[i]);
 	for (guint i = 0; i < ntraces && ok; i++) {

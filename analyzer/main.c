@@ -25,6 +25,7 @@
 #include "report.h"
 #include "session.h"
 #include "shrink.h"
+#include "compact.h"
 #include "symbolize.h"
 
 #define EXIT_TROUBLE 2
@@ -65,6 +66,8 @@ static const Command commands[] = {
 	  mta_diff_entries, mta_diff_params, mta_diff_description, NULL },
 	{ "shrink", mta_shrink, "write the trace without the blocks that were freed",
 	  mta_shrink_entries, mta_shrink_params, mta_shrink_description, NULL },
+	{ "compact", mta_compact, "fold the complete parts of a rotated trace while it is written",
+	  mta_compact_entries, mta_compact_params, mta_compact_description, NULL },
 	{ "session", mta_session, "list the processes of a session, as a tree, with their leaks",
 	  mta_session_entries, mta_session_params, mta_session_description, NULL },
 };

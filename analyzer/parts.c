@@ -16,6 +16,7 @@
  * (same pid and start time): anything else is read as given, as before.
  */
 #include "parts.h"
+#include "trace-header.h"
 #include "trace-input.h"
 #include "trace-reader.h"
 
@@ -34,19 +35,13 @@ typedef struct {
 	char *path;
 	gboolean mtrec;            /* starts with "# mtrec " */
 	uint64_t part;             /* 1 when there is no "# part" line */
+	uint64_t last;             /* the last part it holds: PART, or a compacted file's LAST */
+	gboolean compacted;        /* "# compacted FIRST LAST" (compact.c) */
 	char *pid, *start;         /* "# pid" and "# start" values, NULL: none */
 	int given;                 /* position on the command line */
 	gboolean probed;           /* a regular file, probed */
 	char *untraced;            /* no trace line in it: what it holds */
 } PartHead;
-
-static char *
-line_value (const char *p, const char *end, size_t skip)
-{
-	while (end > p + skip && (end[-1] == '\r' || end[-1] == ' '))
-		end--;
-	return g_strndup (p + skip, (gsize) (end - p - skip));
-}
 
 /* Up to HEAD_BYTES of the content of PATH (decompressed), into BUF.
  * Compressed data that breaks off ends the head: the analysis that reads
@@ -83,18 +78,27 @@ read_head (PartHead *h, GError **error)
 		if (nl == NULL)
 			break;
 		size_t l = (size_t) (nl - p);
-		if (lineno == 1 && l >= 8 && memcmp (p, "# mtrec ", 8) == 0)
+		MtaHeader hd;
+		gboolean known = mta_header_parse (p, l, &hd);
+		if (lineno == 1 && known && hd.kind == MTA_HEADER_MTREC)
 			h->mtrec = TRUE;
 		else if (!h->mtrec || (l > 0 && p[0] != '#' && p[0] != ' ' && p[0] != '\0'))
 			break;
-		else if (l > 7 && memcmp (p, "# part ", 7) == 0)
-			h->part = g_ascii_strtoull (p + 7, NULL, 10);
-		else if (l > 6 && memcmp (p, "# pid ", 6) == 0 && h->pid == NULL)
-			h->pid = line_value (p, nl, 6);
-		else if (l > 8 && memcmp (p, "# start ", 8) == 0 && h->start == NULL)
-			h->start = line_value (p, nl, 8);
+		else if (!known)
+			;
+		else if (hd.kind == MTA_HEADER_PART)
+			h->part = hd.n;
+		else if (hd.kind == MTA_HEADER_COMPACTED) {
+			h->part = hd.n;
+			h->last = hd.last;
+			h->compacted = TRUE;
+		} else if (hd.kind == MTA_HEADER_PID && h->pid == NULL)
+			h->pid = mta_header_dup (hd.rest);
+		else if (hd.kind == MTA_HEADER_START && h->start == NULL)
+			h->start = mta_header_dup (hd.rest);
 		p = nl + 1;
 	}
+	h->last = MAX (h->last, h->part);
 	g_free (buf);
 	return TRUE;
 }
@@ -164,7 +168,10 @@ warn_continuation (const PartHead *h, int n, MtaWarnFunc warn, gpointer data)
 		if (g_str_has_suffix (last->path, zext[i]))
 			ext = zext[i];
 	g_autofree char *name = g_strndup (last->path, strlen (last->path) - strlen (ext));
-	if (last->part == 1)
+	if (last->compacted) {
+		if (g_str_has_suffix (name, ".compact"))
+			base = g_strndup (name, strlen (name) - strlen (".compact"));
+	} else if (last->part == 1)
 		base = g_strdup (name);
 	else {
 		g_autofree char *suffix = g_strdup_printf (".part%" PRIu64, last->part);
@@ -173,7 +180,7 @@ warn_continuation (const PartHead *h, int n, MtaWarnFunc warn, gpointer data)
 	}
 	if (base == NULL)
 		return;
-	g_autofree char *next = g_strdup_printf ("%s.part%" PRIu64 "%s", base, last->part + 1, ext);
+	g_autofree char *next = g_strdup_printf ("%s.part%" PRIu64 "%s", base, last->last + 1, ext);
 	for (int i = 0; i < n; i++)
 		if (strcmp (h[i].path, next) == 0)
 			return;
@@ -243,13 +250,53 @@ part_cmp (const void *a, const void *b)
 	const PartHead *x = a, *y = b;
 	if (x->part != y->part)
 		return x->part < y->part ? -1 : 1;
+	if (x->compacted != y->compacted)
+		return x->compacted ? -1 : 1;
 	return x->given - y->given;
 }
 
-gboolean
-mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data, GError **error)
+/* A compacted file (compact.c) stands for the parts it folded: those
+ * still present (not deleted yet, or named by 'TRACE*') are left out of
+ * the run (into DROPPED).  Two compacted files of one run cannot both be
+ * read. */
+static gboolean
+drop_compacted_parts (PartHead *h, int *n, GPtrArray *dropped, GError **error)
 {
+	uint64_t covered = 0;
+	const PartHead *by = NULL;
+	int k = 0;
+
+	for (int i = 0; i < *n; i++) {
+		if (h[i].compacted && by != NULL) {
+			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				     "'%s' and '%s' are both compacted traces of the run: give one",
+				     by->path, h[i].path);
+			return FALSE;
+		}
+		if (h[i].compacted) {
+			by = &h[i];
+			covered = h[i].last;
+		} else if (by != NULL && h[i].part <= covered) {
+			g_ptr_array_add (dropped, h[i].path);
+			g_free (h[i].pid);
+			g_free (h[i].start);
+			g_free (h[i].untraced);
+			continue;
+		}
+		h[k++] = h[i];
+		if (by == &h[i])
+			by = &h[k - 1];
+	}
+	*n = k;
+	return TRUE;
+}
+
+gboolean
+mta_parts_order (char **traces, int *count, MtaWarnFunc warn, gpointer data, GError **error)
+{
+	int n = *count;
 	PartHead *h = g_new0 (PartHead, n > 0 ? n : 1);
+	g_autoptr (GPtrArray) dropped = g_ptr_array_new ();
 	gboolean ok = TRUE, one_run = n > 0;
 
 	for (int i = 0; i < n && ok; i++) {
@@ -270,8 +317,9 @@ mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data, GError *
 		ok = check_one_process (h, n, error);
 	if (ok && one_run) {
 		qsort (h, (size_t) n, sizeof *h, part_cmp);
+		ok = drop_compacted_parts (h, &n, dropped, error);
 		for (int i = 0; i < n && ok; i++) {
-			uint64_t expect = i == 0 ? 1 : h[i - 1].part + 1;
+			uint64_t expect = i == 0 ? 1 : h[i - 1].last + 1;
 			if (i > 0 && h[i].part == h[i - 1].part) {
 				g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 					     "'%s' and '%s' are both part %" PRIu64 " of the run: "
@@ -295,6 +343,11 @@ mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data, GError *
 			warn_continuation (h, n, warn, data);
 		for (int i = 0; i < n; i++)
 			traces[i] = h[i].path;
+		/* the parts left out after those kept: TRACES stays a permutation */
+		for (guint i = 0; i < dropped->len; i++)
+			traces[n + (int) i] = dropped->pdata[i];
+		if (ok)
+			*count = n;
 	}
 	for (int i = 0; i < n; i++) {
 		g_free (h[i].pid);

@@ -15,11 +15,13 @@
 #include "warn.h"
 
 
-/* Reorder TRACES (N paths) in place by part number when all of them are
+/* Reorder TRACES (*N paths) in place by part number when all of them are
  * parts of one mtrec run; leave them as given otherwise (glibc traces,
- * standard input, traces of several processes).  Warns through WARN about
- * a missing part; fails on two files claiming the same part. */
-gboolean mta_parts_order (char **traces, int n, MtaWarnFunc warn, gpointer data,
+ * standard input, traces of several processes).  A compacted trace
+ * ("# compacted FIRST LAST") takes the place of its parts: those given
+ * too are left out, and *N becomes the count kept.  Warns through WARN
+ * about a missing part; fails on two files claiming the same part. */
+gboolean mta_parts_order (char **traces, int *n, MtaWarnFunc warn, gpointer data,
 			  GError **error);
 
 /* The process whose trace PATH is, from its header: the "# pid" value

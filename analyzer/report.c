@@ -254,8 +254,10 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		if (!mta_input_check_readable (argv[i], error))
 			return FALSE;
 	/* rotated parts in the order of their "# part" headers */
-	if (!mta_parts_order (argv + first, argc - first, warn, NULL, error))
+	int ntraces = argc - first;
+	if (!mta_parts_order (argv + first, &ntraces, warn, NULL, error))
 		return FALSE;
+	argc = first + ntraces;    /* parts a compacted trace holds are left out */
 
 	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn, NULL);
 	mta_symbolizer_set_binary (sym, binary);

@@ -17,6 +17,7 @@
  * it changes in a later epoch, so the snapshot costs O(1) an event.
  */
 #include "run.h"
+#include "compact-sum.h"
 #include "growth.h"
 #include "kinds.h"
 #include "live-table.h"
@@ -72,6 +73,7 @@ struct MtaRun {
 	uint64_t cur_line;
 	/* peak */
 	uint64_t peak_epoch;
+	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
 	/* temporary allocations: tid -> ThreadState index + 1 */
 	GHashTable *thread_index;
 	GArray *thread_states;
@@ -580,6 +582,59 @@ free_block (MtaRun *r, MtaLiveEntry *b)
 	mta_live_remove_entry (&r->blocks, b);
 }
 
+/* A compacted trace's sums (compact-sum.h): the counters of the events
+ * it dropped, added to the run's, so that it and the parts after it give
+ * the full trace's totals, peak and growth evidence. */
+static gboolean
+compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
+{
+	MtaCompactSum c;
+
+	if (!mta_compact_sum_parse (l, &c, error))
+		return FALSE;
+	*done = c.kind != MTA_COMPACT_NOT;
+	if (c.kind == MTA_COMPACT_RUN) {
+		MtaRunInfo *i = &r->info;
+		i->events += c.run.events;
+		i->allocs += c.run.allocs;
+		i->frees += c.run.frees;
+		i->reallocs += c.run.reallocs;
+		i->failed_allocs += c.run.failed_allocs;
+		i->duplicates += c.run.duplicates;
+		i->bytes_allocated += c.run.bytes_allocated;
+		i->temporary += c.run.temporary;
+		i->bad_frees += c.run.bad_frees;
+		if (c.run.peak_live_bytes > i->peak_live_bytes ||
+		    (c.run.peak_live_bytes == i->peak_live_bytes && c.run.peak_line < i->peak_line)) {
+			i->peak_live_bytes = c.run.peak_live_bytes;
+			i->peak_line = c.run.peak_line;
+			r->compact_peak_epoch = ++r->peak_epoch;
+		}
+	} else if (c.kind == MTA_COMPACT_PATH) {
+		MtaLine key = { .caller = c.path.caller, .stack_id = c.path.stack_id, .lineno = c.path.first_line };
+		uint32_t pi = path_of (r, &key);    /* may grow r->paths */
+		MtaPath *p = r->paths->pdata[pi];
+		p->first_line = MIN (p->first_line, c.path.first_line);
+		p->allocs += c.path.allocs;
+		p->frees += c.path.frees;
+		p->bytes_allocated += c.path.bytes_allocated;
+		p->temporary += c.path.temporary;
+		p->bad_frees += c.path.bad_frees;
+		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
+		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
+		p->compact_peak_share = c.path.peak_share;
+	} else if (c.kind == MTA_COMPACT_THREAD) {
+		uint32_t tid = r->tid;
+		r->tid = c.thread.tid;
+		set_thread (r);
+		r->cur_thread->valid = c.thread.valid;
+		r->cur_thread->last_addr = c.thread.last_addr;
+		r->tid = tid;
+		set_thread (r);
+	}
+	return TRUE;
+}
+
 gboolean
 mta_run_line (const MtaLine *l, gpointer data, GError **error)
 {
@@ -588,6 +643,14 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 
 	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
+		gboolean done = FALSE;
+		if (G_UNLIKELY (l->text.len > 5 && (l->text.p[2] == 'r' || l->text.p[2] == 'p' ||
+						    l->text.p[2] == 't') && l->text.p[3] != ' ')) {
+			if (!compact_line (r, l, &done, error))
+				return FALSE;
+			if (done)
+				return TRUE;
+		}
 		if (!mta_incomplete_line (&r->info.incomplete, l))
 			ext_line (r, l->text.p, l->text.len);
 		return TRUE;
@@ -780,6 +843,15 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)
 			s->peak_share_bytes = s->live_bytes;
+	}
+	/* the peak lies in a compacted trace: the shares it carried */
+	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {
+		for (guint i = 0; i < r->sites->len; i++)
+			((MtaSite *) r->sites->pdata[i])->peak_share_bytes = 0;
+		for (guint i = 0; i < r->paths->len; i++) {
+			const MtaPath *p = r->paths->pdata[i];
+			site_at (r, (uint32_t) p->site)->peak_share_bytes += p->compact_peak_share;
+		}
 	}
 	classify_growth (r);
 }

@@ -75,6 +75,9 @@ typedef struct {
 	/* The last free of a block from here, and the latest allocation line
 	 * among the blocks freed: the growth rule's evidence (growth.c). */
 	uint64_t last_free_line, last_freed_born;
+	/* Its live bytes at the run's peak when the peak lies in a compacted
+	 * trace's dropped lines ("# pathsum", compact-sum.h). */
+	uint64_t compact_peak_share;
 } MtaPath;
 
 /* A leaked block or a bad free. */

@@ -156,8 +156,10 @@ take_largest (Image *im, const MtaRun *run)
 static gboolean
 read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError **error)
 {
-	if (!mta_parts_order ((char **) im->files->pdata, (int) im->files->len, warn_cb, NULL, error))
+	int n = (int) im->files->len;
+	if (!mta_parts_order ((char **) im->files->pdata, &n, warn_cb, NULL, error))
 		return FALSE;
+	g_ptr_array_set_size (im->files, n);
 	g_autoptr (MtaRun) run = mta_run_new (sym, wrappers, NULL);
 	/* what a forked child inherited, what a parent handed over: as the
 	 * report counts them */

@@ -441,7 +441,7 @@ mta_shrink (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error
 		if (!mta_input_check_readable (argv[i], error))
 			return FALSE;
 	}
-	if (!mta_parts_order (argv, argc, warn, NULL, error))
+	if (!mta_parts_order (argv, &argc, warn, NULL, error))
 		return FALSE;
 
 	mta_script_hash_init (&s.allocated);

@@ -91,6 +91,7 @@ fields (Cursor *c, MtaHeader *h)
 	case MTA_HEADER_DEPTH:
 		return number (c, 10, &h->n) && at_end (c);
 	case MTA_HEADER_PID:
+		h->rest = (MtaHeaderSpan) { c->p, (size_t) (c->end - c->p) };
 		if (!number (c, 10, &v) || v > INT64_MAX)
 			return FALSE;
 		h->pid = (int64_t) v;
@@ -122,6 +123,8 @@ fields (Cursor *c, MtaHeader *h)
 			return FALSE;
 		rest (c, &h->rest);
 		return TRUE;
+	case MTA_HEADER_COMPACTED:
+		return number (c, 10, &h->n) && skip_space (c) && number (c, 10, &h->last) && at_end (c);
 	case MTA_HEADER_PARENT:
 		if (!number (c, 10, &v) || v > INT64_MAX || !skip_space (c) || !number (c, 10, &h->n) ||
 		    h->n == 0 || !skip_space (c))
@@ -141,6 +144,7 @@ static const struct {
 	{ "exe", MTA_HEADER_EXE }, { "cmdline", MTA_HEADER_CMDLINE }, { "start", MTA_HEADER_START },
 	{ "depth", MTA_HEADER_DEPTH }, { "object", MTA_HEADER_OBJECT }, { "unload", MTA_HEADER_UNLOAD },
 	{ "thread", MTA_HEADER_THREAD }, { "parent", MTA_HEADER_PARENT },
+	{ "compacted", MTA_HEADER_COMPACTED },
 };
 
 gboolean

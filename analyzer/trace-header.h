@@ -12,7 +12,7 @@
 typedef enum {
 	MTA_HEADER_MTREC,      /* # mtrec VERSION             n */
 	MTA_HEADER_PART,       /* # part N                    n */
-	MTA_HEADER_PID,        /* # pid PID [PPID]            pid, ppid (-1: none) */
+	MTA_HEADER_PID,        /* # pid PID [PPID]            pid, ppid (-1: none), rest (the value) */
 	MTA_HEADER_EXE,        /* # exe REST                  rest */
 	MTA_HEADER_CMDLINE,    /* # cmdline REST              rest */
 	MTA_HEADER_START,      /* # start SEC.NSEC            rest */
@@ -21,6 +21,7 @@ typedef enum {
 	MTA_HEADER_UNLOAD,     /* # unload BIAS LOW-HIGH REST: bias, lo, hi, rest */
 	MTA_HEADER_THREAD,     /* # thread TID REST           n, rest */
 	MTA_HEADER_PARENT,     /* # parent PID MARK REST      pid, n (>= 1), rest */
+	MTA_HEADER_COMPACTED,  /* # compacted FIRST LAST      n, last (compact.c) */
 } MtaHeaderKind;
 
 typedef struct {
@@ -30,7 +31,7 @@ typedef struct {
 
 typedef struct {
 	MtaHeaderKind kind;
-	uint64_t n;
+	uint64_t n, last;
 	int64_t pid, ppid;
 	uint64_t bias, lo, hi;
 	MtaHeaderSpan build_id;    /* p NULL for '-' */

@@ -21,6 +21,7 @@
  * ends there is incomplete and waits for more input).
  */
 #include "trace-reader.h"
+#include "compact-sum.h"
 #include "trace-input.h"
 
 #include <errno.h>
@@ -50,6 +51,7 @@ struct MtaReader {
 	MtaLineFunc func;
 	gpointer user_data;
 	uint64_t lineno;
+	uint64_t content_lineno; /* of the last line not '#': where "# at" may go back to */
 	uint64_t bad;
 	uint64_t bytes;      /* of text read, decompressed */
 	gboolean progress;
@@ -779,6 +781,12 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	l->lineno = ++r->lineno;
 	l->source_lineno = ++pt->lineno;
 	classify (l);
+	/* a compacted trace's "# at N": its next line is line N of the run */
+	if (UNLIKELY (l->kind == MTA_LINE_EXT && l->text.len > 5 && l->text.p[2] == 'a') &&
+	    !mta_compact_line_at (l, &r->lineno, r->content_lineno, error))
+		return FALSE;
+	if (l->kind != MTA_LINE_EXT)
+		r->content_lineno = l->lineno;
 	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
 		l->kind = MTA_LINE_BAD;
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))

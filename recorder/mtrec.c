@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mtrec-compact.h"
 #include "mtrec-ctl.h"
 
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
@@ -33,6 +34,14 @@
 
 static const char *progname = "mtrec";
 static volatile pid_t child;
+
+/* --compact: the compactor started beside the program (mtrec-compact.c) */
+static int opt_compact;
+static char compact_analyzer[PATH_MAX], compact_log[PATH_MAX], compact_trace[PATH_MAX];
+static char compact_pattern[PATH_MAX];
+static pid_t compactor = -1;
+static int compactor_status = -1;
+static int compacted;		/* the compactor finished: the parts are in FILE.compact */
 
 /* Signals meant to stop or steer the program reach it through us. */
 static void forward(int sig)
@@ -56,6 +65,11 @@ static void usage(FILE *out)
 		"  -d, --depth=N       record call stacks of up to N frames (1-64) [1]\n"
 		"  -r, --rotate=SIZE   continue the trace in parts of SIZE bytes (256M, 1G):\n"
 		"                      FILE, FILE.part2, FILE.part3, ...\n"
+		"      --compact       with --rotate: fold each completed part into\n"
+		"                      FILE.compact while the program runs, and delete it\n"
+		"                      ('mtanalyze compact --follow --delete'), so that\n"
+		"                      the disk used follows the live blocks; analyze\n"
+		"                      FILE.compact with the parts left ('FILE*')\n"
 		"      --signal[=SIG]  start and stop recording each time the program gets\n"
 		"                      SIG [SIGUSR2]; with --scoped it starts unrecorded.\n"
 		"                      A program that blocks SIG in all its threads (to\n"
@@ -170,6 +184,7 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		{ "no-freeres", no_argument, NULL, 'F' },
 		{ "signal", optional_argument, NULL, 'S' },
 		{ "rotate", required_argument, NULL, 'r' },
+		{ "compact", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -203,6 +218,9 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 						 "a size in bytes, with K, M or G (256M, 1G) is expected");
 			setenv("MTREC_ROTATE", arg, 1);
 			break;
+		case 'C':
+			opt_compact = 1;
+			break;
 		case 'S':
 			if (optarg && !valid_signal(optarg))
 				return bad_value("--signal", optarg, "a signal such as SIGUSR2, USR1, "
@@ -225,6 +243,11 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no program given\n", progname);
+		return try_help();
+	}
+	if (opt_compact && !getenv("MTREC_ROTATE")) {
+		fprintf(stderr, "%s: --compact needs --rotate (or MTREC_ROTATE): it folds "
+			"completed parts\n", progname);
 		return try_help();
 	}
 	return 0;
@@ -423,6 +446,9 @@ static int run_program(char **argv, int *status, int *exec_err)
 		_exit(EXIT_CANNOT_RUN);
 	}
 	close(pfd[1]);
+	if (opt_compact)
+		compactor = mtrec_compact_start(compact_analyzer, compact_pattern, child,
+						compact_trace, compact_log, sizeof(compact_log));
 	pass_signals();
 	do
 		n = read(pfd[0], &err, sizeof(err));
@@ -430,9 +456,12 @@ static int run_program(char **argv, int *status, int *exec_err)
 	close(pfd[0]);
 	*exec_err = n == sizeof(err) ? err : 0;
 	/* Orphans handed to us are reaped on the way. */
-	while ((pid = waitpid(-1, status, 0)) != child)
+	while ((pid = waitpid(-1, status, 0)) != child) {
 		if (pid < 0 && errno != EINTR)
 			return -1;
+		if (pid > 0 && pid == compactor)	/* ours as the subreaper */
+			compactor_status = *status;
+	}
 	return 0;
 }
 
@@ -831,11 +860,39 @@ static void report(const struct run *r, const char *prog)
 	ours = select_run_files(&files, r);
 	if (ours) {
 		report_files(&files, ours);
-	} else {
+	} else if (!compacted) {
 		why_nothing(why, sizeof(why), prog, r->pattern);
 		fprintf(stderr, "%s: nothing was recorded: %s\n", progname, why);
 	}
 	file_list_release(&files);
+}
+
+/* The compactor finishes the parts the program left: wait for it, so
+ * that the files named after the run are those that stay. */
+static void wait_compactor(int quiet)
+{
+	int st = compactor_status;
+	struct stat sb;
+
+	if (compactor <= 0)
+		return;
+	if (st < 0) {
+		pid_t r;
+		while ((r = waitpid(compactor, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (r < 0)
+			return;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		if (stat(compact_log, &sb) == 0 && sb.st_size == 0)
+			unlink(compact_log);
+		compacted = 1;
+		if (!quiet)
+			fprintf(stderr, "%s: trace written to '%s.compact' (its parts, compacted)\n",
+				progname, compact_trace);
+		return;
+	}
+	fprintf(stderr, "%s: the compaction failed: see '%s'\n", progname, compact_log);
 }
 
 int main(int argc, char **argv)
@@ -875,6 +932,12 @@ int main(int argc, char **argv)
 	}
 	setenv("MALLOC_TRACE", pattern, 1);
 	unsetenv("MTREC_SESSION");	/* the program is the first process */
+	snprintf(compact_pattern, sizeof(compact_pattern), "%s", pattern);
+	if (opt_compact && mtrec_compact_find(compact_analyzer, sizeof(compact_analyzer)) < 0) {
+		fprintf(stderr, "%s: --compact: mtanalyze is not installed beside mtrec (looked for "
+			"'%s'): running without compaction\n", progname, compact_analyzer);
+		opt_compact = 0;
+	}
 
 	run.pattern = pattern;
 	run.launcher = getpid();
@@ -888,6 +951,7 @@ int main(int argc, char **argv)
 		return exec_err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 	}
 	run.program = child;
+	wait_compactor(quiet);
 	if (!quiet)
 		report(&run, argv[optind]);
 	return exit_status(status);

@@ -1,0 +1,68 @@
+#!/bin/sh
+# t3330-compact-follow-live: on a live run, a part is compacted only once
+# it is complete -- the next part exists and the process no longer maps it
+# (/proc/PID/maps), or the process has exited; `compact --follow --delete`
+# follows the run to its end and leaves TRACE.compact alone, which gives
+# the reports of all the parts kept; `mtrec --rotate --compact` does the
+# same beside the program, and says so.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/compact-lib.sh"
+
+if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
+	test_skip 'compact' 'needs the analyzer, the recorder and python3'
+	test_done; exit
+fi
+
+# mapped PID FILE: process PID maps FILE (by device and inode)
+mapped() {
+	ino=$(stat -c %i "$2") &&
+	awk -v ino="$ino" '$5 == ino { found = 1 } END { exit !found }' /proc/$1/maps
+}
+
+test_expect_success 'a live run: only complete parts are compacted' '
+	mkdir live keep &&
+	{ record_fixture live/t.log 100000 "$OUT/go" >state & } &&
+	while ! grep -q waiting state; do sleep 0.05; done &&
+	pid=$(sed -n "s/^# pid \([0-9]*\) .*/\1/p" live/t.log) && kill -0 $pid &&
+	test -f live/t.log.part6 &&
+	"$MTANALYZE" compact -q live/t.log &&
+	if [ -f live/t.log.compact ]; then
+		# a recorder that unmaps the parts it left: those are compacted, no other
+		upto=$(sed -n "2s/^# compacted 1 //p" live/t.log.compact) &&
+		for f in $(parts_of live/t.log 1 $upto); do ! mapped $pid $f || exit 1; done &&
+		mapped $pid live/t.log.part$((upto + 1))
+	else
+		# the recorder maps every part until the exit: none is complete
+		mapped $pid live/t.log
+	fi &&
+	for f in live/t.log*; do ln $f keep/ || exit 1; done
+'
+
+test_expect_success '--follow --delete to the end: the reports of all the parts' '
+	touch go &&
+	"$MTANALYZE" compact -q --follow --delete live/t.log &&
+	test "$(ls -A live)" = t.log.compact &&
+	last=$(ls keep/t.log.part* | sed "s/.*part//" | sort -n | tail -1) &&
+	grep -q "^# compacted 1 $last$" live/t.log.compact &&
+	same_analysis "$(parts_of keep/t.log 1 $last)" live/t.log.compact
+'
+
+test_expect_success 'mtrec --rotate --compact: the parts compacted beside the program' '
+	mkdir run &&
+	"$MTREC" --rotate 1M --compact -d 4 -o run/t.log "$HELPER/ana-compact" 100000 100 2>err &&
+	test "$(ls -A run)" = t.log.compact &&
+	grep -q "^mtrec: trace written to .run/t.log.compact. (its parts, compacted)$" err &&
+	! grep -q "nothing was recorded" err &&
+	test_expect_code 1 "$MTANALYZE" --by-site run/t.log.compact >r.out &&
+	grep -q "steady_leak.*\[linear\]" r.out
+'
+
+test_expect_success 'mtrec --compact needs --rotate, and mtanalyze beside it' '
+	test_expect_code 125 "$MTREC" --compact true 2>err &&
+	grep -q "needs --rotate" err &&
+	cp "$MTREC" ./mtrec-alone &&
+	MTREC_LIB=$LIBMTREC ./mtrec-alone --rotate 1M --compact -o alone.log true 2>err &&
+	grep -q "mtanalyze is not installed beside mtrec" err
+'
+
+test_done

@@ -14,6 +14,7 @@
 #include "db-load.h"
 #include "html-out.h"
 #include "json-out.h"
+#include "kinds.h"
 #include "run.h"
 #include "site-report.h"
 #include "wrappers.h"
@@ -119,7 +120,7 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 	else
 		mta_html_print_written (a->opts.html, info, out);
 	if (a->opts.growth == 0)
-		return info->leaked_blocks > 0;
+		return info->leaked_blocks > 0 || mta_kinds_any_leak (mta_run_kinds (a->run));
 	/* Only proven leaks fail the gate: in a run the recorder did not
 	 * record whole, classes are those of the recorded window, and the
 	 * blocks live when it stopped are not leaks yet (issue 18). */

@@ -501,7 +501,9 @@ pass2_line (const MtaLine *l, gpointer data, GError **error)
 	s->lines = l->lineno;
 	if (l->kind == MTA_LINE_EXT)
 		return pass2_ext (s, l, error);
-	if (l->kind == MTA_LINE_MARKER || l->kind == MTA_LINE_BAD) {
+	/* "# k" lines (kinds.h) are kept whole: the per-kind reports of the
+	 * compacted file are the full trace's */
+	if (l->kind == MTA_LINE_MARKER || l->kind == MTA_LINE_BAD || l->kind == MTA_LINE_TRACKED) {
 		put (s, l->text.p, l->text.len, l->lineno);
 		return TRUE;
 	}

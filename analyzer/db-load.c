@@ -13,6 +13,7 @@
  */
 #include "db-load.h"
 #include "growth.h"
+#include "kinds.h"
 #include "oom.h"
 #include "pkgdata.h"
 
@@ -24,14 +25,15 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 4
+#define MTA_SCHEMA_VERSION 5
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
 G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
 
 enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
-       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_TIMELINE, ST_SITE_TIMELINE, N_ST };
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_TIMELINE, ST_SITE_TIMELINE,
+       ST_KIND, ST_KIND_STATS, ST_KIND_LEAK, ST_KIND_BAD_FREE, ST_REFCOUNT, ST_REFCOUNT_PATH, N_ST };
 
 /* One statement per row kind; the run's id is always parameter 1 where
  * there is one. */
@@ -68,6 +70,22 @@ static const char *const sql_text[N_ST] = {
 	[ST_TIMELINE] = "INSERT INTO timeline (run_id, seq, line, time_ns) VALUES (?1, ?2, ?3, ?4)",
 	[ST_SITE_TIMELINE] = "INSERT INTO site_timeline (run_id, site_id, seq, live_blocks, live_bytes)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	/* v5: the tracked kinds */
+	[ST_KIND] = "INSERT INTO kinds (run_id, kind, allocations, releases, bytes_allocated,"
+		" leaked_blocks, leaked_bytes, bad_frees, references_taken, references_dropped)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_KIND_STATS] = "INSERT INTO kind_stats (run_id, kind, site_id, leaked_blocks, leaked_bytes,"
+		" bad_frees, first_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+		" ON CONFLICT (run_id, kind, site_id) DO UPDATE SET bad_frees = excluded.bad_frees,"
+		" first_line = min (first_line, excluded.first_line)",
+	[ST_KIND_LEAK] = "INSERT INTO kind_leaks (run_id, kind, address, size, site_id, stack_id, line,"
+		" thread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_KIND_BAD_FREE] = "INSERT INTO kind_bad_frees (run_id, kind, address, site_id, stack_id, line,"
+		" thread) VALUES (?1, ?2, ?3, ?5, ?6, ?7, ?8)",
+	[ST_REFCOUNT] = "INSERT INTO refcounts (run_id, kind, entry, objects, net_count, below_zero,"
+		" lowest_count, example, first_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_REFCOUNT_PATH] = "INSERT INTO refcount_paths (run_id, kind, entry, op, stack_id, site_id, count)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 /* Version 1 -> 2 (issue 7): the new columns of existing tables; the new
@@ -669,6 +687,124 @@ store_threads (MtaDb *d, GHashTable *threads, GError **error)
 	return TRUE;
 }
 
+/* ---- v5: the tracked kinds (kinds.h) */
+
+/* Bind the values V from column FIRST on, and step WHICH. */
+static gboolean
+step_values (MtaDb *d, int which, int first, const int64_t *v, guint n, GError **error)
+{
+	for (guint k = 0; k < n; k++)
+		sqlite3_bind_int64 (d->st[which], first + (int) k, v[k]);
+	return step (d, which, error);
+}
+
+static gboolean
+store_kind_sites (MtaDb *d, const MtaKind *k, const GArray *list, gboolean leaks,
+		  const int64_t *site_ids, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_KIND_STATS];
+
+	for (guint i = 0; i < list->len; i++) {
+		const MtaKindSite *s = &g_array_index (list, MtaKindSite, i);
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+		const int64_t v[] = { site_ids[s->site], leaks ? (int64_t) s->blocks : 0,
+				      leaks ? (int64_t) s->bytes : 0, leaks ? 0 : (int64_t) s->blocks,
+				      (int64_t) s->first_line };
+		if (!step_values (d, ST_KIND_STATS, 3, v, G_N_ELEMENTS (v), error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+store_kind_records (MtaDb *d, const MtaKind *k, const GArray *recs, gboolean leaks,
+		    GPtrArray *paths, const int64_t *site_ids, GError **error)
+{
+	int which = leaks ? ST_KIND_LEAK : ST_KIND_BAD_FREE;
+	sqlite3_stmt *st = d->st[which];
+
+	for (guint i = 0; i < recs->len; i++) {
+		const MtaRecord *r = &g_array_index (recs, MtaRecord, i);
+		const MtaPath *p = paths->pdata[r->path];
+		sqlite3_bind_int64 (st, 1, d->run_id);
+		sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+		if (leaks)
+			sqlite3_bind_int64 (st, 4, (sqlite3_int64) r->size);
+		bind_tid (st, 8, r->tid);
+		const int64_t v[] = { (int64_t) r->addr };
+		const int64_t w[] = { site_ids[p->site], d->stack_base + r->path, (int64_t) r->line };
+		sqlite3_bind_int64 (st, 3, v[0]);
+		if (!step_values (d, which, 5, w, G_N_ELEMENTS (w), error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+store_ref_group (MtaDb *d, const MtaKind *k, guint entry, const MtaRefGroup *g,
+		 GPtrArray *paths, const int64_t *site_ids, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_REFCOUNT], *ps = d->st[ST_REFCOUNT_PATH];
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+	const int64_t v[] = { entry, (int64_t) g->objects, g->net, g->negative, g->lowest,
+			      (int64_t) g->example, (int64_t) g->first_line };
+	if (!step_values (d, ST_REFCOUNT, 3, v, G_N_ELEMENTS (v), error))
+		return FALSE;
+	for (guint i = 0; i < g->paths->len; i++) {
+		const MtaRefPath *rp = &g_array_index (g->paths, MtaRefPath, i);
+		const MtaPath *p = paths->pdata[rp->path];
+		for (int pass = 0; pass < 2; pass++) {
+			uint64_t n = pass == 0 ? rp->refs : rp->unrefs;
+			if (n == 0)
+				continue;
+			sqlite3_bind_int64 (ps, 1, d->run_id);
+			sqlite3_bind_text (ps, 2, k->name, -1, SQLITE_STATIC);
+			sqlite3_bind_int64 (ps, 3, entry);
+			sqlite3_bind_text (ps, 4, pass == 0 ? "r" : "u", 1, SQLITE_STATIC);
+			const int64_t w[] = { d->stack_base + rp->path, site_ids[p->site], (int64_t) n };
+			if (!step_values (d, ST_REFCOUNT_PATH, 5, w, G_N_ELEMENTS (w), error))
+				return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+store_kind (MtaDb *d, const MtaKind *k, GPtrArray *paths, const int64_t *site_ids, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_KIND];
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+	const int64_t v[] = { (int64_t) k->allocs, (int64_t) k->frees, (int64_t) k->bytes_allocated,
+			      (int64_t) k->leaked_blocks, (int64_t) k->leaked_bytes,
+			      (int64_t) k->bad_frees, (int64_t) k->refs, (int64_t) k->unrefs };
+	if (!step_values (d, ST_KIND, 3, v, G_N_ELEMENTS (v), error) ||
+	    !store_kind_sites (d, k, k->leak_sites, TRUE, site_ids, error) ||
+	    !store_kind_sites (d, k, k->bad_free_sites, FALSE, site_ids, error) ||
+	    !store_kind_records (d, k, k->leaks, TRUE, paths, site_ids, error) ||
+	    !store_kind_records (d, k, k->bad_free_records, FALSE, paths, site_ids, error))
+		return FALSE;
+	for (guint i = 0; k->ref_groups != NULL && i < k->ref_groups->len; i++)
+		if (!store_ref_group (d, k, i, k->ref_groups->pdata[i], paths, site_ids, error))
+			return FALSE;
+	return TRUE;
+}
+
+static gboolean
+store_kinds (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **error)
+{
+	const MtaKinds *ks = mta_run_kinds (run);
+
+	for (guint i = 0; i < mta_kinds_count (ks); i++)
+		if (!store_kind (d, mta_kinds_get (ks, i), mta_run_paths (run), site_ids, error))
+			return FALSE;
+	return TRUE;
+}
+
 gboolean
 mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 {
@@ -684,7 +820,8 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 	    !store_site_timelines (d, run, site_ids, error) ||
 	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, error) ||
 	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, error) ||
-	    !store_threads (d, mta_run_threads (run), error))
+	    !store_threads (d, mta_run_threads (run), error) ||
+	    !store_kinds (d, run, site_ids, error))
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	if (!exec (d, "COMMIT", error))
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */

@@ -33,6 +33,24 @@ static const char sql_sites[] =
 	" FROM site_stats st JOIN sites s ON s.id = st.site_id"
 	" WHERE st.run_id = ?1 AND st.leaked_blocks > 0";
 
+/* v5: the tracked kinds' leaking sites, and the sites that took the
+ * references of unbalanced objects (dropped, for objects below zero),
+ * as leak-set.c makes them from a trace.  A database from before v5 has
+ * no such tables, and its runs no kinds. */
+static const char sql_has_kinds[] =
+	"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'refcount_paths'";
+static const char sql_kind_sites[] =
+	"SELECT k.kind, s.function, s.file, s.line, s.object, k.leaked_blocks, k.leaked_bytes"
+	" FROM kind_stats k JOIN sites s ON s.id = k.site_id"
+	" WHERE k.run_id = ?1 AND k.leaked_blocks > 0"
+	" UNION ALL "
+	"SELECT r.kind || ' references', s.function, s.file, s.line, s.object, sum (r.objects), 0"
+	" FROM refcounts r JOIN refcount_paths p"
+	"  ON p.run_id = r.run_id AND p.kind = r.kind AND p.entry = r.entry"
+	"  AND p.op = CASE WHEN r.below_zero THEN 'u' ELSE 'r' END"
+	" JOIN sites s ON s.id = p.site_id"
+	" WHERE r.run_id = ?1 GROUP BY r.kind, p.site_id";
+
 static gboolean
 fail (GError **error, sqlite3 *db, const char *path)
 {
@@ -46,6 +64,35 @@ text (sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text (st, col);
 	return t ? (const char *) t : "";
+}
+
+/* FALSE on an SQLite error (in DB's message). */
+static gboolean
+read_kind_sites (MtaLeakSet *set, sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2 (db, sql_has_kinds, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step (st) != SQLITE_ROW) {
+		sqlite3_finalize (st);
+		return FALSE;
+	}
+	gboolean has = sqlite3_column_int64 (st, 0) > 0;
+	sqlite3_finalize (st);
+	if (!has)
+		return TRUE;
+	if (sqlite3_prepare_v2 (db, sql_kind_sites, -1, &st, NULL) != SQLITE_OK)
+		return FALSE;
+	sqlite3_bind_int64 (st, 1, id);
+	while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+		mta_leak_set_add (set, text (st, 1), text (st, 2), (unsigned) sqlite3_column_int64 (st, 3),
+				  text (st, 4), NULL, (uint64_t) sqlite3_column_int64 (st, 5),
+				  (uint64_t) sqlite3_column_int64 (st, 6));
+		mta_leak_set_set_kind (set, text (st, 0));
+	}
+	sqlite3_finalize (st);
+	return rc == SQLITE_DONE;
 }
 
 MtaLeakSet *
@@ -115,6 +162,12 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, GError **
 				  text (st, 3), text (st, 6), (uint64_t) sqlite3_column_int64 (st, 4),
 				  (uint64_t) sqlite3_column_int64 (st, 5));
 	if (rc != SQLITE_DONE) {
+		fail (error, db, path);
+		goto out;
+	}
+	sqlite3_finalize (st);
+	st = NULL;
+	if (!read_kind_sites (set, db, id)) {
 		fail (error, db, path);
 		goto out;
 	}

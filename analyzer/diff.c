@@ -308,9 +308,10 @@ base_name (const char *path)
 static char *
 group_key (const MtaLeakSite *s)
 {
+	/* a kind's sites pair only with the same kind's */
 	if (s->file[0] != '\0')
-		return g_strdup_printf ("%s\x1f%s", s->function, base_name (s->file));
-	return g_strdup_printf ("%s\x1f\x1f%s", s->function, base_name (s->object));
+		return g_strdup_printf ("%s\x1e%s\x1f%s", s->kind, s->function, base_name (s->file));
+	return g_strdup_printf ("%s\x1e%s\x1f\x1f%s", s->kind, s->function, base_name (s->object));
 }
 
 static int
@@ -504,10 +505,14 @@ compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppression
 
 /* ------------------------------------------------------------ text */
 
+/* The site, after its kind in brackets when it is not malloc's. */
 static char *
 site_label (const MtaLeakSite *s)
 {
-	return mta_location_label (s->function, s->file, s->line, s->object);
+	g_autofree char *where = mta_location_label (s->function, s->file, s->line, s->object);
+	if (s->kind[0] == '\0')
+		return g_steal_pointer (&where);
+	return g_strdup_printf ("[%s] %s", s->kind, where);
 }
 
 static const char *
@@ -616,7 +621,13 @@ put_changes (FILE *out, const char *key, const GArray *a, gboolean comma)
 	for (guint i = 0; i < a->len; i++) {
 		const Change *c = &g_array_index (a, Change, i);
 		const MtaLeakSite *s = c->feature ? c->feature : c->base;
-		fprintf (out, "%s\n    {\"change\": \"%s\", \"function\": ", i ? "," : "", change_word (c));
+		fprintf (out, "%s\n    {\"change\": \"%s\", ", i ? "," : "", change_word (c));
+		if (s->kind[0] != '\0') {
+			fputs ("\"kind\": ", out);
+			mta_json_put_string (out, s->kind);
+			fputs (", ", out);
+		}
+		fputs ("\"function\": ", out);
 		mta_json_put_string (out, s->function);
 		fputs (", \"file\": ", out);
 		mta_json_put_string (out, s->file);

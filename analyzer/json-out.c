@@ -8,6 +8,7 @@
  * never rename.
  */
 #include "json-out.h"
+#include "kind-json.h"
 #include "growth.h"
 #include "site-report.h"
 
@@ -470,6 +471,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs ("}", out);
 	}
 	fputs (bad->len ? "\n  ],\n" : "],\n", out);
+	mta_kind_json (run, frames, out);
 
 	fputs ("  \"threads\": {", out);
 	GHashTableIter it;

@@ -7,6 +7,7 @@
  * two builds, see diff.c).
  */
 #include "leak-set.h"
+#include "kinds.h"
 #include "run.h"
 #include "symbolize.h"
 #include "trace-input.h"
@@ -24,6 +25,7 @@ static void
 site_free (gpointer p)
 {
 	MtaLeakSite *s = p;
+	g_free (s->kind);
 	g_free (s->function);
 	g_free (s->file);
 	g_free (s->object);
@@ -57,6 +59,7 @@ mta_leak_set_add (MtaLeakSet *set, const char *function, const char *file, unsig
 		  const char *object, const char *caller, uint64_t blocks, uint64_t bytes)
 {
 	MtaLeakSite *s = g_new0 (MtaLeakSite, 1);
+	s->kind = g_strdup ("");
 	s->function = g_strdup (function ? function : "");
 	s->file = g_strdup (file ? file : "");
 	s->line = line;
@@ -65,6 +68,59 @@ mta_leak_set_add (MtaLeakSet *set, const char *function, const char *file, unsig
 	s->blocks = blocks;
 	s->bytes = bytes;
 	g_ptr_array_add (set->sites, s);
+}
+
+void
+mta_leak_set_set_kind (MtaLeakSet *set, const char *kind)
+{
+	MtaLeakSite *s = set->sites->pdata[set->sites->len - 1];
+	g_free (s->kind);
+	s->kind = g_strdup (kind);
+}
+
+/* The sites of the tracked kinds' leaks, and those where the references
+ * of unbalanced objects were taken (or, for objects below zero, dropped),
+ * counted in objects, as "KIND references". */
+static void
+add_kind_sites (MtaLeakSet *set, const MtaRun *run)
+{
+	const MtaKinds *ks = mta_run_kinds (run);
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
+
+	for (guint i = 0; i < mta_kinds_count (ks); i++) {
+		const MtaKind *k = mta_kinds_get (ks, i);
+		for (guint j = 0; j < k->leak_sites->len; j++) {
+			const MtaKindSite *ksite = &g_array_index (k->leak_sites, MtaKindSite, j);
+			const MtaSite *s = sites->pdata[ksite->site];
+			mta_leak_set_add (set, s->function, s->file, s->line, s->object, NULL, ksite->blocks,
+					  ksite->bytes);
+			mta_leak_set_set_kind (set, k->name);
+		}
+		if (k->ref_groups == NULL)
+			continue;
+		g_autofree char *label = g_strdup_printf ("%s references", k->name);
+		g_autoptr (GHashTable) objects = g_hash_table_new (g_direct_hash, g_direct_equal);
+		for (guint j = 0; j < k->ref_groups->len; j++) {
+			const MtaRefGroup *g = k->ref_groups->pdata[j];
+			for (guint n = 0; n < g->paths->len; n++) {
+				const MtaRefPath *rp = &g_array_index (g->paths, MtaRefPath, n);
+				if ((g->negative ? rp->unrefs : rp->refs) == 0)
+					continue;
+				gpointer key = GINT_TO_POINTER (((const MtaPath *) paths->pdata[rp->path])->site + 1);
+				uint64_t sum = GPOINTER_TO_SIZE (g_hash_table_lookup (objects, key)) + g->objects;
+				g_hash_table_insert (objects, key, GSIZE_TO_POINTER (sum));
+			}
+		}
+		GHashTableIter it;
+		gpointer key, value;
+		g_hash_table_iter_init (&it, objects);
+		while (g_hash_table_iter_next (&it, &key, &value)) {
+			const MtaSite *s = sites->pdata[GPOINTER_TO_INT (key) - 1];
+			mta_leak_set_add (set, s->function, s->file, s->line, s->object, NULL,
+					  GPOINTER_TO_SIZE (value), 0);
+			mta_leak_set_set_kind (set, label);
+		}
+	}
 }
 
 gboolean
@@ -178,6 +234,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 					  s->leaked_blocks, s->leaked_bytes);
 			keep_curve (set, info, s);
 		}
+		add_kind_sites (set, run);
 		g_free (best);
 	}
 	mta_reader_free (reader);

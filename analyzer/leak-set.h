@@ -12,6 +12,9 @@
 #include "wrappers.h"
 
 typedef struct {
+	char *kind;                /* "" malloc; a tracked kind ("pool"), or "KIND references"
+				    * for the sites that took the references of unbalanced
+				    * objects (kinds.h) */
 	char *function;            /* "" unknown, "0xOFF" no symbol */
 	char *file;                /* "" without debug information */
 	unsigned line;             /* 0 unknown */
@@ -37,6 +40,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaLeakSet, mta_leak_set_free)
 /* Add a site (the strings are copied). */
 void mta_leak_set_add (MtaLeakSet *set, const char *function, const char *file, unsigned line,
 		       const char *object, const char *caller, uint64_t blocks, uint64_t bytes);
+
+/* The site added last is of KIND (a tracked kind: see MtaLeakSite.kind). */
+void mta_leak_set_set_kind (MtaLeakSet *set, const char *kind);
 
 typedef struct {
 	const char *binary;        /* NULL: found from the trace */

@@ -19,6 +19,7 @@
 #include "run.h"
 #include "compact-sum.h"
 #include "growth.h"
+#include "kinds.h"
 #include "live-table.h"
 #include "timeline.h"
 
@@ -77,6 +78,7 @@ struct MtaRun {
 	GHashTable *thread_index;
 	GArray *thread_states;
 	ThreadState *cur_thread;
+	MtaKinds *kinds;           /* "# k" events */
 };
 
 /* ------------------------------------------------------------ life cycle */
@@ -134,6 +136,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->thread_states = g_array_new (FALSE, TRUE, sizeof (ThreadState));
 	g_array_set_size (r->thread_states, 1);
 	r->cur_thread = &g_array_index (r->thread_states, ThreadState, 0);
+	r->kinds = mta_kinds_new ();
 	return r;
 }
 
@@ -166,6 +169,7 @@ mta_run_free (MtaRun *r)
 	mta_timeline_release (&r->timeline);
 	g_hash_table_destroy (r->thread_index);
 	g_array_free (r->thread_states, TRUE);
+	mta_kinds_free (r->kinds);
 	g_free (r);
 }
 
@@ -189,6 +193,7 @@ GPtrArray *mta_run_paths (const MtaRun *r) { return r->paths; }
 GArray *mta_run_leaks (const MtaRun *r) { return r->leaks; }
 GArray *mta_run_bad_frees (const MtaRun *r) { return r->bad_frees; }
 GHashTable *mta_run_threads (const MtaRun *r) { return r->threads; }
+const MtaKinds *mta_run_kinds (const MtaRun *r) { return r->kinds; }
 
 /* ------------------------------------------------------------ sites */
 
@@ -650,6 +655,10 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			ext_line (r, l->text.p, l->text.len);
 		return TRUE;
 	}
+	if (G_UNLIKELY (l->kind == MTA_LINE_TRACKED)) {
+		mta_kinds_event (r->kinds, l, path_of (r, l), r->tid);
+		return TRUE;
+	}
 	if (l->kind != MTA_LINE_EVENT)
 		return TRUE;
 	if (G_UNLIKELY (mta_timeline_due (&r->timeline, l->lineno)))
@@ -824,6 +833,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
 		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
 	}
+	mta_kinds_finish (r->kinds, r->paths);
 	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
 			     &r->info.end_time_ns);
 	r->info.tl_len = r->timeline.len;

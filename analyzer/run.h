@@ -152,6 +152,10 @@ GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
 GArray *mta_path_tail (const MtaPath *path, guint max);
 GArray *mta_run_leaks (const MtaRun *run);          /* MtaRecord, by address */
 GArray *mta_run_bad_frees (const MtaRun *run);      /* MtaRecord, trace order */
+/* The events of other allocators and reference counts ("# k" lines),
+ * by kind (kinds.h); complete after mta_run_finish. */
+typedef struct MtaKinds MtaKinds;
+const MtaKinds *mta_run_kinds (const MtaRun *run);
 /* Thread names: tid (GUINT_TO_POINTER) -> name */
 GHashTable *mta_run_threads (const MtaRun *run);
 

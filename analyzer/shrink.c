@@ -25,6 +25,7 @@
  * run (twice) and the kept blocks, never the trace's length.
  */
 #include "shrink.h"
+#include "kind-shrink.h"
 #include "script-hash.h"
 #include "oom.h"
 #include "trace-input.h"
@@ -86,6 +87,7 @@ typedef struct {
 	uint64_t lines_out, bytes_out, events_in, events_out;
 	uint64_t bytes_in;         /* of text read, decompressed */
 	GHashTable *header_seen;   /* header lines already written (parts repeat them) */
+	MtaKindShrink *kinds;      /* the "# k" lines' bookkeeping */
 } Shrink;
 
 /* ------------------------------------------------------------ the script's view */
@@ -93,7 +95,7 @@ typedef struct {
 static int64_t
 stack_of (const MtaLine *l)
 {
-	return l->kind == MTA_LINE_EVENT ? l->stack_id : -1;
+	return l->kind == MTA_LINE_EVENT || l->kind == MTA_LINE_TRACKED ? l->stack_id : -1;
 }
 
 /* $allocated{KEY} = the line and stack of the allocation */
@@ -123,6 +125,10 @@ pass1_line (const MtaLine *l, gpointer data, GError **error)
 	MtaLiveEntry *e;
 
 	(void) error;
+	if (G_UNLIKELY (l->kind == MTA_LINE_TRACKED)) {
+		mta_kind_shrink_pass1 (s->kinds, l);
+		return TRUE;
+	}
 	mta_script_event (l, &ev);
 	switch (ev.op) {
 	case '+':
@@ -287,6 +293,14 @@ pass2_line (const MtaLine *l, gpointer data, GError **error)
 	gboolean keep = FALSE;
 
 	(void) error;
+	if (G_UNLIKELY (l->kind == MTA_LINE_TRACKED)) {
+		s->events_in++;
+		if (mta_kind_shrink_keep (s->kinds, l))
+			put_event (s, l);
+		else
+			drop (s);
+		return TRUE;
+	}
 	mta_script_event (l, &ev);
 	switch (ev.op) {
 	case '+':
@@ -435,11 +449,13 @@ mta_shrink (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error
 	s.stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s.header_seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
 					       (GDestroyNotify) g_bytes_unref, NULL);
+	s.kinds = mta_kind_shrink_new (s.stacks);
 
 	s.pass = 1;
 	if (!read_all (pass1_line, &s, argv, argc, error))
 		goto out;
 	pass1_finish (&s);
+	mta_kind_shrink_pass1_end (s.kinds);
 	g_array_sort (s.kept_lines, line_cmp);
 	/* every needed stack: 1 until written */
 	GHashTableIter it;
@@ -513,6 +529,7 @@ out:
 	g_array_free (s.kept_lines, TRUE);
 	g_hash_table_destroy (s.stacks);
 	g_hash_table_destroy (s.header_seen);
+	mta_kind_shrink_free (s.kinds);
 	g_free (s.time_text);
 	g_free (s.out_time_text);
 	return ok;

@@ -21,6 +21,7 @@
  */
 #include "site-report.h"
 #include "growth.h"
+#include "kind-report.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -402,6 +403,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			print_groups (run, by_site, si, frames, FALSE, out);
 		}
 	}
+	mta_kind_report (run, frames, out);
 	print_peak_and_temporary (run, out);
 	if (!info->skip_wrappers)
 		fputs ("\n(wrappers not skipped: --no-skip)\n", out);

@@ -289,6 +289,109 @@ parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
 
 /* ------------------------------------------------------------ lines */
 
+/* Trailing columns from NEXT on: KEY=VALUE; s=ID is the interned stack.
+ * FALSE when one is not of that form. */
+static ALWAYS_INLINE gboolean
+trailing_columns (MtaLine *l, int next)
+{
+	const MtaSpan *c = l->cols;
+
+	for (int i = next; i < l->ncols; i++) {
+		const char *eq = memchr (c[i].p, '=', c[i].len);
+		if (eq == NULL || eq == c[i].p)
+			return FALSE;
+		if (c[i].len > 2 && c[i].p[0] == 's' && c[i].p[1] == '=') {
+			int64_t id = 0;
+			for (size_t k = 2; k < c[i].len; k++) {
+				if (c[i].p[k] < '0' || c[i].p[k] > '9' || id > (INT64_MAX - 9) / 10)
+					return FALSE;
+				id = id * 10 + (c[i].p[k] - '0');
+			}
+			l->stack_id = id;
+		}
+	}
+	return TRUE;
+}
+
+static void tokenize_slow (MtaLine *l, const char *p, size_t len);
+
+/* KIND of a "# k" line: 1-63 bytes the recorder writes ([A-Za-z0-9_.:-]). */
+static gboolean
+family_name_ok (MtaSpan s)
+{
+	if (s.len == 0 || s.len > 63)
+		return FALSE;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned char ch = (unsigned char) s.p[i];
+		if (!g_ascii_isalnum (ch) && ch != '_' && ch != '.' && ch != ':' && ch != '-')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* "# k KIND [@ CALLER] OP ADDR [SIZE] [KEY=VALUE...]" (trace-format.md,
+ * "Tracked events").  The event after KIND is split again on its own, so
+ * that the line may have more columns than MTA_MAX_COLS holds; L keeps the
+ * line's own columns, so that whoever reads columns (the script's view,
+ * mtrace-compat.c) still sees a '#' line.  Anything else after "# k"
+ * makes the line damaged.  Off the malloc path: only '#' lines come here. */
+static __attribute__ ((noinline)) void
+classify_tracked (MtaLine *l)
+{
+	MtaLine ev;
+
+	l->kind = MTA_LINE_BAD;
+	if (l->ncols < 3 || l->has_nul || !family_name_ok (l->cols[2]))
+		return;
+	if (!l->more_cols) {
+		/* the usual line: its columns after KIND are the event's */
+		ev.ncols = l->ncols - 3;
+		ev.more_cols = FALSE;
+		memcpy (ev.cols, l->cols + 3, (size_t) ev.ncols * sizeof ev.cols[0]);
+	} else {
+		const char *rest = l->cols[2].p + l->cols[2].len, *end = l->text.p + l->text.len;
+		tokenize_slow (&ev, rest, (size_t) (end - rest));
+		if (ev.more_cols || ev.has_nul)
+			return;
+	}
+	const MtaSpan *c = ev.cols;
+	int n = 0;
+	ev.caller.p = "";
+	ev.caller.len = 0;
+	ev.size = 0;
+	ev.stack_id = -1;
+	if (ev.ncols >= 2 && mta_span_eq (c[0], "@")) {
+		ev.caller = c[1];
+		n = 2;
+	}
+	if (ev.ncols < n + 2 || c[n].len != 1 || !parse_hex_field (c[n + 1], &ev.addr, &ev.addr_canonical))
+		return;
+	int next = n + 2;
+	switch (c[n].p[0]) {
+	case '+':
+		if (ev.ncols < n + 3)
+			return;
+		if (!mta_span_eq (c[n + 2], "0") && !parse_hex_field (c[n + 2], &ev.size, NULL))
+			return;
+		next = n + 3;
+		break;
+	case '-': case 'r': case 'u':
+		break;
+	default:
+		return;
+	}
+	if (!trailing_columns (&ev, next))
+		return;
+	l->op = c[n].p[0];
+	l->caller = ev.caller;
+	l->addr = ev.addr;
+	l->addr_canonical = ev.addr_canonical;
+	l->size = ev.size;
+	l->stack_id = ev.stack_id;
+	l->family = l->cols[2];
+	l->kind = MTA_LINE_TRACKED;
+}
+
 /* Decide what L is and fill its event fields. */
 static ALWAYS_INLINE void
 classify (MtaLine *l)
@@ -308,6 +411,8 @@ classify (MtaLine *l)
 	}
 	if (c[0].p[0] == '#') {
 		l->kind = MTA_LINE_EXT;
+		if (G_UNLIKELY (c[0].len == 1 && l->ncols >= 2 && c[1].len == 1 && c[1].p[0] == 'k'))
+			classify_tracked (l);
 		return;
 	}
 	if (UNLIKELY (l->has_nul)) {
@@ -373,22 +478,8 @@ classify (MtaLine *l)
 	default:
 		return;
 	}
-	/* Trailing columns: KEY=VALUE; s=ID is the interned stack. */
-	for (int i = next; i < l->ncols; i++) {
-		const char *eq = memchr (c[i].p, '=', c[i].len);
-		if (eq == NULL || eq == c[i].p)
-			return;
-		if (c[i].len > 2 && c[i].p[0] == 's' && c[i].p[1] == '=') {
-			int64_t id = 0;
-			for (size_t k = 2; k < c[i].len; k++) {
-				if (c[i].p[k] < '0' || c[i].p[k] > '9' || id > (INT64_MAX - 9) / 10)
-					return;
-				id = id * 10 + (c[i].p[k] - '0');
-			}
-			l->stack_id = id;
-		}
-	}
-	l->kind = MTA_LINE_EVENT;
+	if (trailing_columns (l, next))
+		l->kind = MTA_LINE_EVENT;
 }
 
 /* Bit I of the result: P[I] <= 0x20; bit I of *SPACE: P[I] == ' '. */
@@ -591,6 +682,7 @@ mta_line_is_trace (const MtaLine *l)
 {
 	switch (l->kind) {
 	case MTA_LINE_EVENT:
+	case MTA_LINE_TRACKED:
 		return TRUE;
 	case MTA_LINE_MARKER:
 		return is_text (l->text.p, l->text.len);

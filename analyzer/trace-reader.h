@@ -20,14 +20,21 @@ typedef struct {
 	size_t len;
 } MtaSpan;
 
-/* Enough columns for "@ CALLER OP ADDR SIZE" and a few trailing ones. */
-#define MTA_MAX_COLS 8
+/* Enough columns for "@ CALLER OP ADDR SIZE" and a few trailing ones,
+ * and for "# k KIND @ CALLER + ADDR SIZE s=ID" and one more (a longer
+ * "# k" line is split again after KIND: trace-reader.c). */
+#define MTA_MAX_COLS 10
 
 typedef enum {
 	MTA_LINE_BLANK,   /* empty, only whitespace or NUL bytes */
 	MTA_LINE_EXT,     /* '#' extension line (text starts at the '#', after any NULs) */
 	MTA_LINE_MARKER,  /* "= Start", "= End" */
 	MTA_LINE_EVENT,   /* a well-formed + - < > ! line */
+	/* A well-formed "# k KIND ..." line: an event of another allocator or
+	 * a reference count (trace-format.md, "Tracked events"); its event
+	 * fields as for MTA_LINE_EVENT (op '+' '-' 'r' 'u'), KIND in family.
+	 * A damaged one is MTA_LINE_BAD. */
+	MTA_LINE_TRACKED,
 	MTA_LINE_BAD,     /* anything else: counted and reported */
 } MtaLineKind;
 
@@ -48,6 +55,8 @@ typedef struct {
 	gboolean addr_canonical;  /* ADDR column spelled as %p writes it */
 	uint64_t size;            /* 0 when the operator takes none */
 	int64_t stack_id;         /* trailing "s=ID", or -1 */
+	/* For MTA_LINE_TRACKED only: */
+	MtaSpan family;           /* KIND: 1-63 bytes of [A-Za-z0-9_.:-] */
 } MtaLine;
 
 /* Return FALSE (with ERROR set) to stop reading. */

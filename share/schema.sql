@@ -14,13 +14,17 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 4;              -- this schema's version
+PRAGMA user_version = 5;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
 -- Version 3 (issue 18) added the columns marked "v3" (what the recorder
 -- did not record); the same holds for them.  Version 4 (issue 11) added
 -- frames.inlined; the view stack_frames is made again to show it.
+-- Version 5 (issue 10) added the tables of the tracked kinds (kind_stats,
+-- kind_leaks, kind_bad_frees, refcounts, refcount_paths) and their views;
+-- the tables of malloc stay malloc's alone.  An older database gets them
+-- at its next load; runs loaded before have no rows there.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -203,6 +207,92 @@ CREATE TABLE IF NOT EXISTS events (
 	PRIMARY KEY (run_id, line)
 ) WITHOUT ROWID;
 
+-- v5: the tracked kinds ("# k KIND" lines: other allocators, reference
+-- counts; share/analyzer.md "Other allocators and reference counts").
+-- malloc's tables above hold malloc's events only.
+
+-- Each kind of a run: its totals.
+CREATE TABLE IF NOT EXISTS kinds (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,               -- 'pool', 'rte', 'dict_t', ...
+	allocations INTEGER NOT NULL,     -- '+' that stored a block
+	releases INTEGER NOT NULL,        -- '-' of blocks it allocated
+	bytes_allocated INTEGER NOT NULL,
+	leaked_blocks INTEGER NOT NULL,
+	leaked_bytes INTEGER NOT NULL,
+	bad_frees INTEGER NOT NULL,       -- '-' of blocks it never allocated
+	references_taken INTEGER NOT NULL,   -- 'r'
+	references_dropped INTEGER NOT NULL, -- 'u'
+	PRIMARY KEY (run_id, kind)
+) WITHOUT ROWID;
+
+-- Leaks and bad frees of each kind by call site.
+CREATE TABLE IF NOT EXISTS kind_stats (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	leaked_blocks INTEGER NOT NULL,
+	leaked_bytes INTEGER NOT NULL,
+	bad_frees INTEGER NOT NULL,
+	first_line INTEGER NOT NULL,      -- its first leaked block or bad free
+	PRIMARY KEY (run_id, kind, site_id)
+) WITHOUT ROWID;
+
+-- Blocks of a kind never released.
+CREATE TABLE IF NOT EXISTS kind_leaks (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,
+	address INTEGER NOT NULL,
+	size INTEGER NOT NULL,            -- 0: the event did not say
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	line INTEGER NOT NULL,
+	thread INTEGER
+);
+CREATE INDEX IF NOT EXISTS kind_leaks_run ON kind_leaks (run_id, kind, site_id);
+
+-- Releases by a kind of blocks it never allocated (at most 2^16 per kind
+-- and run one by one; kinds.bad_frees counts them all).
+CREATE TABLE IF NOT EXISTS kind_bad_frees (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,
+	address INTEGER NOT NULL,
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	line INTEGER NOT NULL,
+	thread INTEGER
+);
+
+-- Objects whose reference count is not zero at the end of the run, or
+-- went below zero: one row for the objects with the same end count, fate
+-- and call paths (entry numbers them within the kind, most objects first).
+CREATE TABLE IF NOT EXISTS refcounts (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,
+	entry INTEGER NOT NULL,           -- 0, 1, ...
+	objects INTEGER NOT NULL,
+	net_count INTEGER NOT NULL,       -- each object's count at the end
+	below_zero INTEGER NOT NULL,      -- 1: the count went below zero
+	lowest_count INTEGER NOT NULL,
+	example INTEGER NOT NULL,         -- the address of one of the objects
+	first_line INTEGER NOT NULL,
+	PRIMARY KEY (run_id, kind, entry)
+) WITHOUT ROWID;
+
+-- The call paths of each refcounts entry: references taken (op 'r', the
+-- allocation of an object its kind allocated counting as one) and
+-- dropped ('u'), summed over its objects.
+CREATE TABLE IF NOT EXISTS refcount_paths (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	kind TEXT NOT NULL,
+	entry INTEGER NOT NULL,
+	op TEXT NOT NULL,                 -- 'r' or 'u'
+	stack_id INTEGER NOT NULL REFERENCES stacks (id),
+	site_id INTEGER NOT NULL REFERENCES sites (id),
+	count INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refcount_paths_run ON refcount_paths (run_id, kind, entry);
+
 -- ---------------------------------------------------------------- views
 
 -- Sites with what happened there, per run.
@@ -256,3 +346,20 @@ SELECT f.stack_id, st.run_id, f.level, f.level = st.site_level AS charged,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
        s.object, f.site_id, f.inlined
 FROM frames f JOIN stacks st ON st.id = f.stack_id JOIN sites s ON s.id = f.site_id;
+
+-- v5: leaks of each tracked kind by call site, per run.
+CREATE VIEW IF NOT EXISTS kind_leaks_by_site AS
+SELECT k.run_id, k.kind, k.site_id, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, k.leaked_blocks, k.leaked_bytes, k.first_line, s.file, s.line
+FROM kind_stats k JOIN sites s ON s.id = k.site_id WHERE k.leaked_blocks > 0;
+
+-- v5: the call paths of the unbalanced reference counts, with their sites.
+CREATE VIEW IF NOT EXISTS refcount_list AS
+SELECT r.run_id, r.kind, r.entry, r.objects, r.net_count, r.below_zero,
+       printf ('0x%x', r.example) AS example, p.op, p.count, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, p.stack_id
+FROM refcounts r JOIN refcount_paths p
+  ON p.run_id = r.run_id AND p.kind = r.kind AND p.entry = r.entry
+JOIN sites s ON s.id = p.site_id;

@@ -1,0 +1,128 @@
+/* kind-report.c -- the tracked kinds in the --by-site report, after
+ * malloc's leaks and bad frees, one heading per kind (share/analyzer.md,
+ * "Other allocators and reference counts").
+ *
+ * Rows start with the kind's name, never a digit, so that scripts that
+ * read malloc's table rows ("^ *[0-9]") read the same rows as before.
+ */
+#include "kind-report.h"
+#include "incomplete.h"
+
+#include <inttypes.h>
+
+char *
+mta_net_count_text (int64_t net)
+{
+	return g_strdup_printf ("%s%" G_GINT64_FORMAT, net > 0 ? "+" : "", net);
+}
+
+static void
+print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks, FILE *out)
+{
+	GPtrArray *sites = mta_run_sites (run);
+
+	if (leaks)
+		fprintf (out, "\n  %-16s %9s %12s  %s\n", "Kind", "Blocks", "Bytes", "Site");
+	else
+		fprintf (out, "\n  %-16s %9s  %s\n", "Kind", "Frees", "Site");
+	for (guint i = 0; i < list->len; i++) {
+		const MtaKindSite *ks = &g_array_index (list, MtaKindSite, i);
+		g_autofree char *label = mta_site_label (sites->pdata[ks->site]);
+		if (leaks)
+			fprintf (out, "  %-16s %9" PRIu64 " %12" PRIu64 "  %s\n", k->name, ks->blocks, ks->bytes,
+				 label);
+		else
+			fprintf (out, "  %-16s %9" PRIu64 "  %s\n", k->name, ks->blocks, label);
+	}
+}
+
+/* One call path: its site, then up to FRAMES callers. */
+static void
+print_path (const MtaRun *run, uint32_t path, guint frames, const char *head, FILE *out)
+{
+	const MtaPath *p = mta_run_paths (run)->pdata[path];
+	GPtrArray *sites = mta_run_sites (run);
+	g_autofree char *label = mta_site_label (sites->pdata[MAX (p->site, 0)]);
+	g_autoptr (GArray) tail = mta_path_tail (p, frames);
+
+	fprintf (out, "%s %s\n", head, label);
+	for (guint i = 0; i < tail->len; i++) {
+		g_autofree char *caller = mta_site_label (sites->pdata[g_array_index (tail, uint32_t, i)]);
+		fprintf (out, "%*scalled from %s\n", 16, "", caller);
+	}
+}
+
+static void
+print_ref_group (const MtaRun *run, const MtaKind *k, const MtaRefGroup *g, guint frames, FILE *out)
+{
+	g_autofree char *n = mta_group_digits (g->objects);
+	g_autofree char *net = mta_net_count_text (g->net);
+	char head[64];
+
+	fprintf (out, "  %s: %s object%s with net count %s", k->name, n, g->objects == 1 ? "" : "s", net);
+	if (g->negative)
+		fprintf (out, ", below zero (down to %" G_GINT64_FORMAT ")", g->lowest);
+	fprintf (out, ", e.g. %#" PRIx64 "\n", g->example);
+	for (int pass = 0; pass < 2; pass++) {
+		gboolean any = FALSE;
+		for (guint i = 0; i < g->paths->len; i++) {
+			const MtaRefPath *p = &g_array_index (g->paths, MtaRefPath, i);
+			uint64_t c = pass == 0 ? p->refs : p->unrefs;
+			if (c == 0)
+				continue;
+			if (!any)
+				fprintf (out, "    %s:\n", pass == 0 ? "references taken at" : "dropped at");
+			any = TRUE;
+			g_snprintf (head, sizeof head, "      x%-8" PRIu64, c);
+			print_path (run, p->path, frames, head, out);
+		}
+		if (!any)
+			fprintf (out, "    %s: none\n", pass == 0 ? "references taken at" : "dropped at");
+	}
+}
+
+static void
+print_kind (const MtaRun *run, const MtaKind *k, guint frames, gboolean stopped, FILE *out)
+{
+	fprintf (out, "\nKind '%s': %" PRIu64 " allocation%s, %" PRIu64 " release%s, %" PRIu64
+		 " reference%s taken, %" PRIu64 " dropped\n", k->name, k->allocs, k->allocs == 1 ? "" : "s",
+		 k->frees, k->frees == 1 ? "" : "s", k->refs, k->refs == 1 ? "" : "s", k->unrefs);
+	if (k->leak_sites->len > 0) {
+		fprintf (out, "Not released%s, kind '%s', by call site: %" PRIu64 " block%s, %" PRIu64
+			 " bytes, %u site%s\n", stopped ? " before the recording stopped" : "", k->name,
+			 k->leaked_blocks, k->leaked_blocks == 1 ? "" : "s", k->leaked_bytes,
+			 k->leak_sites->len, k->leak_sites->len == 1 ? "" : "s");
+		print_sites (run, k, k->leak_sites, TRUE, out);
+	} else if (k->allocs > 0)
+		fprintf (out, "Every block of kind '%s' was released.\n", k->name);
+	if (k->bad_free_sites->len > 0) {
+		fprintf (out, "\nReleases of kind '%s' of blocks it never allocated, by call site: %" PRIu64
+			 " release%s, %u site%s\n", k->name, k->bad_frees, k->bad_frees == 1 ? "" : "s",
+			 k->bad_free_sites->len, k->bad_free_sites->len == 1 ? "" : "s");
+		print_sites (run, k, k->bad_free_sites, FALSE, out);
+	}
+	if (k->ref_groups == NULL)
+		return;
+	if (k->ref_groups->len == 0) {
+		fprintf (out, "Every reference of kind '%s' was dropped.\n", k->name);
+		return;
+	}
+	uint64_t objects = 0;
+	for (guint i = 0; i < k->ref_groups->len; i++)
+		objects += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
+	fprintf (out, "Unbalanced references%s, kind '%s': %" PRIu64 " object%s, %u entr%s\n\n",
+		 stopped ? " when the recording stopped" : "", k->name, objects, objects == 1 ? "" : "s",
+		 k->ref_groups->len, k->ref_groups->len == 1 ? "y" : "ies");
+	for (guint i = 0; i < k->ref_groups->len; i++)
+		print_ref_group (run, k, k->ref_groups->pdata[i], frames, out);
+}
+
+void
+mta_kind_report (const MtaRun *run, guint frames, FILE *out)
+{
+	const MtaKinds *ks = mta_run_kinds (run);
+	gboolean stopped = mta_run_info (run)->incomplete.stopped_line > 0;
+
+	for (guint i = 0; i < mta_kinds_count (ks); i++)
+		print_kind (run, mta_kinds_get (ks, i), frames, stopped, out);
+}

@@ -51,7 +51,7 @@ struct MtaReader {
 	MtaLineFunc func;
 	gpointer user_data;
 	uint64_t lineno;
-	uint64_t content_lineno; /* of the last line not '#': where "# at" may go back to */
+	uint64_t content_lineno; /* of the last event line: where "# at" may go back to */
 	uint64_t bad;
 	uint64_t bytes;      /* of text read, decompressed */
 	gboolean progress;
@@ -785,7 +785,9 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	if (UNLIKELY (l->kind == MTA_LINE_EXT && l->text.len > 5 && l->text.p[2] == 'a') &&
 	    !mta_compact_line_at (l, &r->lineno, r->content_lineno, error))
 		return FALSE;
-	if (l->kind != MTA_LINE_EXT)
+	/* events (and lines that may be damaged events) are what reports
+	 * number; "=" and blank lines may share a number with a '#' line */
+	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK)
 		r->content_lineno = l->lineno;
 	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
 		l->kind = MTA_LINE_BAD;

@@ -59,4 +59,16 @@ test_expect_success MTRACE '/usr/bin/mtrace reads the compacted trace: the same 
 	test $(grep -c "was never alloc" m.full) = $(grep -c "was never alloc" m.small)
 '
 
+test_expect_success 'a thread line before the header, and no line free for it: every mode reads the result' '
+	mkdir early && cd early &&
+	printf "# mtrec 1\n# T 100\n# pid 100 1\n= Start\n@ ./a:[0x10] + 0x1000 0x10\n@ ./a:[0x20] + 0x2000 0x10\n@ ./a:[0x30] - 0x2000\n= End\n" >min.log &&
+	"$MTANALYZE" compact -q min.log &&
+	test_expect_code 1 "$MTANALYZE" --by-site min.log >full &&
+	test_expect_code 1 "$MTANALYZE" --by-site min.log.compact >small &&
+	test_cmp full small &&
+	test_expect_code 1 "$MTANALYZE" min.log >full &&
+	test_expect_code 1 "$MTANALYZE" min.log.compact >small &&
+	test_cmp full small
+'
+
 test_done

@@ -627,12 +627,7 @@ put_changes (FILE *out, const char *key, const GArray *a, gboolean comma)
 			mta_json_put_string (out, s->kind);
 			fputs (", ", out);
 		}
-		fputs ("\"function\": ", out);
-		mta_json_put_string (out, s->function);
-		fputs (", \"file\": ", out);
-		mta_json_put_string (out, s->file);
-		fprintf (out, ", \"line\": %u, \"object\": ", s->line);
-		mta_json_put_string (out, s->object);
+		mta_json_put_location (out, s->function, s->file, s->line, s->object);
 		if (c->base)
 			fprintf (out, ", \"base_line\": %u", c->base->line);
 		else

@@ -64,17 +64,24 @@ put_u64 (FILE *out, const char *key, uint64_t v, gboolean comma)
 	fprintf (out, "\"%s\": %" PRIu64 "%s", key, v, comma ? ", " : "");
 }
 
+void
+mta_json_put_location (FILE *out, const char *function, const char *file, unsigned line,
+		       const char *object)
+{
+	put_key (out, "function");
+	mta_json_put_string (out, function);
+	fputs (", ", out);
+	put_key (out, "file");
+	mta_json_put_string (out, file);
+	fprintf (out, ", \"line\": %u, ", line);
+	put_key (out, "object");
+	mta_json_put_string (out, object);
+}
+
 static void
 put_site_fields (FILE *out, const MtaSite *s)
 {
-	put_key (out, "function");
-	mta_json_put_string (out, s->function);
-	fputs (", ", out);
-	put_key (out, "file");
-	mta_json_put_string (out, s->file);
-	fprintf (out, ", \"line\": %u, ", s->line);
-	put_key (out, "object");
-	mta_json_put_string (out, s->object);
+	mta_json_put_location (out, s->function, s->file, s->line, s->object);
 	fprintf (out, ", \"inlined\": %s", s->inlined ? "true" : "false");
 }
 

@@ -13,6 +13,10 @@
 /* S as an RFC 8259 string ("null" for NULL); bytes that are not UTF-8
  * become U+FFFD. */
 void mta_json_put_string (FILE *out, const char *s);
+/* "function": ..., "file": ..., "line": N, "object": ... -- a call site as
+ * every JSON output names one. */
+void mta_json_put_location (FILE *out, const char *function, const char *file, unsigned line,
+			    const char *object);
 
 /* LINEAGE: what the run inherited from a parent and handed to a child
  * (lineage.h), NULL: not looked at. */

@@ -15,12 +15,7 @@
 static void
 put_site (FILE *out, const MtaSite *s)
 {
-	fputs ("\"function\": ", out);
-	mta_json_put_string (out, s->function);
-	fputs (", \"file\": ", out);
-	mta_json_put_string (out, s->file);
-	fprintf (out, ", \"line\": %u, \"object\": ", s->line);
-	mta_json_put_string (out, s->object);
+	mta_json_put_location (out, s->function, s->file, s->line, s->object);
 }
 
 static void

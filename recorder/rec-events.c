@@ -369,7 +369,7 @@ static size_t kind_prefix(char *buf, const char *kind)
 		char ch = *k;
 		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			 (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' || ch == '-';
-		buf[n++] = ok ? ch : '_';
+		buf[n++] = (char)(ok ? ch : '_');
 	}
 	if (n == 4) {
 		memcpy(buf + 4, "unnamed", 7);

@@ -177,19 +177,13 @@ static inline size_t event_room(const struct event_ctx *e)
 /* The stack's "# stack" line goes right before the first event of each
  * part that uses it: a part can then be read alone, and every thread's
  * events follow the definitions they use. */
-static char *put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
-		      char op, const void *p, int with_size, size_t size);
-
-static char *put_event(char *o, const struct event_ctx *e, char op,
-		       const void *p, int with_size, size_t size)
-{
-	return put_line(o, e, NULL, 0, op, p, with_size, size);
-}
-
 /* An event line, after PREFIX (plen bytes, none when NULL): "# k KIND "
- * makes a tracked allocator's event of one (share/trace-format.md). */
-static char *put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
-		      char op, const void *p, int with_size, size_t size)
+ * makes a tracked allocator's event of one (share/trace-format.md).
+ * Inlined into each writer, so that the prefix test folds away for
+ * malloc's events (out of line it cost 2% more instructions an event). */
+static inline __attribute__((always_inline)) char *
+put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
+	 char op, const void *p, int with_size, size_t size)
 {
 	char *line;
 	char first;
@@ -231,6 +225,12 @@ static char *put_line(char *o, const struct event_ctx *e, const char *prefix, si
 	__asm__ volatile("" ::: "memory");
 	line[0] = first;
 	return o;
+}
+
+static char *put_event(char *o, const struct event_ctx *e, char op,
+		       const void *p, int with_size, size_t size)
+{
+	return put_line(o, e, NULL, 0, op, p, with_size, size);
 }
 
 /* A caller or a stack seen for the first time may lie in an object loaded

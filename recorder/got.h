@@ -33,6 +33,13 @@ enum {
 	 * its PLT (for functions tracked by name; never for malloc, whose
 	 * private definitions must keep their own callers). */
 	MTREC_GOT_OWN = 2,
+	/* real is not known beforehand: each pass after objects were loaded
+	 * or unloaded takes the first definition of the name in load order
+	 * (the program, then its libraries, then what was dlopen()ed), read
+	 * from the objects' own symbol tables -- dlsym() would allocate its
+	 * error message when the name is missing.  NULL while none defines
+	 * it; no slot is redirected then. */
+	MTREC_GOT_FIND = 4,
 };
 
 /* What one pass did. */

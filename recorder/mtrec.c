@@ -76,6 +76,10 @@ static void usage(FILE *out)
 		"                      sigwait() it) or handles it never lets it reach the\n"
 		"                      recorder: use '%s ctl' there\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
+		"      --track=SPEC    also record the calls of the functions SPEC names:\n"
+		"                      FUNC:alloc|free|ref|unref[:ARG[:FAMILY]],... or a\n"
+		"                      profile, @glusterfs, @dpdk or @glib; repeatable\n"
+		"                      (MTREC_TRACK; see share/track.md)\n"
 		"  -q, --quiet         no messages from mtrec and the recorder about the\n"
 		"                      trace (the program's own output is untouched)\n"
 		"  -h, --help          print this help and exit\n"
@@ -173,6 +177,22 @@ static int valid_signal(const char *name)
 	return *name && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP;
 }
 
+/* name=old<sep>value, or name=value when name is unset; 0 or -1. */
+static int append_env(const char *name, const char *value, const char *sep)
+{
+	const char *old = getenv(name);
+	char *both;
+	int ret;
+
+	if (!old || !*old)
+		return setenv(name, value, 1);
+	if (asprintf(&both, "%s%s%s", old, sep, value) < 0)
+		return -1;
+	ret = setenv(name, both, 1);
+	free(both);
+	return ret;
+}
+
 /* Options into the environment the program gets; 0, or an exit status
  * (help, version, a bad value).  *quiet is set by -q. */
 static int parse_options(int argc, char **argv, const char **output, int *quiet)
@@ -185,6 +205,7 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		{ "signal", optional_argument, NULL, 'S' },
 		{ "rotate", required_argument, NULL, 'r' },
 		{ "compact", no_argument, NULL, 'C' },
+		{ "track", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -226,6 +247,15 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 				return bad_value("--signal", optarg, "a signal such as SIGUSR2, USR1, "
 						 "SIGRTMIN+3 or 12 is expected (not KILL or STOP)");
 			setenv("MTREC_SIGNAL", optarg ? optarg : "SIGUSR2", 1);
+			break;
+		case 'T':
+			if (!*arg)
+				return bad_value("--track", arg, "FUNC:KIND[:ARG[:FAMILY]],... or "
+						 "@glusterfs, @dpdk, @glib is expected");
+			/* Each --track is a group of its own (its own default
+			 * family), after those of MTREC_TRACK. */
+			if (append_env("MTREC_TRACK", arg, ";") < 0)
+				return EXIT_LAUNCHER;
 			break;
 		case 'q':
 			*quiet = 1;

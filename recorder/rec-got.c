@@ -56,10 +56,12 @@
 #define R_SYM_OF(i) ELF64_R_SYM(i)
 #define R_TYPE_OF(i) ELF64_R_TYPE(i)
 #define ST_BIND_OF(i) ELF64_ST_BIND(i)
+#define ST_TYPE_OF(i) ELF64_ST_TYPE(i)
 #else
 #define R_SYM_OF(i) ELF32_R_SYM(i)
 #define R_TYPE_OF(i) ELF32_R_TYPE(i)
 #define ST_BIND_OF(i) ELF32_ST_BIND(i)
+#define ST_TYPE_OF(i) ELF32_ST_TYPE(i)
 #endif
 
 #define MAX_OBJECTS 4096
@@ -93,6 +95,8 @@ static struct {
 	int ndone;
 	int cursor;		/* where the next visit is likely found */
 	int unloaded;		/* objects were unloaded since the last pass */
+	int finding;		/* some functions are MTREC_GOT_FIND */
+	int revisit;		/* find_reals learned a definition */
 	unsigned long long seen_adds, seen_subs;
 } G = { .lock = PTHREAD_MUTEX_INITIALIZER, .seen_adds = ~0ull, .seen_subs = ~0ull };
 
@@ -114,6 +118,7 @@ struct object {
 	const ElfW(Sym) *symtab;
 	const char *strtab;
 	size_t strsz;
+	const uint32_t *gnu_hash, *sysv_hash;	/* DT_GNU_HASH, DT_HASH */
 };
 
 static int mapped(const struct object *o, uintptr_t p, size_t len)
@@ -226,6 +231,8 @@ static int read_dynamic(struct object *o, struct dynamic *d)
 		case DT_SYMTAB: symtab = dyn[i].d_un.d_ptr; break;
 		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
 		case DT_STRSZ: o->strsz = dyn[i].d_un.d_val; break;
+		case DT_GNU_HASH: o->gnu_hash = (const uint32_t *)dyn[i].d_un.d_ptr; break;
+		case DT_HASH: o->sysv_hash = (const uint32_t *)dyn[i].d_un.d_ptr; break;
 		default: break;
 		}
 	}
@@ -235,6 +242,10 @@ static int read_dynamic(struct object *o, struct dynamic *d)
 	o->strtab = (const char *)dyn_addr(o, strtab);
 	if (!mapped(o, (uintptr_t)o->strtab, o->strsz))
 		return -1;
+	if (o->gnu_hash)
+		o->gnu_hash = (const uint32_t *)dyn_addr(o, (uintptr_t)o->gnu_hash);
+	if (o->sysv_hash)
+		o->sysv_hash = (const uint32_t *)dyn_addr(o, (uintptr_t)o->sysv_hash);
 	if (relaent < sizeof(ElfW(Rela)) || relent < sizeof(ElfW(Rel)))
 		return -1;
 	d->t[0] = (struct table){ rela ? dyn_addr(o, rela) : 0, relasz, relaent };
@@ -385,6 +396,8 @@ static int redirect(struct object *o, uintptr_t *slot, struct mtrec_got_func *f,
 
 	if (v == (uintptr_t)f->ours)
 		return 0;
+	if (!__atomic_load_n(&f->real, __ATOMIC_ACQUIRE))
+		return 0;	/* MTREC_GOT_FIND: no definition yet to call */
 	if (v != (uintptr_t)f->real && !((f->flags & MTREC_GOT_LAZY) && o->base_ns && in_object(o, v))) {
 		rep->elsewhere++;
 		return 0;
@@ -427,6 +440,137 @@ static int patch_object(struct object *o, struct mtrec_got_report *rep, uintptr_
 		}
 	close_relro(o);
 	return n;
+}
+
+/* ---- finding definitions (MTREC_GOT_FIND) ----------------------------- */
+
+static int named(const struct object *o, const ElfW(Sym) *s, const char *name)
+{
+	return mapped(o, (uintptr_t)s, sizeof(*s)) && s->st_name < o->strsz &&
+	       strnlen(o->strtab + s->st_name, o->strsz - s->st_name) < o->strsz - s->st_name &&
+	       strcmp(o->strtab + s->st_name, name) == 0;
+}
+
+/* A function the object defines and exports (not an IFUNC: its value is
+ * the resolver, not the function). */
+static int defines(const ElfW(Sym) *s)
+{
+	int type = ST_TYPE_OF(s->st_info), bind = ST_BIND_OF(s->st_info);
+
+	return s->st_shndx != SHN_UNDEF && s->st_value != 0 && type == STT_FUNC &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK);
+}
+
+/* The symbol `name` in the GNU hash table (the bloom filter first: most
+ * objects do not define it), or NULL. */
+static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name)
+{
+	const uint32_t *ht = o->gnu_hash;
+	uint32_t h = 5381, nbuckets, symoffset, bloom_size, shift, ix;
+	const ElfW(Addr) *bloom;
+	const uint32_t *buckets, *chain;
+	ElfW(Addr) word;
+	unsigned bits = sizeof(ElfW(Addr)) * 8;
+
+	if (!mapped(o, (uintptr_t)ht, 16))
+		return NULL;
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	nbuckets = ht[0], symoffset = ht[1], bloom_size = ht[2], shift = ht[3];
+	bloom = (const ElfW(Addr) *)(ht + 4);
+	buckets = (const uint32_t *)(bloom + bloom_size);
+	chain = buckets + nbuckets;
+	if (!nbuckets || !bloom_size || !mapped(o, (uintptr_t)bloom, (size_t)((const char *)chain - (const char *)bloom)))
+		return NULL;
+	word = bloom[(h / bits) % bloom_size];
+	if (!((word >> (h % bits)) & (word >> ((h >> shift) % bits)) & 1))
+		return NULL;
+	ix = buckets[h % nbuckets];
+	if (ix < symoffset)
+		return NULL;
+	for (int guard = 0; guard < 1000000; guard++, ix++) {
+		const uint32_t *c = chain + (ix - symoffset);
+
+		if (!mapped(o, (uintptr_t)c, sizeof(*c)))
+			return NULL;
+		if ((*c | 1) == (h | 1) && named(o, o->symtab + ix, name))
+			return o->symtab + ix;
+		if (*c & 1)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Without a GNU hash table: DT_HASH's nchain is the number of symbols. */
+static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name)
+{
+	uint32_t n;
+
+	if (!mapped(o, (uintptr_t)o->sysv_hash, 8))
+		return NULL;
+	n = o->sysv_hash[1];
+	for (uint32_t i = 1; i < n && i < 1000000; i++)
+		if (named(o, o->symtab + i, name))
+			return o->symtab + i;
+	return NULL;
+}
+
+struct finding {
+	int todo;	/* functions still looked for in this pass */
+	int learned;	/* a definition was found */
+	unsigned char found[256];
+};
+
+static int find_in(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct finding *fd = data;
+	struct object o;
+	struct dynamic d;
+
+	(void)size;
+	memset(&o, 0, sizeof(o));
+	if (read_layout(&o, info) < 0 || kept(&o) || read_dynamic(&o, &d) < 0 ||
+	    !in_base_namespace(info))
+		return 0;
+	for (int i = 0; i < G.nfuncs && i < 256; i++) {
+		struct mtrec_got_func *f = &G.funcs[i];
+		const ElfW(Sym) *s;
+
+		if (!(f->flags & MTREC_GOT_FIND) || fd->found[i])
+			continue;
+		s = o.gnu_hash ? gnu_lookup(&o, f->name) : o.sysv_hash ? sysv_lookup(&o, f->name) : NULL;
+		if (s && defines(s)) {
+			__atomic_store_n(&f->real, (void *)(o.bias + s->st_value), __ATOMIC_RELEASE);
+			fd->found[i] = 1;
+			fd->todo--;
+			fd->learned = 1;
+		}
+	}
+	return fd->todo == 0;
+}
+
+/* Before a pass: the definitions of the MTREC_GOT_FIND functions not known
+ * yet, and after an unload all of them (the object may be gone, or back at
+ * another address).  A function no longer defined anywhere keeps its last
+ * address: a slot still calling it was calling an unloaded object anyway. */
+static void find_reals(int unloaded)
+{
+	struct finding fd;
+
+	memset(&fd, 0, sizeof(fd));
+	for (int i = 0; i < G.nfuncs && i < 256; i++) {
+		if (!(G.funcs[i].flags & MTREC_GOT_FIND) ||
+		    (!unloaded && __atomic_load_n(&G.funcs[i].real, __ATOMIC_ACQUIRE)))
+			fd.found[i] = 1;
+		else
+			fd.todo++;
+	}
+	if (fd.todo)
+		dl_iterate_phdr(find_in, &fd);
+	/* Objects already looked at may call a function only now defined
+	 * (a plugin's, loaded after them): look at every object again. */
+	if (fd.learned)
+		__atomic_store_n(&G.revisit, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- passes ------------------------------------------------------------- */
@@ -515,6 +659,14 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+static unsigned long long read_subs(void)
+{
+	struct counters now = { 0, 0 };
+
+	dl_iterate_phdr(read_counters, &now);
+	return now.subs;
+}
+
 int mtrec_got_changed(void)
 {
 	struct counters now = { 0, 0 };
@@ -551,6 +703,8 @@ static int visit_locked(struct dl_phdr_info *info, size_t size, void *data)
 		p->now.adds = info->dlpi_adds;
 		p->now.subs = info->dlpi_subs;
 		G.unloaded = p->now.subs != G.seen_subs;
+		if (__atomic_exchange_n(&G.revisit, 0, __ATOMIC_ACQ_REL))
+			G.ndone = 0;
 		for (int i = 0; i < G.ndone; i++)
 			G.done[i].present = 0;
 	}
@@ -564,6 +718,9 @@ void mtrec_got_sync(struct mtrec_got_report *r)
 	memset(r, 0, sizeof(*r));
 	if (!mtrec_got_changed())
 		return;
+	if (G.finding)
+		find_reals(__atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED) != ~0ull &&
+			   read_subs() != __atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED));
 	dl_iterate_phdr(visit_locked, &p);
 	if (!p.locked)
 		return;
@@ -585,6 +742,8 @@ int mtrec_got_init(struct mtrec_got_func *funcs, int n,
 	G.keep = keep;
 	G.nkeep = nkeep;
 	G.nfuncs = n;
+	for (int i = 0; i < n; i++)
+		G.finding |= (funcs[i].flags & MTREC_GOT_FIND) != 0;
 	__atomic_store_n(&G.funcs, funcs, __ATOMIC_RELEASE);
 	return 0;
 #else

@@ -18,6 +18,7 @@
 #include "events.h"
 #include "file.h"
 #include "got.h"
+#include "track.h"
 #include "lock.h"
 #include "rec.h"
 #include "tables.h"
@@ -269,17 +270,24 @@ static void say_patched(const char *object, unsigned slots, unsigned bound)
 		 m, " of them bound past the preload", SAY_END);
 }
 
-void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
+/* MTREC_PATCH=0 leaves the malloc family's slots alone; the functions
+ * MTREC_TRACK names are seen through their slots only, and keep them. */
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
 			 const void *const *keep, int nkeep)
 {
-	if (!g.enabled || !settings.patch)
+	if (!g.enabled || (!settings.patch && !ntracked))
 		return;
-	if (mtrec_got_init(funcs, n, keep, nkeep, settings.patch > 1 ? say_patched : NULL) < 0) {
-		if (settings.patch > 1)
-			prim_say("MTREC_PATCH: not supported on this architecture", SAY_END);
+	if (!settings.patch)
+		funcs += n, n = 0;
+	if (mtrec_got_init(funcs, n + ntracked, keep, nkeep,
+			   settings.patch > 1 ? say_patched : NULL) < 0) {
+		if (settings.patch > 1 || ntracked)
+			prim_say(ntracked ? "MTREC_TRACK" : "MTREC_PATCH",
+				 ": not supported on this architecture", SAY_END);
 		return;
 	}
-	mtrec_loader_moved();
+	mtrec_got_sync(&(struct mtrec_got_report){ 0, 0, 0, 0, 0 });
+	mtrec_track_coverage(1);
 }
 
 void mtrec_loader_moved(void)
@@ -287,6 +295,7 @@ void mtrec_loader_moved(void)
 	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
 
 	mtrec_got_sync(&r);
+	mtrec_track_coverage(0);
 }
 
 /* ---- the toggle signal (MTREC_SIGNAL) ---------------------------------- */

@@ -9,6 +9,7 @@
  * impossible frees under threads). */
 #include "got.h"
 #include "rec.h"
+#include "track.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -648,7 +649,7 @@ EXPORT void muntrace(void)
 /* The functions redirected in objects that bypass the preload (rec-got.c):
  * each slot bound to the next definition in the chain, or not bound yet,
  * is made to point to ours. */
-static struct mtrec_got_func redirects[] = {
+static struct mtrec_got_func redirects[10 + MTREC_TRACK_MAX] = {
 	{ "malloc", (void *)malloc, NULL, 0, 0 },
 	{ "free", (void *)free, NULL, 0, 0 },
 	{ "calloc", (void *)calloc, NULL, 0, 0 },
@@ -660,7 +661,7 @@ static struct mtrec_got_func redirects[] = {
 	{ "valloc", (void *)valloc, NULL, 0, 0 },
 	{ "pvalloc", (void *)pvalloc, NULL, 0, 0 },
 };
-#define NREDIRECTS ((int)(sizeof(redirects) / sizeof(redirects[0])))
+#define NREDIRECTS 10	/* the malloc family; then the functions MTREC_TRACK names */
 
 /* Objects never patched: the recorder, libc, the dynamic linker, and the
  * allocators the real functions live in. */
@@ -684,7 +685,10 @@ static void setup_redirects(void)
 		if (redirects[i].real)
 			keep[nkeep++] = redirects[i].real;
 	}
-	mtrec_redirect_init(redirects, NREDIRECTS, keep, nkeep);
+	mtrec_redirect_init(redirects, NREDIRECTS,
+			    mtrec_track_init(prim_getenv("MTREC_TRACK"), redirects + NREDIRECTS,
+					     MTREC_TRACK_MAX),
+			    keep, nkeep);
 }
 
 __attribute__((constructor)) static void shim_constructor(void)

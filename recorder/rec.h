@@ -65,10 +65,12 @@ void mtrec_mark(const char *label) MTREC_HIDDEN;
 void mtrec_forget_callers(void) MTREC_HIDDEN;
 
 /* From the constructor: redirect, in objects that bypass the preload
- * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), never
- * touching the objects that hold keep[0..nkeep).  Unless MTREC_PATCH=0. */
+ * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), unless
+ * MTREC_PATCH=0, and everywhere those of the ntracked functions that
+ * MTREC_TRACK names (funcs[n..n+ntracked), track.h), never touching the
+ * objects that hold keep[0..nkeep). */
 struct mtrec_got_func;
-void mtrec_redirect_init(struct mtrec_got_func *funcs, int n,
+void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
 			 const void *const *keep, int nkeep) MTREC_HIDDEN;
 /* From the dl* wrappers: objects may have been loaded since the last
  * look; redirect their slots. */

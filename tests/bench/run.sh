@@ -63,6 +63,7 @@ rm -rf "$DIR"
 
 echo
 sh "$TOP/tests/bench/dlopen.sh"
+sh "$TOP/tests/bench/track.sh"
 
 for part in analyzer db; do
 	if [ -f "$TOP/tests/bench/$part.sh" ] && [ -x "$TOP/analyzer/mtanalyze" ]; then

@@ -330,6 +330,24 @@ static void say_summary(void)
 	}
 }
 
+/* A program that defines none of the functions (one that the traced
+ * program exec'd, with MTREC_TRACK inherited) gets one line, not one per
+ * function; those that appear in a later dlopen() are still told. */
+static int none_here(void)
+{
+	char n[24];
+
+	for (int i = 0; i < nitems; i++)
+		if (__atomic_load_n(&table[i].real, __ATOMIC_RELAXED))
+			return 0;
+	*prim_putu(n, n + sizeof(n) - 1, (unsigned long)nitems) = '\0';
+	prim_say("track: none of the ", n, nitems == 1 ? " function named" : " functions named",
+		 " is in a loaded object; nothing is tracked until one is loaded", SAY_END);
+	for (int i = 0; i < nitems; i++)
+		items[i].told = 1;
+	return 1;
+}
+
 void mtrec_track_coverage(int first)
 {
 	char n[24];
@@ -341,6 +359,8 @@ void mtrec_track_coverage(int first)
 	if (first) {
 		say_summary();
 		__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+		if (none_here())
+			return;
 	}
 	for (int i = 0; i < nitems; i++) {
 		unsigned long slots = __atomic_load_n(&table[i].slots, __ATOMIC_RELAXED);

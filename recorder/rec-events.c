@@ -426,6 +426,7 @@ static void hold(struct mtrec_slot *s, struct mtrec_realloc *r, size_t need)
 	 * byte is a newline (or is the newline that ends the line before). */
 	r->at[-1] = '\n';
 	s->end = r->at;
+	s->held++;		/* its part stays mapped until the outcome */
 }
 
 /* Where the outcome goes: the held bytes, in the chunk they belong to;
@@ -508,7 +509,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	struct mtrec_slot *s;
 	struct event_ctx e;
 	char *o, *end;
-	int apart;
+	int apart, was_held = r->state == MTREC_REALLOC_HELD;
 
 	mtrec_enter();
 	if ((s = mtrec_me()) == NULL || stopped(s)) {
@@ -546,5 +547,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	if (new)
 		write_alloc(s, &e, '>', new, size);
 out:
+	if (s && was_held)
+		s->held--;
 	mtrec_leave();
 }

@@ -96,17 +96,24 @@ static inline void mtrec_enter(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Work put off inside the recorder is done when the outermost call leaves. */
-static inline void mtrec_leave(void)
+/* Leave the recorder, s being what mtrec_me() returned at this level (or
+ * NULL): the slot is no longer busy.  Work put off inside the recorder is
+ * done when the outermost call leaves. */
+static inline void mtrec_leave_slot(struct mtrec_slot *s)
 {
-	unsigned level = mtrec_depth - 1;
-	struct mtrec_slot *s = level < MTREC_NEST ? mtrec_self[level] : NULL;
-
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (s)
 		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 	if (--mtrec_depth == 0 && unlikely(__atomic_load_n(&mtrec_pending, __ATOMIC_ACQUIRE)))
 		mtrec_run_pending();
+}
+
+/* mtrec_leave_slot() for callers that did not keep the slot. */
+static inline void mtrec_leave(void)
+{
+	unsigned level = mtrec_depth - 1;
+
+	mtrec_leave_slot(level < MTREC_NEST ? mtrec_self[level] : NULL);
 }
 
 /* Put hooks->deferred off until a thread next leaves the recorder. */

@@ -326,7 +326,7 @@ void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 		describe_event(&e, caller);
 		write_alloc(s, &e, '+', p, size);
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 void mtrec_record_free(const void *caller, const void *p)
@@ -350,7 +350,7 @@ void mtrec_record_free(const void *caller, const void *p)
 			count_lost(s);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* ---- tracked kinds (mtrec.h: mtrec_alloc, mtrec_free, ...) ------------- */
@@ -400,7 +400,7 @@ void mtrec_record_kind(const void *caller, const char *kind, char op, const void
 			count_lost(s);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* ---- realloc ---------------------------------------------------------- */
@@ -490,7 +490,7 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			hold(s, r, need);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* "< old" (or the "-" or "!" that stands for it) at o; its end. */
@@ -549,5 +549,5 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 out:
 	if (s && was_held)
 		s->held--;
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }

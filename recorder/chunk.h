@@ -31,6 +31,11 @@ struct mtrec_slot {
 	char name[16];		/* as last written in a "# thread" line */
 	unsigned long lost_stopped;	/* events after recording stopped */
 	unsigned long lost_nested;	/* events a signal handler could not write */
+	/* Another thread closes the chunk of a thread that writes nothing
+	 * (rec-chunk.c, "Parts that complete"): these say when it may. */
+	unsigned busy;		/* the owner is inside the recorder at this level */
+	unsigned held;		/* realloc outcomes held in the chunk (rec-events.c) */
+	unsigned claim;		/* who moves pos and end off the fast path */
 } __attribute__((aligned(64)));
 
 /* Record calls of this thread in progress: a signal handler's comes at
@@ -91,18 +96,40 @@ static inline void mtrec_enter(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Work put off inside the recorder is done when the outermost call leaves. */
-static inline void mtrec_leave(void)
+/* Leave the recorder, s being what mtrec_me() returned at this level (or
+ * NULL): the slot is no longer busy.  Work put off inside the recorder is
+ * done when the outermost call leaves. */
+static inline void mtrec_leave_slot(struct mtrec_slot *s)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (s)
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 	if (--mtrec_depth == 0 && unlikely(__atomic_load_n(&mtrec_pending, __ATOMIC_ACQUIRE)))
 		mtrec_run_pending();
+}
+
+/* mtrec_leave_slot() for callers that did not keep the slot. */
+static inline void mtrec_leave(void)
+{
+	unsigned level = mtrec_depth - 1;
+
+	mtrec_leave_slot(level < MTREC_NEST ? mtrec_self[level] : NULL);
 }
 
 /* Put hooks->deferred off until a thread next leaves the recorder. */
 static inline void mtrec_defer(void)
 {
 	__atomic_store_n(&mtrec_pending, 1, __ATOMIC_RELEASE);
+}
+
+/* The slot is in use until mtrec_leave(): a plain store, which the
+ * thread that retires a part orders with prim_membarrier() (rec-chunk.c);
+ * only the compiler must keep it before the loads that follow. */
+static inline struct mtrec_slot *mtrec_slot_in_use(struct mtrec_slot *s)
+{
+	__atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return s;
 }
 
 /* The calling thread's slot at its current nesting level (between
@@ -116,7 +143,7 @@ static inline struct mtrec_slot *mtrec_me(void)
 	struct mtrec_slot *s = level < MTREC_NEST ? mtrec_self[level] : NULL;
 
 	if (likely(s != NULL) && likely(s->tid != 0))
-		return s;
+		return mtrec_slot_in_use(s);
 	return mtrec_me_slow(level);
 }
 

@@ -76,6 +76,14 @@ int mtrec_file_lost(void) MTREC_HIDDEN;
  * keep (and report) the program's action instead of installing it; 1 when
  * handled so. */
 int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old) MTREC_HIDDEN;
+/* The oldest part still mapped once a later part has begun and every
+ * chunk of it has been handed out (the tail is past its end), or 0: the
+ * part whose writers the chunk writer waits for. */
+unsigned mtrec_file_retirable(void) MTREC_HIDDEN;
+/* No writer is left in part k (mtrec_file_retirable): its range becomes
+ * an inaccessible reservation again, so that its pages leave the address
+ * space and deleting its file frees the disk. */
+void mtrec_file_retire(unsigned k) MTREC_HIDDEN;
 /* Fork child: re-create the growth lock, drop the parent's mapping. */
 void mtrec_file_fork_child(void) MTREC_HIDDEN;
 

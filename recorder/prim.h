@@ -33,6 +33,12 @@ int prim_flock(int fd, int op) MTREC_HIDDEN;
 /* Threads in this process (entries of /proc/self/task), or -1 when that
  * cannot be told. */
 int prim_count_threads(void) MTREC_HIDDEN;
+/* A full memory barrier in every running thread of the process, so that
+ * one thread's store, barrier, load handshake pairs with the other
+ * threads' plain store then load (membarrier(2), private expedited, or
+ * the global command where that is missing): 0, or -1 when the kernel
+ * has neither. */
+int prim_membarrier(void) MTREC_HIDDEN;
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t prim_monotonic_ns(void) MTREC_HIDDEN;
 /* A description of errno value err that never allocates. */

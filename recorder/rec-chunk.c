@@ -21,13 +21,37 @@
  * line below them.  Deeper than MTREC_NEST levels, events are counted as
  * lost.
  *
+ * Parts that complete (MTREC_ROTATE).  Once the tail has passed the end
+ * of part k, no new chunk lands in it, but threads go on writing in the
+ * chunks they have there: a busy thread until its chunk is full, an idle
+ * one (a daemon's signal thread that allocated once at start) for ever.
+ * So the thread that takes a chunk retires old parts, a few milliseconds
+ * apart: it moves the epoch (every thread takes a new chunk at its next
+ * event), runs a barrier in every thread (prim_membarrier), then looks
+ * at each slot.  A writer marks its slot busy with a plain store before
+ * it loads the epoch and clears it when it leaves the recorder; with the
+ * barrier between the epoch's store and the look at busy, either the
+ * look sees busy or the writer sees the new epoch and takes a new chunk
+ * (a store-barrier-load handshake whose barrier only the rare side pays:
+ * no fence, no atomic read-modify-write per event).  A slot that is not
+ * busy, holds no realloc outcome, and whose chunk lies in part k has that
+ * chunk closed for it, under the slot's claim, which its owner's slow
+ * path takes too; a busy slot that writes past part k is no obstacle;
+ * any other one makes the retirer try again later.  When every slot
+ * lets go, the part is unmapped (mtrec_file_retire).  The exit path
+ * closes other threads' chunks the same way, and leaves the busy ones
+ * to their owners.
+ *
  * Nothing here takes a lock but the file's growth (mtrec_lock, which a
- * nested handler never waits for): a chunk may be needed with any lock
- * of the modules above held. */
+ * nested handler never waits for) and a slot's claim, held only for a
+ * chunk's close: a chunk may be needed with any lock of the modules above
+ * held. */
 #include "chunk.h"
 #include "tables.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,6 +66,7 @@
 #define NAME_EVERY_NS 1000000000ull	/* thread names looked at this often */
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
 #define PART_ZONE MTREC_PART_ZONE	/* each part's header zone (MTREC_ROTATE) */
+#define RETIRE_EVERY_NS 2000000ull	/* tries at retiring a part, at most this often */
 
 __thread unsigned mtrec_depth;
 __thread struct mtrec_slot *mtrec_self[MTREC_NEST];
@@ -60,6 +85,9 @@ static struct {
 	const char *header;	/* the process header, for part zones */
 	size_t header_len;
 	const struct mtrec_life_hooks *hooks;
+	int retiring;		/* a thread is retiring parts (a try-lock) */
+	int no_barrier;		/* the kernel has no membarrier: parts stay mapped */
+	uint64_t retire_due_ns;	/* the next try, at the earliest */
 } c;
 
 /* ---- chunks ----------------------------------------------------------- */
@@ -78,7 +106,26 @@ static void chunk_close(struct mtrec_slot *s)
 		s->pos[0] = '#';
 		memset(s->pos + 1, ' ', left - 2);
 	}
-	s->pos = s->end = NULL;
+	__atomic_store_n(&s->pos, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->end, NULL, __ATOMIC_RELEASE);
+}
+
+/* The slot's claim, for its owner's slow path: a retirer holds it only
+ * while it closes the chunk (a few microseconds, unless descheduled). */
+static void slot_claim(struct mtrec_slot *s)
+{
+	unsigned free_ = 0;
+
+	while (!__atomic_compare_exchange_n(&s->claim, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free_ = 0;
+		sched_yield();
+	}
+}
+
+static void slot_unclaim(struct mtrec_slot *s)
+{
+	__atomic_store_n(&s->claim, 0, __ATOMIC_RELEASE);
 }
 
 /* The "# time" line, when one is due; returns the end of what it wrote.
@@ -237,6 +284,89 @@ static char *reserve(size_t len, size_t need, char **endp)
 	return mtrec_file.base + start;
 }
 
+/* ---- parts that complete ---------------------------------------------- */
+
+/* Close the chunk of a slot that is not busy, under its claim, if it still
+ * ends at or before lim; 0 when its owner holds the claim.  A slot of the
+ * calling thread (another nesting level) is closed with signals blocked:
+ * its owner is a signal handler that would wait for the claim for ever. */
+static int close_idle(struct mtrec_slot *s, size_t lim, pid_t self)
+{
+	sigset_t all, old;
+	char *end;
+	int own = s->tid == self;
+
+	if (own) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+	}
+	unsigned free_ = 0;
+	int got = __atomic_compare_exchange_n(&s->claim, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED);
+	if (got) {
+		end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
+		if (end && (size_t)(end - mtrec_file.base) <= lim)
+			chunk_close(s);
+		slot_unclaim(s);
+	}
+	if (own)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return got;
+}
+
+/* Does the slot write nothing more before lim (the end of the part to
+ * retire)?  Called after the epoch moved and the barrier ran. */
+static int lets_go(struct mtrec_slot *s, size_t lim, pid_t self)
+{
+	char *end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
+	pid_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+	int busy = (int)__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&s->held, __ATOMIC_ACQUIRE))
+		return 0;	/* a realloc's outcome will be written there */
+	if (busy && end && (size_t)(end - mtrec_file.base) > lim)
+		return 1;	/* writing, but in a later part */
+	/* Busy with no chunk: it may be reserving one before lim.  A thread
+	 * that died inside the recorder (cancelled in a handler) is idle. */
+	if (busy && tid && (tid == self || syscall(SYS_tgkill, getpid(), tid, 0) == 0 ||
+			    errno != ESRCH))
+		return 0;
+	if (!end || (size_t)(end - mtrec_file.base) > lim)
+		return 1;
+	return close_idle(s, lim, self);
+}
+
+/* Retire the oldest parts whose writers are gone; called by a thread that
+ * just took a chunk, at most every RETIRE_EVERY_NS. */
+static MTREC_COLD void retire_parts(uint64_t now)
+{
+	int free_ = 0;
+	pid_t self = prim_gettid();
+	unsigned k;
+
+	if (c.no_barrier || !__atomic_compare_exchange_n(&c.retiring, &free_, 1, 0,
+							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&c.retire_due_ns, now + RETIRE_EVERY_NS, __ATOMIC_RELAXED);
+	while ((k = mtrec_file_retirable()) != 0) {
+		size_t lim = (size_t)k * mtrec_file.part_size;
+		unsigned i, n = __atomic_load_n(&c.next_slot, __ATOMIC_ACQUIRE);
+
+		__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
+		if (prim_membarrier() < 0) {
+			c.no_barrier = 1;
+			break;
+		}
+		for (i = 0; i < n && i < NSLOTS; i++)
+			if (!lets_go(&c.slots[i], lim, self))
+				break;
+		if (i < n && i < NSLOTS)
+			break;
+		mtrec_file_retire(k);
+	}
+	__atomic_store_n(&c.retiring, 0, __ATOMIC_RELEASE);
+}
+
 /* Move the slot to a new chunk with room for need bytes; NULL when
  * recording has stopped or the file cannot grow. */
 MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
@@ -246,7 +376,9 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 	uint64_t now;
 	char *ch, *o, *end;
 
+	slot_claim(s);
 	chunk_close(s);
+	slot_unclaim(s);
 	if (!c.writing || mtrec_failed)
 		return NULL;
 	if (need + CHUNK_HEAD > len)
@@ -260,8 +392,10 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 	o = maybe_time(o, now, &gen);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
-	s->end = end;
+	__atomic_store_n(&s->end, end, __ATOMIC_RELEASE);
 	s->gen = gen;
+	if (now >= __atomic_load_n(&c.retire_due_ns, __ATOMIC_RELAXED) && mtrec_file_retirable())
+		retire_parts(now);
 	return o;
 }
 
@@ -308,11 +442,13 @@ static MTREC_COLD struct mtrec_slot *slot_attach(unsigned level)
 		}
 		if (i >= NSLOTS)
 			return NULL;
+		slot_claim(&c.slots[i]);
 		chunk_close(&c.slots[i]);
+		slot_unclaim(&c.slots[i]);
 	}
 	c.slots[i].tid = tid;
 	mtrec_self[level] = &c.slots[i];
-	return mtrec_self[level];
+	return mtrec_slot_in_use(mtrec_self[level]);
 }
 
 MTREC_COLD struct mtrec_slot *mtrec_me_slow(unsigned level)
@@ -335,6 +471,7 @@ MTREC_COLD struct mtrec_slot *mtrec_me_slow(unsigned level)
 		if (level > 0)
 			s->lost_nested++;
 		mtrec_self[level] = NULL;
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);	/* no leave will */
 	}
 	return NULL;
 }
@@ -495,6 +632,8 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 	struct mtrec_slot *s = mtrec_depth - 1 < MTREC_NEST ? mtrec_self[mtrec_depth - 1] : NULL;
 	char *pos = NULL, *end = NULL;
 
+	pid_t self = prim_gettid();
+
 	c.writing = 0;
 	/* The file ends where our last line does when our chunk is the last. */
 	if (s && s->pos) {
@@ -502,8 +641,19 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 		end = s->end;
 		s->pos = s->end = NULL;
 	}
-	for (unsigned i = 0; i < NSLOTS && i < c.next_slot; i++)
-		chunk_close(&c.slots[i]);
+	/* Other threads may be writing: as when a part is retired, only the
+	 * chunks of those that are not are closed here; a busy one closes
+	 * its own at its next event (c.writing is 0), and the file keeps
+	 * every chunk handed out.  Without the barrier, every slot is taken
+	 * for busy but those of this thread. */
+	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
+	int barrier = prim_membarrier() == 0;
+	for (unsigned i = 0; i < NSLOTS && i < c.next_slot; i++) {
+		struct mtrec_slot *o = &c.slots[i];
+		if ((barrier || o->tid == self) && !__atomic_load_n(&o->held, __ATOMIC_ACQUIRE) &&
+		    (o == s || !__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE)))
+			close_idle(o, (size_t)-1, self);
+	}
 	if (!cut(pos, end) && pos)
 		chunk_close(&(struct mtrec_slot){ .pos = pos, .end = end });
 }

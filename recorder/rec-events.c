@@ -326,7 +326,7 @@ void mtrec_record_alloc(const void *caller, const void *p, size_t size)
 		describe_event(&e, caller);
 		write_alloc(s, &e, '+', p, size);
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 void mtrec_record_free(const void *caller, const void *p)
@@ -350,7 +350,7 @@ void mtrec_record_free(const void *caller, const void *p)
 			count_lost(s);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* ---- tracked kinds (mtrec.h: mtrec_alloc, mtrec_free, ...) ------------- */
@@ -400,7 +400,7 @@ void mtrec_record_kind(const void *caller, const char *kind, char op, const void
 			count_lost(s);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* ---- realloc ---------------------------------------------------------- */
@@ -426,6 +426,7 @@ static void hold(struct mtrec_slot *s, struct mtrec_realloc *r, size_t need)
 	 * byte is a newline (or is the newline that ends the line before). */
 	r->at[-1] = '\n';
 	s->end = r->at;
+	s->held++;		/* its part stays mapped until the outcome */
 }
 
 /* Where the outcome goes: the held bytes, in the chunk they belong to;
@@ -489,7 +490,7 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			hold(s, r, need);
 		}
 	}
-	mtrec_leave();
+	mtrec_leave_slot(s);
 }
 
 /* "< old" (or the "-" or "!" that stands for it) at o; its end. */
@@ -508,7 +509,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	struct mtrec_slot *s;
 	struct event_ctx e;
 	char *o, *end;
-	int apart;
+	int apart, was_held = r->state == MTREC_REALLOC_HELD;
 
 	mtrec_enter();
 	if ((s = mtrec_me()) == NULL || stopped(s)) {
@@ -546,5 +547,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 	if (new)
 		write_alloc(s, &e, '>', new, size);
 out:
-	mtrec_leave();
+	if (s && was_held)
+		s->held--;
+	mtrec_leave_slot(s);
 }

@@ -86,6 +86,7 @@ static int broken;		/* a growth failed for good (reported once) */
 static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
 static int as_limited;		/* the reservation was sized by RLIMIT_AS */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
+static unsigned retired;	/* parts 1 .. retired are unmapped */
 
 void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 {
@@ -555,7 +556,7 @@ static int next_part(struct mtrec_file_err *e)
 	file_ino = st.st_ino;
 	memcpy(mtrec_file.path, name, sizeof(name));
 	__atomic_store_n(&mtrec_file.part_start, start, __ATOMIC_RELEASE);
-	mtrec_file.part_no++;
+	__atomic_add_fetch(&mtrec_file.part_no, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -680,6 +681,33 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 out:
 	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
 	return ret;
+}
+
+/* ---- parts that complete ---------------------------------------------- */
+
+unsigned mtrec_file_retirable(void)
+{
+	unsigned k = __atomic_load_n(&retired, __ATOMIC_RELAXED) + 1;
+	size_t ps = mtrec_file.part_size;
+
+	if (ps >= mtrec_file.maplen || __atomic_load_n(&stopped, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&closed, __ATOMIC_RELAXED) || mtrec_file_lost() ||
+	    k >= __atomic_load_n(&mtrec_file.part_no, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&mtrec_file.tail, __ATOMIC_ACQUIRE) < (size_t)k * ps)
+		return 0;
+	return k;
+}
+
+/* The part's descriptor was closed when the next part began (next_part):
+ * the mapping is all that holds its file.  Replaced in one call, so the
+ * range is never free for another mmap of the program's to take. */
+void mtrec_file_retire(unsigned k)
+{
+	size_t ps = mtrec_file.part_size;
+
+	if (mmap(mtrec_file.base + (size_t)(k - 1) * ps, ps, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED)
+		__atomic_store_n(&retired, k, __ATOMIC_RELEASE);
 }
 
 /* ---- after recording stopped ------------------------------------------ */
@@ -850,6 +878,7 @@ void mtrec_file_fork_child(void)
 		prim_close(mtrec_file.fd);
 	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
+	retired = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;
 	mtrec_file.tail = mtrec_file.size = 0;

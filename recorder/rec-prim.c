@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,27 @@ int prim_flock(int fd, int op)
 		r = syscall(SYS_flock, fd, op);
 	while (r < 0 && errno == EINTR);
 	return (int)r;
+}
+
+int prim_membarrier(void)
+{
+	/* -1 not asked yet, else the command that works (0: none). */
+	static int cmd = -1;
+	int c = __atomic_load_n(&cmd, __ATOMIC_RELAXED);
+
+	if (c < 0) {
+		long have = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		c = 0;
+		if (have > 0 && (have & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+			c = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		else if (have > 0 && (have & MEMBARRIER_CMD_GLOBAL))
+			c = MEMBARRIER_CMD_GLOBAL;
+		__atomic_store_n(&cmd, c, __ATOMIC_RELAXED);
+	}
+	if (c == 0)
+		return -1;
+	return syscall(SYS_membarrier, c, 0, 0) == 0 ? 0 : -1;
 }
 
 int prim_count_threads(void)

@@ -354,7 +354,7 @@ void mtrec_track_coverage(int first)
 
 	static int started;
 
-	if (!table || (!first && !__atomic_load_n(&started, __ATOMIC_ACQUIRE)))
+	if (!table || nitems == 0 || (!first && !__atomic_load_n(&started, __ATOMIC_ACQUIRE)))
 		return;
 	if (first) {
 		say_summary();

@@ -883,7 +883,7 @@ compact_pass (const char *trace, MtaWarnFunc warn, gboolean *finished, GError **
 			if (!mta_input_check_readable (files->pdata[i], error))
 				return FALSE;
 		/* one process, parts in order: the analyses' own check */
-		if (!mta_parts_order ((char **) files->pdata, &n, warn, NULL, error))
+		if (!mta_parts_order_prefix ((char **) files->pdata, &n, warn, NULL, error))
 			return FALSE;
 		if (!fold (trace, out, files, upto, error))
 			return FALSE;

@@ -291,8 +291,9 @@ drop_compacted_parts (PartHead *h, int *n, GPtrArray *dropped, GError **error)
 	return TRUE;
 }
 
-gboolean
-mta_parts_order (char **traces, int *count, MtaWarnFunc warn, gpointer data, GError **error)
+static gboolean
+order_parts (char **traces, int *count, gboolean prefix, MtaWarnFunc warn, gpointer data,
+	     GError **error)
 {
 	int n = *count;
 	PartHead *h = g_new0 (PartHead, n > 0 ? n : 1);
@@ -339,7 +340,7 @@ mta_parts_order (char **traces, int *count, MtaWarnFunc warn, gpointer data, GEr
 				warn (m, data);
 			}
 		}
-		if (ok && warn != NULL)
+		if (ok && warn != NULL && !prefix)
 			warn_continuation (h, n, warn, data);
 		for (int i = 0; i < n; i++)
 			traces[i] = h[i].path;
@@ -356,4 +357,17 @@ mta_parts_order (char **traces, int *count, MtaWarnFunc warn, gpointer data, GEr
 	}
 	g_free (h);
 	return ok;
+}
+
+gboolean
+mta_parts_order (char **traces, int *count, MtaWarnFunc warn, gpointer data, GError **error)
+{
+	return order_parts (traces, count, FALSE, warn, data, error);
+}
+
+gboolean
+mta_parts_order_prefix (char **traces, int *count, MtaWarnFunc warn, gpointer data,
+			GError **error)
+{
+	return order_parts (traces, count, TRUE, warn, data, error);
 }

@@ -20,9 +20,14 @@
  * standard input, traces of several processes).  A compacted trace
  * ("# compacted FIRST LAST") takes the place of its parts: those given
  * too are left out, and *N becomes the count kept.  Warns through WARN
- * about a missing part; fails on two files claiming the same part. */
+ * about a missing part, and about a next part on disk not given; fails
+ * on two files claiming the same part. */
 gboolean mta_parts_order (char **traces, int *n, MtaWarnFunc warn, gpointer data,
 			  GError **error);
+/* The same for the first parts of a run that goes on (the compactor's
+ * passes): a next part on disk is expected, not worth a warning. */
+gboolean mta_parts_order_prefix (char **traces, int *n, MtaWarnFunc warn, gpointer data,
+				 GError **error);
 
 /* The process whose trace PATH is, from its header: the "# pid" value
  * ("PID PPID") and the "# start" value, which together name one program

@@ -696,6 +696,8 @@ void mtrec_chunk_fork_child(void)
 		memset(c.slots, 0, sizeof(struct mtrec_slot) *
 		       (c.next_slot < NSLOTS ? c.next_slot : NSLOTS));
 	c.next_slot = 0;
+	c.retiring = 0;		/* a thread of the parent's may have been retiring */
+	c.retire_due_ns = 0;
 	mtrec_file_fork_child();
 	mtrec_new_epoch();
 }

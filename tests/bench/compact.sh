@@ -11,8 +11,9 @@
 #   compact  mtrec --rotate 256M --compact: the compactor follows the run
 #            and deletes what it folded
 #   replay   the whole run's parts handed over one by one (a copy and a
-#            rename, as a recorder that unmaps the parts it left would make
-#            them complete) to `mtanalyze compact --delete` after each one
+#            rename) to `mtanalyze compact --delete` after each one
+#   paced    as compact, the program slowed to about 45 MB of trace a
+#            second, a pace the compactor keeps up with
 #
 # For each: peak disk use of the trace directory (du every 0.5 s) and
 # what stays at the end; then the analysis of the whole trace against the
@@ -75,6 +76,11 @@ cd "$DIR" || exit 1
 measured whole "$MTREC" -q --rotate 256M -d 4 -o "$DIR/whole/t.log" "$PROG" "$ITER" 10000
 measured compact "$MTREC" -q --rotate 256M --compact -d 4 -o "$DIR/compact/t.log" "$PROG" "$ITER" 10000
 measured replay replay
+# The compactor at a daemon's pace: the same run slowed to about 45 MB of
+# trace a second (1 ms asleep every 150 iterations), which a pass keeps up
+# with, so that the peak shows what the recorder lets go of.
+mkdir -p "$DIR/paced"
+measured paced "$MTREC" -q --rotate 256M --compact -d 4 -o "$DIR/paced/t.log" "$PROG" "$ITER" 150
 echo "whole trace: $(cat whole/t.log* | wc -l) lines, $(du -sb whole | cut -f1) bytes in $(ls whole | wc -l) parts"
 
 # analyze NAME FILES...: --json into NAME.json, wall time printed

@@ -5,14 +5,48 @@
 # lists the known breakages (test_expect_failure: "not ok ... # TODO known
 # breakage") apart, ends with the line "N passed, N failed, N skipped" and
 # fails when any test failed or a script exited non-zero.
+#
+# MTREC_TEST_JOBS=N runs N scripts at a time (CI's sanitizer and valgrind
+# steps, where each test waits mostly on its analyzer), each one's output
+# shown whole, in the order of the list.  The default, 1, is `make check`:
+# the timing tests measure on an otherwise idle machine.
 cd "$(dirname "$0")" || exit 2
 passed=0 failed=0 skipped=0 broken=0 brokenlist=
 if [ $# -gt 0 ]; then scripts="$*"; else scripts=$(ls t[0-9]*.sh); fi
+jobs=${MTREC_TEST_JOBS:-1}
+
+# run_script T: T's output to out/.run/T.out, its exit status to .../T.rc.
+run_script() {
+	sh "./$1" >"out/.run/$1.out" 2>&1
+	echo $? >"out/.run/$1.rc"
+}
+
+if [ "$jobs" -gt 1 ]; then
+	rm -rf out/.run && mkdir -p out/.run || exit 2
+	# Each job takes the next script no job has claimed (mkdir is atomic).
+	j=0
+	while [ $j -lt "$jobs" ]; do
+		(
+			for t in $scripts; do
+				t=$(basename "$t")
+				mkdir "out/.run/$t.claim" 2>/dev/null && run_script "$t"
+			done
+		) &
+		j=$((j + 1))
+	done
+	wait
+fi
+
 for t in $scripts; do
 	t=$(basename "$t")
 	echo "*** $t"
-	out=$(sh "./$t" 2>&1)
-	status=$?
+	if [ "$jobs" -gt 1 ]; then
+		out=$(cat "out/.run/$t.out")
+		status=$(cat "out/.run/$t.rc" 2>/dev/null || echo 2)
+	else
+		out=$(sh "./$t" 2>&1)
+		status=$?
+	fi
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | grep -c '^ok .*# skip' )
 	o=$(printf '%s\n' "$out" | grep -c '^ok ')

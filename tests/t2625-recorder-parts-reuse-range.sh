@@ -35,13 +35,14 @@ mapped() {
 	awk -v f="$OUT/$2" '$6 == f { found = 1 } END { exit !found }' "/proc/$1/maps"
 }
 
-# record DIR [RATE]: run the fixture under the limit, recorded into DIR in
-# parts of 4 MB, in the background; its pid in $pid (the subshell execs it).
+# record DIR [RATE]: run the fixture under the limit, recorded with stacks
+# into DIR in parts of 4 MB, in the background; its pid in $pid (the
+# subshell execs it).
 record() {
 	rm -rf "$1" && mkdir "$1" || return 1
 	(ulimit -v $AS_KB && cd "$1" &&
-	 exec env MTREC_ROTATE=4M LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/$1/w.log" \
-		"$PROG" $COUNT ${2:-}) >"$1.out" 2>"$1.err" &
+	 exec env MTREC_ROTATE=4M MTREC_DEPTH=4 LD_PRELOAD="$LIBMTREC" \
+		MALLOC_TRACE="$OUT/$1/w.log" "$PROG" $COUNT ${2:-}) >"$1.out" 2>"$1.err" &
 	pid=$!
 }
 
@@ -89,6 +90,15 @@ whole() {
 	tail -n 1 "$1/$(name_of "$top")" | grep -qx "= End"
 }
 
+# stacks_defined DIR: every part defines each stack its events use
+# (share/trace-format.md), the parts after a place was taken again too.
+stacks_defined() {
+	awk '/^# stack / { def[FILENAME " " $3] = 1; next }
+	     / s=[0-9]+$/ { id = $NF; sub(/^s=/, "", id); use[FILENAME " " id] = 1; n++ }
+	     END { for (k in use) if (!(k in def)) { print "undefined: " k; bad = 1 }
+		   exit bad || n == 0 }' $(parts_of "$1")
+}
+
 # leaks DIR: the parts in order are one trace, with the two wake-ups' leaks
 # and nothing amiss.
 leaks() {
@@ -120,7 +130,8 @@ test_expect_success 'parts deleted as they complete: the trace goes on past the 
 	test_must_be_empty run.err &&
 	test "$moved" -gt $PLACES &&
 	mv run/w.log* saved/ &&
-	whole saved
+	whole saved &&
+	stacks_defined saved
 '
 
 test_expect_success ANALYZER 'the parts deleted while it ran make one trace' '
@@ -132,7 +143,8 @@ test_expect_success 'parts kept on disk: the trace goes on all the same' '
 	test_expect_code 3 wait $pid &&
 	test_cmp native.out kept.out &&
 	test_must_be_empty kept.err &&
-	whole kept
+	whole kept &&
+	stacks_defined kept
 '
 
 test_expect_success ANALYZER 'the parts kept make one trace' '

@@ -658,7 +658,7 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 	 * for busy but those of this thread. */
 	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
 	int barrier = prim_membarrier() == 0;
-	for (unsigned i = 0; i < NSLOTS && i < c.next_slot; i++) {
+	for (unsigned i = 0; c.slots && i < NSLOTS && i < c.next_slot; i++) {
 		struct mtrec_slot *o = &c.slots[i];
 		if ((barrier || o->tid == self) && !__atomic_load_n(&o->held, __ATOMIC_ACQUIRE) &&
 		    (o == s || !__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE)))

@@ -25,6 +25,10 @@
 struct mtrec_slot {
 	char *pos;		/* next byte to write */
 	char *end;		/* end of the chunk */
+	/* end as an offset in the trace, which the ordering table of
+	 * rec-events.c compares: addresses do not follow the trace's order
+	 * once rotated parts take places in the range again (rec-file.c). */
+	size_t end_off;
 	unsigned long gen;	/* the chunk is stale once mtrec_gen moves on */
 	pid_t tid;
 	uint64_t name_checked;	/* when the thread's name was last looked at */
@@ -160,7 +164,7 @@ static inline char *mtrec_room(struct mtrec_slot *s, size_t need)
 /* The part of the trace that the byte at o belongs to, from 1. */
 static inline unsigned mtrec_part_of(const char *o)
 {
-	return (unsigned)((size_t)(o - mtrec_file.base) / mtrec_file.part_size) + 1;
+	return mtrec_file_part_of(o);
 }
 
 /* Fill [from, to) with one comment line (a newline alone for one byte). */

@@ -14,18 +14,56 @@
 /* Each part of a rotated trace starts with a header zone this large. */
 #define MTREC_PART_ZONE (64u << 10)
 
+/* Offsets in the trace only grow, over all its parts: part k holds
+ * [(k-1)*part_size, k*part_size).  The reserved range holds ring / part_size
+ * places of part_size bytes; part k is mapped at place (k-1) mod that, so
+ * the byte at offset off is at base + off % ring while its part is mapped
+ * (rec-file.c, "Rotation"). */
 struct mtrec_file {
 	int fd;
-	char *base;		/* the whole file is mapped here ... */
-	size_t maplen;		/* ... this far */
+	char *base;		/* the trace is mapped here ... */
+	size_t maplen;		/* ... within this much reserved */
+	size_t ring;		/* the places parts take in turn: a multiple of part_size */
 	size_t tail;		/* bytes handed out to writers (atomic) */
 	size_t size;		/* bytes backed by the files (atomic) */
 	size_t part_size;	/* MTREC_ROTATE, or maplen: one part */
 	size_t part_start;	/* offset where the current part begins */
 	unsigned part_no;	/* the current part, from 1 */
+	unsigned *part_at;	/* the part mapped at each place */
 	char path[4096];	/* the current part's file */
 };
 extern struct mtrec_file mtrec_file MTREC_HIDDEN;
+
+/* The tail once no chunk may be handed out any more: past any offset. */
+#define MTREC_TAIL_SHUT ((size_t)1 << 62)
+
+/* Where the byte at offset off is, its part being mapped. */
+static inline char *mtrec_file_at(size_t off)
+{
+	return mtrec_file.base + off % mtrec_file.ring;
+}
+
+/* Where a range of the trace that ends at offset end (> 0) ends: just past
+ * its last byte, in that byte's part. */
+static inline char *mtrec_file_end_at(size_t end)
+{
+	return mtrec_file_at(end - 1) + 1;
+}
+
+/* The part of the byte at o, from 1; the byte's part is mapped. */
+static inline unsigned mtrec_file_part_of(const char *o)
+{
+	return __atomic_load_n(&mtrec_file.part_at[(size_t)(o - mtrec_file.base) /
+						    mtrec_file.part_size], __ATOMIC_RELAXED);
+}
+
+/* The offset of the byte at o, its part being mapped. */
+static inline size_t mtrec_file_off(const char *o)
+{
+	size_t at = (size_t)(o - mtrec_file.base), ps = mtrec_file.part_size;
+
+	return (size_t)(mtrec_file_part_of(o) - 1) * ps + at % ps;
+}
 
 /* Why the file cannot go on: the caller stops recording and says so. */
 struct mtrec_file_err {

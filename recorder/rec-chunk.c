@@ -213,14 +213,14 @@ static char *put_lines(char *o, char *lim, const char *text, size_t len)
  * objects' lines are copied without a lock. */
 static void fill_part_zone(size_t b)
 {
-	char *o = mtrec_file.base + b, *lim = o + PART_ZONE - 1;
+	char *zone = mtrec_file_at(b), *o = zone, *lim = o + PART_ZONE - 1;
 
 	memcpy(o, "# mtrec 1\n# part ", 17);
 	o = put_dec(o + 17, (unsigned long)(b / mtrec_file.part_size + 1));
 	*o++ = '\n';
 	o = put_lines(o, lim, c.header, c.header_len);
 	o = mtrec_objects_put(o, lim);
-	mtrec_pad(o, mtrec_file.base + b + PART_ZONE);
+	mtrec_pad(o, zone + PART_ZONE);
 }
 
 /* For the chunk [off, end): the start of the part whose zone it overlaps
@@ -254,8 +254,10 @@ static int file_ready(size_t backed)
 }
 
 /* Reserve the bytes of a chunk of len bytes that has room for need bytes
- * of lines; the start of its lines, or NULL. */
-static char *reserve(size_t len, size_t need, char **endp)
+ * of lines; the start of its lines, or NULL.  Offsets become addresses
+ * on each side of a part's start apart: the part before and the part
+ * after may lie anywhere in the range (rec-file.c, "Rotation"). */
+static char *reserve(size_t len, size_t need, char **endp, size_t *end_offp)
 {
 	size_t off, end, start, b, backed;
 	int owner;
@@ -269,7 +271,8 @@ static char *reserve(size_t len, size_t need, char **endp)
 		if (file_ready(backed) < 0)
 			return NULL;
 		if (owner) {
-			mtrec_pad(mtrec_file.base + off, mtrec_file.base + b);
+			if (b > off)
+				mtrec_pad(mtrec_file_at(off), mtrec_file_end_at(b));
 			fill_part_zone(b);
 		}
 		if (start + need + CHUNK_HEAD <= end)
@@ -277,20 +280,28 @@ static char *reserve(size_t len, size_t need, char **endp)
 		/* The chunk lies (mostly) in a part's header zone: the bytes
 		 * past the zone are filled, and we try again. */
 		if (start < end)
-			mtrec_pad(mtrec_file.base + start, mtrec_file.base + end);
+			mtrec_pad(mtrec_file_at(start), mtrec_file_end_at(end));
 	}
-	mtrec_file.base[end - 1] = '\n';
-	*endp = mtrec_file.base + end;
-	return mtrec_file.base + start;
+	*endp = mtrec_file_end_at(end);
+	*end_offp = end;
+	(*endp)[-1] = '\n';
+	return mtrec_file_at(start);
 }
 
 /* ---- parts that complete ---------------------------------------------- */
 
+/* The part the chunk that ends at end lies in. */
+static unsigned chunk_part(const char *end)
+{
+	return mtrec_part_of(end - 1);
+}
+
 /* Close the chunk of a slot that is not busy, under its claim, if it still
- * ends at or before lim; 0 when its owner holds the claim.  A slot of the
- * calling thread (another nesting level) is closed with signals blocked:
- * its owner is a signal handler that would wait for the claim for ever. */
-static int close_idle(struct mtrec_slot *s, size_t lim, pid_t self)
+ * lies in part k or before; 0 when its owner holds the claim.  A slot of
+ * the calling thread (another nesting level) is closed with signals
+ * blocked: its owner is a signal handler that would wait for the claim for
+ * ever. */
+static int close_idle(struct mtrec_slot *s, unsigned k, pid_t self)
 {
 	sigset_t all, old;
 	char *end;
@@ -305,7 +316,7 @@ static int close_idle(struct mtrec_slot *s, size_t lim, pid_t self)
 					      __ATOMIC_RELAXED);
 	if (got) {
 		end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
-		if (end && (size_t)(end - mtrec_file.base) <= lim)
+		if (end && chunk_part(end) <= k)
 			chunk_close(s);
 		slot_unclaim(s);
 	}
@@ -314,9 +325,9 @@ static int close_idle(struct mtrec_slot *s, size_t lim, pid_t self)
 	return got;
 }
 
-/* Does the slot write nothing more before lim (the end of the part to
- * retire)?  Called after the epoch moved and the barrier ran. */
-static int lets_go(struct mtrec_slot *s, size_t lim, pid_t self)
+/* Does the slot write nothing more in part k (the part to retire) or
+ * before?  Called after the epoch moved and the barrier ran. */
+static int lets_go(struct mtrec_slot *s, unsigned k, pid_t self)
 {
 	char *end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
 	pid_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -324,16 +335,16 @@ static int lets_go(struct mtrec_slot *s, size_t lim, pid_t self)
 
 	if (__atomic_load_n(&s->held, __ATOMIC_ACQUIRE))
 		return 0;	/* a realloc's outcome will be written there */
-	if (busy && end && (size_t)(end - mtrec_file.base) > lim)
+	if (busy && end && chunk_part(end) > k)
 		return 1;	/* writing, but in a later part */
-	/* Busy with no chunk: it may be reserving one before lim.  A thread
+	/* Busy with no chunk: it may be reserving one in part k.  A thread
 	 * that died inside the recorder (cancelled in a handler) is idle. */
 	if (busy && tid && (tid == self || syscall(SYS_tgkill, getpid(), tid, 0) == 0 ||
 			    errno != ESRCH))
 		return 0;
-	if (!end || (size_t)(end - mtrec_file.base) > lim)
+	if (!end || chunk_part(end) > k)
 		return 1;
-	return close_idle(s, lim, self);
+	return close_idle(s, k, self);
 }
 
 /* Retire the oldest parts whose writers are gone; called by a thread that
@@ -349,7 +360,6 @@ static MTREC_COLD void retire_parts(uint64_t now)
 		return;
 	__atomic_store_n(&c.retire_due_ns, now + RETIRE_EVERY_NS, __ATOMIC_RELAXED);
 	while ((k = mtrec_file_retirable()) != 0) {
-		size_t lim = (size_t)k * mtrec_file.part_size;
 		unsigned i, n = __atomic_load_n(&c.next_slot, __ATOMIC_ACQUIRE);
 
 		__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
@@ -358,7 +368,7 @@ static MTREC_COLD void retire_parts(uint64_t now)
 			break;
 		}
 		for (i = 0; i < n && i < NSLOTS; i++)
-			if (!lets_go(&c.slots[i], lim, self))
+			if (!lets_go(&c.slots[i], k, self))
 				break;
 		if (i < n && i < NSLOTS)
 			break;
@@ -372,7 +382,7 @@ static MTREC_COLD void retire_parts(uint64_t now)
 MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 {
 	unsigned long gen = __atomic_load_n(&mtrec_gen, __ATOMIC_ACQUIRE);
-	size_t len = CHUNK;
+	size_t len = CHUNK, end_off;
 	uint64_t now;
 	char *ch, *o, *end;
 
@@ -383,7 +393,7 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 		return NULL;
 	if (need + CHUNK_HEAD > len)
 		len = (need + CHUNK_HEAD + 63) & ~(size_t)63;
-	if ((ch = reserve(len, need, &end)) == NULL)
+	if ((ch = reserve(len, need, &end, &end_off)) == NULL)
 		return NULL;
 	memcpy(ch, "\n# T ", 5);
 	o = put_dec(ch + 5, (unsigned long)s->tid);
@@ -392,6 +402,7 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 	o = maybe_time(o, now, &gen);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
+	s->end_off = end_off;
 	__atomic_store_n(&s->end, end, __ATOMIC_RELEASE);
 	s->gen = gen;
 	if (now >= __atomic_load_n(&c.retire_due_ns, __ATOMIC_RELAXED) && mtrec_file_retirable())
@@ -561,8 +572,7 @@ void mtrec_new_epoch(void)
 
 	/* The caller's own chunk can stay when no chunk was reserved after
 	 * it: what it writes there still comes after every other chunk. */
-	if (s && s->end && s->end == mtrec_file.base +
-	    __atomic_load_n(&mtrec_file.tail, __ATOMIC_ACQUIRE))
+	if (s && s->end && s->end_off == __atomic_load_n(&mtrec_file.tail, __ATOMIC_ACQUIRE))
 		s->gen = gen;
 }
 
@@ -652,7 +662,7 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 		struct mtrec_slot *o = &c.slots[i];
 		if ((barrier || o->tid == self) && !__atomic_load_n(&o->held, __ATOMIC_ACQUIRE) &&
 		    (o == s || !__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE)))
-			close_idle(o, (size_t)-1, self);
+			close_idle(o, ~0u, self);
 	}
 	if (!cut(pos, end) && pos)
 		chunk_close(&(struct mtrec_slot){ .pos = pos, .end = end });

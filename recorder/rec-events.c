@@ -5,10 +5,12 @@
  * allocation of p before the free of p in another thread, that free before
  * a later allocation returning p again.  Every event on p publishes, in
  * last_addr_event[] (keyed by p's page), the end of the chunk holding its
- * line: a free before the block is released, an allocation after it
- * returned.  Before writing an event on p, a thread reads that bucket; when
- * it holds a chunk end beyond the thread's position (a line written in a
- * chunk reserved after this thread's), the thread moves to a fresh chunk,
+ * line, as an offset in the trace (slot->end_off: with rotation, a later
+ * part may lie at a lower address): a free before the block is released,
+ * an allocation after it returned.  Before writing an event on p, a thread
+ * reads that bucket; when it holds a chunk end beyond the thread's chunk
+ * (a line written in a chunk reserved after this thread's), the thread
+ * moves to a fresh chunk,
  * which lies after every chunk reserved so far, and so after that line.
  * Whatever made the program's second event happen after the first (the
  * allocator's locks, the hand-over of the pointer) also makes the second
@@ -93,8 +95,8 @@ static inline uintptr_t *bucket(const void *p)
 	return &last_addr_event[((a >> 12) + salt) & (NBUCKETS - 1)];
 }
 
-/* The latest line about p lies before chunk_end. */
-static inline void publish(const void *p, char *chunk_end)
+/* The latest line about p lies before chunk_end (an offset). */
+static inline void publish(const void *p, size_t chunk_end)
 {
 	uintptr_t *b = bucket(p), want = (uintptr_t)chunk_end;
 	uintptr_t cur = __atomic_load_n(b, __ATOMIC_RELAXED);
@@ -105,12 +107,14 @@ static inline void publish(const void *p, char *chunk_end)
 		;
 }
 
-/* Is there a line about p in a chunk beyond our position? */
+/* Is there a line about p in a chunk beyond our position?  Chunks do not
+ * overlap, so another chunk's end is beyond ours or before our chunk
+ * starts, and our own chunk's lines are all behind our position. */
 static inline int touched_ahead(const void *p, const struct mtrec_slot *s)
 {
 	uintptr_t v = __atomic_load_n(bucket(p), __ATOMIC_ACQUIRE);
 
-	return v > (uintptr_t)s->pos && v != (uintptr_t)s->end;
+	return v > (uintptr_t)s->end_off;
 }
 
 /* ---- event lines ------------------------------------------------------ */
@@ -313,7 +317,7 @@ static void write_alloc(struct mtrec_slot *s, const struct event_ctx *e,
 	}
 	s->pos = put_event(o, e, op, p, 1, size);
 	if (p)
-		publish(p, s->end);
+		publish(p, s->end_off);
 }
 
 void mtrec_record_alloc(const void *caller, const void *p, size_t size)
@@ -345,7 +349,7 @@ void mtrec_record_free(const void *caller, const void *p)
 		o = place(s, p, event_room(&e));
 		if (o) {
 			s->pos = put_event(o, &e, '-', p, 0, 0);
-			publish(p, s->end);
+			publish(p, s->end_off);
 		} else {
 			count_lost(s);
 		}
@@ -395,7 +399,7 @@ void mtrec_record_kind(const void *caller, const char *kind, char op, const void
 		if (o) {
 			s->pos = put_line(o, &e, prefix, plen, op, p, with_size, size);
 			if (p)
-				publish(p, s->end);
+				publish(p, s->end_off);
 		} else {
 			count_lost(s);
 		}
@@ -426,6 +430,7 @@ static void hold(struct mtrec_slot *s, struct mtrec_realloc *r, size_t need)
 	 * byte is a newline (or is the newline that ends the line before). */
 	r->at[-1] = '\n';
 	s->end = r->at;
+	s->end_off -= need;
 	s->held++;		/* its part stays mapped until the outcome */
 }
 
@@ -443,6 +448,7 @@ static char *outcome_place(struct mtrec_slot *s, struct mtrec_realloc *r, size_t
 	if (s->end == r->at) {
 		/* Still in that chunk: it is whole again, whatever the epoch. */
 		s->end = r->end;
+		s->end_off += (size_t)(r->end - r->at);
 		if ((size_t)(s->end - s->pos) >= need)
 			return s->pos;
 	} else if (s->end && (size_t)(r->end - r->at) >= need) {
@@ -459,9 +465,10 @@ static void let_go(struct mtrec_slot *s, struct mtrec_realloc *r)
 {
 	if (r->state != MTREC_REALLOC_HELD)
 		return;
-	if (s && s->end == r->at)
+	if (s && s->end == r->at) {
 		s->end = r->end;
-	else
+		s->end_off += (size_t)(r->end - r->at);
+	} else
 		mtrec_pad(r->at, r->end);
 }
 
@@ -486,7 +493,7 @@ void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 		describe_event(&e, caller);
 		need = 2 * event_room(&e);
 		if (place(s, old, need)) {
-			publish(old, s->end);
+			publish(old, s->end_off);
 			hold(s, r, need);
 		}
 	}

@@ -37,10 +37,21 @@
  *
  * Rotation (MTREC_ROTATE=SIZE) cuts the trace into parts of SIZE bytes:
  * part 1 is the file named above, part N the same name with ".partN".
- * Offsets in the trace are global: part k holds offsets [(k-1)*SIZE,
- * k*SIZE) and is mapped at base + (k-1)*SIZE, so addresses grow across
- * parts as they do within one, and the writers need not know about parts
- * at all, but for the one chunk that covers a part's start (rec-chunk.c).
+ * Offsets in the trace are global and only grow: part k holds offsets
+ * [(k-1)*SIZE, k*SIZE).  The reserved range holds P = maplen / SIZE places
+ * of SIZE bytes (mtrec_file.ring = P * SIZE), and part k is mapped at place
+ * (k-1) mod P: the byte at offset off is at base + off % ring.  The first
+ * P parts lie one after the other, as in one file; part k > P takes the
+ * place of part k - P, which must have been retired first (unmapped once
+ * no thread writes there, rec-chunk.c "Parts that complete"): otherwise
+ * the trace stops, as it did when the range was used up.  So a daemon
+ * traced for days in parts never runs out of address space, however much
+ * it writes in all.  A chunk's lines never span two parts, so they are
+ * contiguous in memory; only the one chunk that covers a part's start
+ * (rec-chunk.c) converts offsets on both sides of it.  Which part a byte
+ * belongs to is read from the places' table (mtrec_file.part_at), and
+ * anything that compares positions compares offsets or parts, never
+ * addresses (an address says nothing about order any more).
  *
  * Failures that end the recording are returned (struct mtrec_file_err) to
  * the chunk writer, which stops recording and says why; this file only
@@ -87,6 +98,7 @@ static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
 static int as_limited;		/* the reservation was sized by RLIMIT_AS */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
 static unsigned retired;	/* parts 1 .. retired are unmapped */
+static unsigned part_at_few[64];	/* mtrec_file.part_at for few places */
 
 void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 {
@@ -287,6 +299,31 @@ static void *trim_to_2m(void *p, size_t want)
 	return aligned;
 }
 
+/* The places parts take in a reservation of len bytes, and the table of
+ * which part each holds (part 1 at the first): 0, or -1 when the table
+ * cannot be had. */
+static int set_places(size_t len)
+{
+	size_t n = len / mtrec_file.part_size;
+	unsigned *t = part_at_few;
+
+	if (n > sizeof(part_at_few) / sizeof(part_at_few[0]) &&
+	    (t = prim_map_anon(n * sizeof(unsigned))) == NULL)
+		return -1;
+	t[0] = 1;
+	mtrec_file.part_at = t;
+	mtrec_file.ring = n * mtrec_file.part_size;
+	return 0;
+}
+
+static void drop_places(void)
+{
+	if (mtrec_file.part_at && mtrec_file.part_at != part_at_few)
+		munmap(mtrec_file.part_at, mtrec_file.ring / mtrec_file.part_size * sizeof(unsigned));
+	mtrec_file.part_at = NULL;
+	mtrec_file.ring = 0;
+}
+
 /* Reserve address space for the whole trace; a limit on the address space
  * (RLIMIT_AS) makes us take a small share of it. */
 static int map_file(int fd)
@@ -326,8 +363,11 @@ static int map_file(int fd)
 		/* Large page-cache folios: one fault maps up to 2 MiB instead
 		 * of 4 KiB (measured on ext4: 143 faults for 290 MB instead of
 		 * 74,749, and a fifth of the time). */
-		if (map_part(fd, p) == 0)
-			return 0;
+		if (set_places(want) == 0) {
+			if (map_part(fd, p) == 0)
+				return 0;
+			drop_places();
+		}
 		munmap(p, want);
 	}
 	errno = ENOMEM;
@@ -522,26 +562,33 @@ static int fail(struct mtrec_file_err *e, const char *why, int err)
 	return -1;
 }
 
-/* Part N+1: its file, mapped right after part N.  Called with the grow
- * lock held, when part N is full. */
+/* Part N+1: its file, mapped at the next place, where part N+1-P was
+ * (P places, see "Rotation" above) once that part is retired.  Called
+ * with the grow lock held, when part N is full. */
 static int next_part(struct mtrec_file_err *e)
 {
 	size_t start = mtrec_file.part_start + mtrec_file.part_size;
+	size_t places = mtrec_file.ring / mtrec_file.part_size;
+	unsigned k = mtrec_file.part_no + 1;
 	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
 	int fd;
 
-	if (start + mtrec_file.part_size > mtrec_file.maplen)
+	if (mtrec_file.part_size >= mtrec_file.maplen || places < 2)
 		return fail(e, as_limited ? "the trace reached the size the address-space limit "
 			    "(ulimit -v) leaves it" : "the trace reached its maximum size", 0);
+	if (k > places && __atomic_load_n(&retired, __ATOMIC_ACQUIRE) < k - places)
+		return fail(e, as_limited ? "the trace reached the size the address-space limit "
+			    "(ulimit -v) leaves it, and its oldest part is still in use" :
+			    "the trace reached its maximum size, and its oldest part is still in use", 0);
 	o = prim_puts(name, lim, first_path);
 	o = prim_puts(o, lim, ".part");
-	o = prim_putu(o, lim, mtrec_file.part_no + 1);
+	o = prim_putu(o, lim, k);
 	*o = '\0';
 	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
 				 O_NONBLOCK, 0600));
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    map_part(fd, mtrec_file.base + start) < 0) {
+	    map_part(fd, mtrec_file_at(start)) < 0) {
 		int err = errno;
 		if (fd >= 0)
 			prim_close(fd);
@@ -555,6 +602,8 @@ static int next_part(struct mtrec_file_err *e)
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	memcpy(mtrec_file.path, name, sizeof(name));
+	/* Read by writers only once the growth that follows is published. */
+	__atomic_store_n(&mtrec_file.part_at[(k - 1) % places], k, __ATOMIC_RELAXED);
 	__atomic_store_n(&mtrec_file.part_start, start, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&mtrec_file.part_no, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -569,17 +618,33 @@ static int next_part(struct mtrec_file_err *e)
  * One atomic load per chunk; the thread that moves shed_upto, every 2 MiB
  * of trace, drops everything behind: not only the last 2 MiB, since a
  * thread that was descheduled in an old chunk maps its page (a 2 MiB
- * folio) again when it resumes -- 8 threads on 2 cores kept 700 MB. */
+ * folio) again when it resumes -- 8 threads on 2 cores kept 700 MB.
+ * Behind means from the first part still mapped on: at most the ring's
+ * length, which wraps round the end of the ring when parts took places
+ * again (a stale count of retired parts only drops more of the range). */
 static void shed_written(size_t tail)
 {
 	size_t done = __atomic_load_n(&shed_upto, __ATOMIC_RELAXED);
 	size_t upto = tail > KEEP_RESIDENT ? (tail - KEEP_RESIDENT) & ~(SHED_STEP - 1) : 0;
+	size_t ring = mtrec_file.ring, from, at, len;
 
-	if (upto < done + SHED_STEP || upto > mtrec_file.maplen || mapping_lost ||
+	if (upto < done + SHED_STEP || upto >= MTREC_TAIL_SHUT || mapping_lost ||
 	    !__atomic_compare_exchange_n(&shed_upto, &done, upto, 0, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return;
-	madvise(mtrec_file.base, upto, MADV_DONTNEED);
+	from = (size_t)__atomic_load_n(&retired, __ATOMIC_RELAXED) * mtrec_file.part_size;
+	if (from >= upto)
+		return;
+	if (upto - from > ring)
+		from = upto - ring;
+	at = from % ring;
+	len = upto - from;
+	if (at + len <= ring) {
+		madvise(mtrec_file.base + at, len, MADV_DONTNEED);
+	} else {
+		madvise(mtrec_file.base + at, ring - at, MADV_DONTNEED);
+		madvise(mtrec_file.base, len - (ring - at), MADV_DONTNEED);
+	}
 }
 
 /* What the file must reach for a chunk ending at end: the margin past it,
@@ -700,12 +765,13 @@ unsigned mtrec_file_retirable(void)
 
 /* The part's descriptor was closed when the next part began (next_part):
  * the mapping is all that holds its file.  Replaced in one call, so the
- * range is never free for another mmap of the program's to take. */
+ * range is never free for another mmap of the program's to take; part
+ * k + P may be mapped there from now on (next_part). */
 void mtrec_file_retire(unsigned k)
 {
 	size_t ps = mtrec_file.part_size;
 
-	if (mmap(mtrec_file.base + (size_t)(k - 1) * ps, ps, PROT_NONE,
+	if (mmap(mtrec_file_at((size_t)(k - 1) * ps), ps, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED)
 		__atomic_store_n(&retired, k, __ATOMIC_RELEASE);
 }
@@ -720,7 +786,7 @@ void mtrec_file_stop(void)
 		return;
 	/* No chunk is handed out any more; every one handed out ends before
 	 * size - MARGIN (mtrec_file_ensure), so the margin is ours alone. */
-	__atomic_store_n(&mtrec_file.tail, mtrec_file.maplen, __ATOMIC_RELEASE);
+	__atomic_store_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_RELEASE);
 	size = __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE);
 	notes_lim = size;
 	notes_next = size >= MARGIN ? size - MARGIN : size;
@@ -754,21 +820,46 @@ void mtrec_file_note(const char *text, size_t len)
 		return;
 	}
 	at = __atomic_fetch_add(&notes_next, len, __ATOMIC_ACQ_REL);
-	if (at + len <= notes_lim)
-		memcpy(mtrec_file.base + at, text, len);
+	/* The margin lies in the current part, all of it in one place. */
+	if (at + len <= notes_lim && len > 0 &&
+	    at / mtrec_file.part_size == (at + len - 1) / mtrec_file.part_size)
+		memcpy(mtrec_file_at(at), text, len);
 }
 
+/* Once parts took places again, what is given back is every place whose
+ * part was retired and not replaced, the end of the current part's place,
+ * and the range past the ring.  No part is retired after the stop
+ * (mtrec_file_retirable), and those retired before are unmapped already:
+ * nothing maps into what is given back. */
 int mtrec_file_release(void)
 {
-	size_t keep;
+	size_t keep, ps = mtrec_file.part_size, places, cur;
+	unsigned done;
+	int gave = 0;
 
 	if (!as_limited || !mtrec_file.base || !stopped || mapping_lost)
 		return 0;
-	keep = (mtrec_file.size + 4095) & ~(size_t)4095;
-	if (keep >= mtrec_file.maplen)
-		return 0;
-	as_limited = 0;		/* once */
-	return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
+	places = mtrec_file.ring / ps;
+	if (mtrec_file.part_no <= places) {
+		keep = (mtrec_file.size + 4095) & ~(size_t)4095;
+		if (keep >= mtrec_file.maplen)
+			return 0;
+		as_limited = 0;		/* once */
+		return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
+	}
+	as_limited = 0;
+	done = __atomic_load_n(&retired, __ATOMIC_ACQUIRE);
+	cur = (mtrec_file.part_no - 1) % places;
+	keep = (mtrec_file.size - mtrec_file.part_start + 4095) & ~(size_t)4095;
+	if (keep < ps)
+		gave |= munmap(mtrec_file.base + cur * ps + keep, ps - keep) == 0;
+	for (size_t i = 0; i < places; i++)
+		if (i != cur && mtrec_file.part_at[i] <= done)
+			gave |= munmap(mtrec_file.base + i * ps, ps) == 0;
+	if (mtrec_file.ring < mtrec_file.maplen)
+		gave |= munmap(mtrec_file.base + mtrec_file.ring,
+			       mtrec_file.maplen - mtrec_file.ring) == 0;
+	return gave;
 }
 
 /* Cut the file to what was written (grow_lock held); 1 when cut at pos.
@@ -782,13 +873,13 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 	int cut = 0;
 	size_t used;
 
-	used = __atomic_exchange_n(&mtrec_file.tail, mtrec_file.maplen, __ATOMIC_ACQ_REL);
+	used = __atomic_exchange_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_ACQ_REL);
 	if (used > mtrec_file.size)
 		used = mtrec_file.size;
 	if (stopped) {
 		used = notes_next < notes_lim ? notes_next : notes_lim;
-	} else if (pos && end == mtrec_file.base + used) {
-		used = (size_t)(pos - mtrec_file.base);
+	} else if (pos && used > 0 && mtrec_file_off(end - 1) + 1 == used) {
+		used -= (size_t)(end - pos);
 		cut = 1;
 	}
 	if (!mapping_lost && regain(&st, &why) == 0 && used >= mtrec_file.part_start)
@@ -876,6 +967,7 @@ void mtrec_file_fork_child(void)
 		munmap(base, mtrec_file.maplen);
 	if (mtrec_file.fd >= 0)
 		prim_close(mtrec_file.fd);
+	drop_places();
 	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
 	retired = 0;

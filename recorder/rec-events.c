@@ -468,8 +468,9 @@ static void let_go(struct mtrec_slot *s, struct mtrec_realloc *r)
 	if (s && s->end == r->at) {
 		s->end = r->end;
 		s->end_off += (size_t)(r->end - r->at);
-	} else
+	} else {
 		mtrec_pad(r->at, r->end);
+	}
 }
 
 void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,

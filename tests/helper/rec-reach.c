@@ -17,11 +17,19 @@
  *
  * Usage: rec-reach           the fixture
  *        rec-reach many N    N blocks of 32 bytes kept live from a global
- *                            array (the scan's cost), then the fixture */
+ *                            array (the scan's cost), then the fixture
+ *        rec-reach busy      the fixture, with two more threads that block
+ *                            every signal and allocate and free without
+ *                            end while the program exits, and a page of
+ *                            the program's data made PROT_NONE after the
+ *                            page before it took a pointer to a block of
+ *                            300 bytes (reachable) */
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -41,6 +49,7 @@ static struct cache *volatile cache;	/* reachable, as its entries */
 static char *volatile middle;		/* into the middle of a block: possible */
 static void **volatile many;		/* rec-reach many N: reachable */
 static sem_t held;
+static char guarded[2 * 4096] __attribute__((aligned(4096)));
 
 /* Write over the stack below the caller, where the dropped pointers were. */
 static NOINLINE void clear_stack(void)
@@ -109,12 +118,41 @@ static NOINLINE void keep_many(long n)
 	many = m;
 }
 
+/* Allocates and frees until the process ends, deaf to every signal. */
+static void *churn(void *arg)
+{
+	void *keep[64] = { 0 };
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (unsigned i = 0;; i++) {
+		free(keep[i % 64]);
+		keep[i % 64] = malloc(16 + i % 200);
+	}
+	return NULL;
+}
+
+static NOINLINE void busy(void)
+{
+	void *b = calloc(1, 300);
+	pthread_t t;
+
+	memcpy(guarded, &b, sizeof(b));
+	mprotect(guarded + 4096, 4096, PROT_NONE);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t, NULL, churn, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
 
 	if (argc > 2 && strcmp(argv[1], "many") == 0)
 		keep_many(atol(argv[2]));
+	if (argc > 1 && strcmp(argv[1], "busy") == 0)
+		busy();
 	sem_init(&held, 0, 0);
 	if (pthread_create(&t, NULL, holder, NULL) != 0)
 		return 2;

@@ -389,7 +389,7 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define MAX_ROOTS 8192
 #define MAX_OWN (NSTRIPES + 16)
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
-#define PAGE 4096u
+#define PAGE ((size_t)4096)
 
 /* Memory of this file's: never a root. */
 struct own {
@@ -467,39 +467,36 @@ static void flush(void)
 	sc.outlen = 0;
 }
 
-/* The pieces (a NULL-ended list) and a newline at buf + *len (cap bytes). */
-static void vline(char *buf, size_t *len, size_t cap, const char *first, va_list ap)
-{
-	char *o = buf + *len, *lim = buf + cap - 1;
-
-	for (const char *s = first; s; s = va_arg(ap, const char *))
-		o = prim_puts(o, lim, s);
-	*o++ = '\n';
-	*len = (size_t)(o - buf);
-}
+/* The pieces (the variable arguments after first, up to a NULL) and a
+ * newline at buf + len (cap bytes).  va_start() is in it: clang's
+ * analyzer, which says va_arg() reads an uninitialized list there, is
+ * mistaken (as in prim_say). */
+#define PUT_PIECES(buf, len, cap, first) \
+	do { \
+		char *o_ = (buf) + (len), *lim_ = (buf) + (cap) - 1; \
+		va_list ap_; \
+		va_start(ap_, first); \
+		for (const char *s_ = (first); s_; s_ = va_arg(ap_, const char *)) \
+			o_ = prim_puts(o_, lim_, s_); \
+		va_end(ap_); \
+		*o_++ = '\n'; \
+		(len) = (size_t)(o_ - (buf)); \
+	} while (0)
 
 /* A line of the scan's output. */
 static __attribute__((sentinel)) void put_line(const char *first, ...)
 {
-	va_list ap;
-
 	if (sc.outlen + 512 > OUT_SIZE)
 		flush();
-	va_start(ap, first);
-	vline(sc.out, &sc.outlen, OUT_SIZE, first, ap);
-	va_end(ap);
+	PUT_PIECES(sc.out, sc.outlen, OUT_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
 /* A "# reach unscanned" line, kept for after the verdicts. */
 static __attribute__((sentinel)) void note(const char *first, ...)
 {
-	va_list ap;
-
 	if (sc.noteslen + 512 > NOTES_SIZE)
 		return;
-	va_start(ap, first);
-	vline(sc.notes, &sc.noteslen, NOTES_SIZE, first, ap);
-	va_end(ap);
+	PUT_PIECES(sc.notes, sc.noteslen, NOTES_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
 /* "# reach ADDR KIND" (a million of them take a tenth of a second with
@@ -771,10 +768,10 @@ static void scan_blocks(void)
 		total = 0;
 		for (int i = 0; i < k; i++) {
 			uintptr_t at = sc.blk[sc.ids[i]].addr;
-			struct iovec *v = &sc.iov[m - 1];
+			struct iovec *v = m ? &sc.iov[m - 1] : NULL;
 
 			len = block_words(sc.ids[i]);
-			if (m && at >= (uintptr_t)v->iov_base + v->iov_len &&
+			if (v && at >= (uintptr_t)v->iov_base + v->iov_len &&
 			    at - ((uintptr_t)v->iov_base + v->iov_len) <= GAP) {
 				total += at + len - ((uintptr_t)v->iov_base + v->iov_len);
 				v->iov_len = at + len - (uintptr_t)v->iov_base;

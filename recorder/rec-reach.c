@@ -419,6 +419,12 @@ static struct scan {
 	uintptr_t lo, hi;	/* [lowest block, end of the highest) */
 	size_t last;		/* the block find() found last */
 	long leader;		/* the clique being made, or -1 while marking */
+	int collect;		/* scanning lost blocks for their pointers to lost blocks */
+	uint32_t cur;		/* ... the block being scanned */
+	uint32_t *edge;		/* ... the blocks each points to: edge[first[b]] on, */
+	size_t *first;		/* ... cnt[b] of them */
+	uint32_t *cnt;
+	size_t nedge;
 	char *buf;
 	struct iovec iov[BATCH];
 	uint32_t ids[BATCH];
@@ -636,6 +642,11 @@ static inline void reached(size_t k, int start, int definite)
 {
 	unsigned char st = sc.state[k];
 
+	if (sc.collect) {
+		if (st == UNREACHED && k != sc.cur)
+			sc.edge[sc.nedge++] = (uint32_t)k;
+		return;
+	}
 	if (sc.leader >= 0) {
 		if (st == UNREACHED && (long)k != sc.leader) {
 			sc.state[k] = INDIRECT;
@@ -714,6 +725,30 @@ static inline size_t block_words(size_t k)
 	return sc.blk[k].size & ~(size_t)7;
 }
 
+/* Block b is scanned now, and has been: what the scan of lost blocks
+ * (cliques) keeps of it. */
+static inline void block_begin(uint32_t b)
+{
+	if (sc.collect) {
+		sc.cur = b;
+		sc.first[b] = sc.nedge;
+	}
+}
+
+static inline void block_end(uint32_t b)
+{
+	if (sc.collect)
+		sc.cnt[b] = (uint32_t)(sc.nedge - sc.first[b]);
+}
+
+/* Scan block b, page by page. */
+static void scan_block_alone(uint32_t b)
+{
+	block_begin(b);
+	block_unreadable(scan_range(sc.blk[b].addr, sc.blk[b].addr + block_words(b), block_definite(b)));
+	block_end(b);
+}
+
 /* Block numbers in increasing order, which is the blocks' address order
  * (a Shell sort: no recursion, no memory). */
 static void sort_ids(uint32_t *ids, int k)
@@ -750,8 +785,7 @@ static void scan_blocks(void)
 				if (k)
 					break;
 				sc.top--;
-				block_unreadable(scan_range(sc.blk[b].addr, sc.blk[b].addr + len,
-							    block_definite(b)));
+				scan_block_alone(b);
 				break;
 			}
 			if (total + len > BUF_SIZE / 2)
@@ -789,12 +823,8 @@ static void scan_blocks(void)
 		}
 		if (n != (long)total) {
 			/* some of it could not be read: block by block, page by page */
-			for (int i = 0; i < k; i++) {
-				uintptr_t at = sc.blk[sc.ids[i]].addr;
-
-				block_unreadable(scan_range(at, at + block_words(sc.ids[i]),
-							    block_definite(sc.ids[i])));
-			}
+			for (int i = 0; i < k; i++)
+				scan_block_alone(sc.ids[i]);
 			continue;
 		}
 		for (int i = 0, j = 0; i < k; i++) {
@@ -803,8 +833,10 @@ static void scan_blocks(void)
 			sc.scanned += block_words(sc.ids[i]);
 			while (at >= (uintptr_t)sc.iov[j].iov_base + sc.iov[j].iov_len)
 				off += sc.iov[j++].iov_len;
+			block_begin(sc.ids[i]);
 			scan_words(sc.buf + off + (at - (uintptr_t)sc.iov[j].iov_base), at,
 				   block_words(sc.ids[i]), block_definite(sc.ids[i]));
+			block_end(sc.ids[i]);
 		}
 	}
 }
@@ -932,6 +964,7 @@ static size_t read_maps(char **text, size_t *cap)
 		if (len < *cap)
 			return n < 0 ? 0 : len;
 		munmap(*text, *cap);	/* too small: a larger one */
+		*text = NULL;
 	}
 	if (*text)
 		munmap(*text, *cap);
@@ -1287,17 +1320,57 @@ static void other_threads(pid_t self)
 /* ---- the scan ----------------------------------------------------------------------- */
 
 /* Each lost block not yet in a clique leads one: the lost blocks it
- * reaches are indirect. */
+ * reaches are indirect.  The lost blocks are read once, together, for
+ * their pointers to lost blocks, and the cliques made from those (one
+ * system call for each lost block instead would take seconds for a
+ * million leaks); without the memory for that, each leader's clique is
+ * scanned on its own. */
 static void cliques(void)
 {
+	uint64_t words = 0;
+
+	for (size_t i = 0; i < sc.n; i++)
+		if (sc.state[i] == UNREACHED)
+			words += block_words(i) / 8;
+	if (!words)
+		return;		/* no lost block can point to another */
+	sc.edge = scan_map(words * sizeof(uint32_t));
+	sc.first = scan_map(sc.n * sizeof(size_t));
+	sc.cnt = scan_map(sc.n * sizeof(uint32_t));
+	if (!sc.edge || !sc.first || !sc.cnt) {
+		for (size_t i = 0; i < sc.n; i++) {
+			if (sc.state[i] != UNREACHED)
+				continue;
+			sc.leader = (long)i;
+			push(i);
+			scan_blocks();
+		}
+		sc.leader = -1;
+		return;
+	}
+	sc.collect = 1;
+	for (size_t i = sc.n; i-- > 0;)
+		if (sc.state[i] == UNREACHED)
+			push(i);
+	scan_blocks();
+	sc.collect = 0;
 	for (size_t i = 0; i < sc.n; i++) {
 		if (sc.state[i] != UNREACHED)
 			continue;
-		sc.leader = (long)i;
 		push(i);
-		scan_blocks();
+		while (sc.top) {
+			uint32_t b = sc.stack[--sc.top];
+
+			for (size_t e = sc.first[b]; e < sc.first[b] + sc.cnt[b]; e++) {
+				uint32_t k = sc.edge[e];
+
+				if (sc.state[k] == UNREACHED && k != i) {
+					sc.state[k] = INDIRECT;
+					push(k);
+				}
+			}
+		}
 	}
-	sc.leader = -1;
 }
 
 /* The calling thread's stack pointer, below the caller's frame (where
@@ -1368,7 +1441,8 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 		put_line("# reach unscanned all: no memory for the scan", SAY_END);
 	} else {
 		put_line("# reach begin ", dec(a, sc.n), SAY_END);
-		scan();
+		if (sc.n)
+			scan();
 	}
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);

@@ -18,6 +18,9 @@
  * Usage: rec-reach           the fixture
  *        rec-reach many N    N blocks of 32 bytes kept live from a global
  *                            array (the scan's cost), then the fixture
+ *        rec-reach lost N    N blocks of 32 bytes lost, in pairs (the
+ *                            first definite, the second indirect), then
+ *                            the fixture
  *        rec-reach busy      the fixture, with two more threads that block
  *                            every signal and allocate and free without
  *                            end while the program exits, and a page of
@@ -145,12 +148,29 @@ static NOINLINE void busy(void)
 		pthread_create(&t, NULL, churn, NULL);
 }
 
+static void *volatile sink;
+
+static NOINLINE void lose_many(long n)
+{
+	for (long i = 0; i + 1 < n; i += 2) {
+		void **first = malloc(32);
+
+		first[0] = malloc(32);
+		sink = first;
+	}
+	sink = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
 
 	if (argc > 2 && strcmp(argv[1], "many") == 0)
 		keep_many(atol(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "lost") == 0) {
+		lose_many(atol(argv[2]));
+		clear_stack();
+	}
 	if (argc > 1 && strcmp(argv[1], "busy") == 0)
 		busy();
 	sem_init(&held, 0, 0);

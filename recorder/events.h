@@ -12,6 +12,9 @@ int mtrec_events_init(int depth) MTREC_HIDDEN;
  * free is not recorded, and its growth by realloc is the program's first
  * sight of the new block. */
 void mtrec_events_hide(const void *p) MTREC_HIDDEN;
+/* MTREC_REACH=1: from now on the record calls keep the table of live
+ * blocks too (rec.h's mtrec_record, reach.h). */
+void mtrec_events_reach(void) MTREC_HIDDEN;
 /* Fork child: the parent's lines are not in the child's file. */
 void mtrec_events_fork_child(void) MTREC_HIDDEN;
 

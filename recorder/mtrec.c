@@ -76,6 +76,9 @@ static void usage(FILE *out)
 		"                      sigwait() it) or handles it never lets it reach the\n"
 		"                      recorder: use '%s ctl' there\n"
 		"      --no-freeres    do not let libc free its caches at exit\n"
+		"      --reach         at exit, scan memory as valgrind's leak check does\n"
+		"                      and write which live blocks are still reachable,\n"
+		"                      possibly, indirectly or definitely lost (MTREC_REACH)\n"
 		"      --track=SPEC    also record the calls of the functions SPEC names:\n"
 		"                      FUNC:alloc|free|ref|unref[:ARG[:FAMILY]],... or a\n"
 		"                      profile, @glusterfs, @dpdk or @glib; repeatable\n"
@@ -202,6 +205,7 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		{ "scoped", no_argument, NULL, 's' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "no-freeres", no_argument, NULL, 'F' },
+		{ "reach", no_argument, NULL, 'R' },
 		{ "signal", optional_argument, NULL, 'S' },
 		{ "rotate", required_argument, NULL, 'r' },
 		{ "compact", no_argument, NULL, 'C' },
@@ -232,6 +236,9 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 			break;
 		case 'F':
 			setenv("MTREC_FREERES", "0", 1);
+			break;
+		case 'R':
+			setenv("MTREC_REACH", "1", 1);
 			break;
 		case 'r':
 			if (!valid_size(arg))

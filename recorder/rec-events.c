@@ -30,6 +30,7 @@
 #include "chunk.h"
 #include "events.h"
 #include "got.h"
+#include "reach.h"
 #include "rec.h"
 #include "tables.h"
 #include "unwind.h"
@@ -558,4 +559,57 @@ out:
 	if (s && was_held)
 		s->held--;
 	mtrec_leave_slot(s);
+}
+
+/* ---- MTREC_REACH: the table of live blocks (reach.h) ------------------- */
+
+/* A block is added after its allocation returned and removed before it
+ * is released, as its lines are ordered: another thread can be handed
+ * the address only after the removal.  realloc removes the old block
+ * before the call, which may release it, and puts it back if the call
+ * fails. */
+static void alloc_reach(const void *caller, const void *p, size_t size)
+{
+	mtrec_reach_add(p, size);
+	mtrec_record_alloc(caller, p, size);
+}
+
+static void free_reach(const void *caller, const void *p)
+{
+	size_t size;
+
+	mtrec_reach_remove(p, &size);
+	mtrec_record_free(caller, p);
+}
+
+static void realloc_before_reach(struct mtrec_realloc *r, const void *caller, const void *old)
+{
+	mtrec_realloc_before(r, caller, old);
+	r->reach_had = (r->state == MTREC_REALLOC_HELD || r->state == MTREC_REALLOC_ADRIFT) &&
+		       mtrec_reach_remove(old, &r->reach_size);
+}
+
+static void realloc_after_reach(struct mtrec_realloc *r, const void *caller,
+				const void *old, const void *new, size_t size)
+{
+	int had = r->reach_had;
+	size_t old_size = r->reach_size;
+
+	mtrec_realloc_after(r, caller, old, new, size);
+	if (new)
+		mtrec_reach_add(new, size);
+	else if (had && size != 0)
+		mtrec_reach_add(old, old_size);		/* failed: old stays */
+}
+
+struct mtrec_record_calls mtrec_record = {
+	mtrec_record_alloc, mtrec_record_free, mtrec_realloc_before, mtrec_realloc_after,
+};
+
+void mtrec_events_reach(void)
+{
+	mtrec_record.alloc = alloc_reach;
+	mtrec_record.free = free_reach;
+	mtrec_record.realloc_before = realloc_before_reach;
+	mtrec_record.realloc_after = realloc_after_reach;
 }

@@ -18,6 +18,7 @@
 #include "events.h"
 #include "file.h"
 #include "got.h"
+#include "reach.h"
 #include "track.h"
 #include "lock.h"
 #include "rec.h"
@@ -46,6 +47,7 @@ static struct {
 	int scoped;		/* MTREC_SCOPED: wait for trace_on() */
 	int freeres;		/* MTREC_FREERES: call __libc_freeres at exit */
 	int patch;		/* MTREC_PATCH: 0 off, 1 on, 2 say what was patched */
+	int reach;		/* MTREC_REACH: the live blocks' verdicts at exit */
 } settings = { .depth = 1, .freeres = 1, .patch = 1 };
 
 static struct {
@@ -523,6 +525,7 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction)
 	settings.scoped = env_int("MTREC_SCOPED", 0);
 	settings.freeres = env_int("MTREC_FREERES", 1);
 	settings.patch = parse_patch(prim_getenv("MTREC_PATCH"));
+	settings.reach = env_int("MTREC_REACH", 0);
 	prim_quiet = env_int("MTREC_QUIET", 0);
 	g.real_sigaction = real_sigaction;
 	mtrec_chunk_set_hooks(&hooks);
@@ -537,6 +540,13 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction)
 	if (mtrec_chunk_init() < 0 || mtrec_events_init(settings.depth) < 0) {
 		prim_say("cannot map memory for the recorder; not recording", SAY_END);
 		return;
+	}
+	if (settings.reach) {
+		if (mtrec_reach_init() == 0)
+			mtrec_events_reach();
+		else
+			prim_say("MTREC_REACH: cannot map memory for the table of live blocks; "
+				 "no scan at exit", SAY_END);
 	}
 	g.enabled = 1;
 	mtrec_control_init();
@@ -659,6 +669,9 @@ void mtrec_fini(void)
 	if (freeres && !mtrec_failed)
 		mtrec_chunk_keyed("freeres", freeres, strlen(freeres));
 	say_lost();
+	/* After the program's exit handlers and libc's freeres, before "= End". */
+	if (settings.reach && mtrec_recording && !mtrec_failed)
+		mtrec_reach_scan(mtrec_chunk_text);
 	if (mtrec_failed) {
 		if (mtrec_recording)
 			mtrec_file_note("= End\n", 6);
@@ -813,6 +826,7 @@ static void child_begin(void)
 	mtrec_stack_fork_child();
 	mtrec_chunk_fork_child();
 	mtrec_events_fork_child();
+	mtrec_reach_fork_child();
 	if (!g.enabled)
 		return;
 	mtrec_recording = 0;

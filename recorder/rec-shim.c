@@ -176,7 +176,7 @@ EXPORT void *malloc(size_t size)
 	p = mtrec_real.malloc(size);
 	RETRY_IF_NO_MEMORY(p, size, mtrec_real.malloc(size));
 	if (mtrec_wants())
-		mtrec_record_alloc(caller, p, size);
+		mtrec_record.alloc(caller, p, size);
 	return p;
 }
 
@@ -189,7 +189,7 @@ EXPORT void free(void *p)
 	if (unlikely(!ready()))
 		return;
 	if (mtrec_wants())
-		mtrec_record_free(caller, p);
+		mtrec_record.free(caller, p);
 	mtrec_real.free(p);
 }
 
@@ -207,7 +207,7 @@ EXPORT void *calloc(size_t n, size_t size)
 		return p;
 	RETRY_IF_NO_MEMORY(p, bytes, mtrec_real.calloc(n, size));
 	if (mtrec_wants())
-		mtrec_record_alloc(caller, p, bytes);
+		mtrec_record.alloc(caller, p, bytes);
 	return p;
 }
 
@@ -221,7 +221,7 @@ static void *realloc_common(const void *caller, void *old, size_t size)
 		if (p)
 			memcpy(p, old, boot_size(old) < size ? boot_size(old) : size);
 		if (mtrec_wants())
-			mtrec_record_alloc(caller, p, size);
+			mtrec_record.alloc(caller, p, size);
 		return p;
 	}
 	if (!mtrec_wants()) {
@@ -229,10 +229,10 @@ static void *realloc_common(const void *caller, void *old, size_t size)
 		RETRY_IF_NO_MEMORY(p, size, mtrec_real.realloc(old, size));
 		return p;
 	}
-	mtrec_realloc_before(&r, caller, old);
+	mtrec_record.realloc_before(&r, caller, old);
 	p = mtrec_real.realloc(old, size);
 	RETRY_IF_NO_MEMORY(p, size, mtrec_real.realloc(old, size));
-	mtrec_realloc_after(&r, caller, old, p, size);
+	mtrec_record.realloc_after(&r, caller, old, p, size);
 	return p;
 }
 
@@ -268,7 +268,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 static void *aligned_common(const void *caller, void *p, size_t size)
 {
 	if (mtrec_wants())
-		mtrec_record_alloc(caller, p, size);
+		mtrec_record.alloc(caller, p, size);
 	return p;
 }
 

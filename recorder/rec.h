@@ -111,10 +111,28 @@ enum mtrec_realloc_state {
 struct mtrec_realloc {
 	enum mtrec_realloc_state state;
 	char *at, *end;
+	int reach_had;		/* MTREC_REACH: old was in the table, ... */
+	size_t reach_size;	/* ... of this size (put back if the call fails) */
 };
 void mtrec_realloc_before(struct mtrec_realloc *r, const void *caller,
 			  const void *old) MTREC_HIDDEN;
 void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 			 const void *old, const void *new, size_t size) MTREC_HIDDEN;
+
+/* The record calls the shim makes for the malloc family: the four above,
+ * or, with MTREC_REACH=1, versions that also keep the table of live
+ * blocks (reach.h).  Chosen once at start-up (mtrec_events_reach) and
+ * called through these pointers, so that the option costs the calls
+ * nothing when it is off: a call through a pointer is one instruction,
+ * as a direct call is, where a test of the option in each would be two
+ * more (1% of a malloc and free under callgrind). */
+struct mtrec_record_calls {
+	void (*alloc)(const void *caller, const void *p, size_t size);
+	void (*free)(const void *caller, const void *p);
+	void (*realloc_before)(struct mtrec_realloc *r, const void *caller, const void *old);
+	void (*realloc_after)(struct mtrec_realloc *r, const void *caller,
+			      const void *old, const void *new, size_t size);
+};
+extern struct mtrec_record_calls mtrec_record MTREC_HIDDEN;
 
 #endif

@@ -1,0 +1,38 @@
+/* reach.h -- MTREC_REACH=1 (rec-reach.c): a table of the blocks the trace
+ * holds live, and at the end of the recorded run a conservative scan of
+ * memory, as valgrind's leak check makes, that tells of each live block
+ * whether the program could still reach it ("# reach" lines,
+ * share/trace-format.md).
+ *
+ * A leaf: it calls nothing of the recorder but prim.h, owns its locks, and
+ * hands its lines to its caller.  Nothing here allocates with malloc. */
+#ifndef MTREC_REACH_H
+#define MTREC_REACH_H
+
+#include <stddef.h>
+
+#include "prim.h"
+
+/* Map the table; 0, or -1 when the memory cannot be had.  Once, at
+ * start-up, before the first event. */
+int mtrec_reach_init(void) MTREC_HIDDEN;
+
+/* The block p of size bytes is live: after the allocation returned. */
+void mtrec_reach_add(const void *p, size_t size) MTREC_HIDDEN;
+/* The block p is released: before the release.  1 when it was in the
+ * table, with its size in *size (a realloc that fails puts it back). */
+int mtrec_reach_remove(const void *p, size_t *size) MTREC_HIDDEN;
+
+/* Fork child: it keeps the parent's blocks (its heap is a copy), not
+ * the locks nor the parent's threads. */
+void mtrec_reach_fork_child(void) MTREC_HIDDEN;
+
+/* Where the scan's lines go: whole lines, newlines included. */
+typedef void (*mtrec_reach_sink)(const char *text, size_t len);
+
+/* Scan now and hand "# reach begin" ... "# reach end" to sink.  The table
+ * is frozen from then on: later events do not change it.  The caller
+ * holds no lock a running thread may wait for while holding another. */
+void mtrec_reach_scan(mtrec_reach_sink sink) MTREC_HIDDEN;
+
+#endif

@@ -643,7 +643,7 @@ static inline void reached(size_t k, int start, int definite)
 	unsigned char st = sc.state[k];
 
 	if (sc.collect) {
-		if (st == UNREACHED && k != sc.cur)
+		if (st == UNREACHED && k != sc.cur && sc.edge)
 			sc.edge[sc.nedge++] = (uint32_t)k;
 		return;
 	}
@@ -729,7 +729,7 @@ static inline size_t block_words(size_t k)
  * (cliques) keeps of it. */
 static inline void block_begin(uint32_t b)
 {
-	if (sc.collect) {
+	if (sc.collect && sc.first) {
 		sc.cur = b;
 		sc.first[b] = sc.nedge;
 	}
@@ -737,7 +737,7 @@ static inline void block_begin(uint32_t b)
 
 static inline void block_end(uint32_t b)
 {
-	if (sc.collect)
+	if (sc.collect && sc.cnt && sc.first)
 		sc.cnt[b] = (uint32_t)(sc.nedge - sc.first[b]);
 }
 

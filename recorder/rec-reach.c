@@ -162,28 +162,33 @@ static void stripe_unlock(struct stripe *s)
 /* A larger (or a cleaner) table for s: 0, or -1 without memory. */
 static int grow(struct stripe *s)
 {
-	size_t cap = s->cap ? s->cap : STRIPE_MIN;
-	struct ent *e;
+	size_t cap = s->cap ? s->cap : STRIPE_MIN, old_cap;
+	struct ent *e, *old;
 
 	while ((s->live + 1) * 2 > cap)
 		cap *= 2;
 	if ((e = prim_map_anon(cap * sizeof(*e))) == NULL)
 		return -1;
-	for (size_t i = 0; i < s->cap; i++) {
-		uintptr_t a = s->e[i].addr;
+	old = s->e;
+	old_cap = old ? s->cap : 0;
+	for (size_t i = 0; i < old_cap; i++) {
+		uintptr_t a = old[i].addr;
 		size_t j;
 
 		if (a <= TOMB)
 			continue;
 		for (j = slot_of(hash_addr(a), cap); e[j].addr != EMPTY; j = (j + 1) & (cap - 1))
 			;
-		e[j] = s->e[i];
+		e[j] = old[i];
 	}
-	if (s->e)
-		munmap(s->e, s->cap * sizeof(*s->e));
-	s->e = e;
-	s->cap = cap;
+	/* The new table first, then its size (never smaller), then the old
+	 * one goes: what the scan reads without the lock (copy_table) is a
+	 * table with at most as many entries as it has. */
+	__atomic_store_n(&s->e, e, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->cap, cap, __ATOMIC_RELEASE);
 	s->used = s->live;
+	if (old)
+		munmap(old, old_cap * sizeof(*old));
 	return 0;
 }
 
@@ -643,7 +648,7 @@ static inline void reached(size_t k, int start, int definite)
 	unsigned char st = sc.state[k];
 
 	if (sc.collect) {
-		if (st == UNREACHED && k != sc.cur)
+		if (st == UNREACHED && k != sc.cur && sc.edge)
 			sc.edge[sc.nedge++] = (uint32_t)k;
 		return;
 	}
@@ -729,7 +734,7 @@ static inline size_t block_words(size_t k)
  * (cliques) keeps of it. */
 static inline void block_begin(uint32_t b)
 {
-	if (sc.collect) {
+	if (sc.collect && sc.first) {
 		sc.cur = b;
 		sc.first[b] = sc.nedge;
 	}
@@ -737,7 +742,7 @@ static inline void block_begin(uint32_t b)
 
 static inline void block_end(uint32_t b)
 {
-	if (sc.collect)
+	if (sc.collect && sc.cnt && sc.first)
 		sc.cnt[b] = (uint32_t)(sc.nedge - sc.first[b]);
 }
 
@@ -883,18 +888,64 @@ static int sort_blocks(void)
 	return 0;
 }
 
-/* Freeze the table and copy it, sorted: 0, or -1 without memory. */
+/* Take s's lock, unless it is not let go before deadline (a thread
+ * that a signal handler of the program's holds inside the table, and
+ * does not give back): 1 when taken. */
+static int lock_before(struct stripe *s, uint64_t deadline)
+{
+	for (unsigned spins = 1; __atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (spins % 256)
+			cpu_relax();
+		else if (prim_monotonic_ns() > deadline)
+			return 0;
+		else
+			syscall(SYS_sched_yield);
+	}
+	return 1;
+}
+
+/* The entries of a stripe whose lock was not let go, read as they are
+ * (through read_mem: its table may be replaced meanwhile), up to room. */
+static void copy_held(const struct stripe *s, size_t room)
+{
+	struct ent *e = __atomic_load_n(&s->e, __ATOMIC_ACQUIRE);
+	size_t cap = __atomic_load_n(&s->cap, __ATOMIC_ACQUIRE);
+	size_t per = BUF_SIZE / sizeof(struct ent);
+
+	for (size_t i = 0; i < cap && room; i += per) {
+		size_t want = (cap - i < per ? cap - i : per) * sizeof(struct ent);
+		size_t got = read_mem(sc.buf, (uintptr_t)(e + i), want) / sizeof(struct ent);
+		const struct ent *c = (const struct ent *)(void *)sc.buf;
+
+		for (size_t j = 0; j < got && room; j++)
+			if (c[j].addr > TOMB) {
+				sc.blk[sc.n++] = c[j];
+				room--;
+			}
+		if (got * sizeof(struct ent) < want)
+			break;
+	}
+}
+
+/* Freeze the table and copy it, sorted: 0, or -1 without memory.  Each
+ * stripe is waited for once, after the freeze, so that no update is under
+ * way in it: a stripe not let go within half a second is read as it is. */
 static int copy_table(void)
 {
+	uint64_t deadline = prim_monotonic_ns() + 500000000u;
+	int held[NSTRIPES], stuck = 0;
 	size_t n = 0;
 
-	for (int i = 0; i < NSTRIPES; i++)
-		stripe_lock(&stripes[i]);
-	__atomic_store_n(&frozen, 1, __ATOMIC_RELEASE);
-	for (int i = 0; i < NSTRIPES; i++)
-		stripe_unlock(&stripes[i]);
-	/* Frozen: the stripes no longer change. */
+	__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < NSTRIPES; i++) {
+		held[i] = !lock_before(&stripes[i], deadline);
+		if (held[i]) {
+			stuck++;
+			n += __atomic_load_n(&stripes[i].cap, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		stripe_unlock(&stripes[i]);
+		/* Frozen: the stripe no longer changes. */
 		n += stripes[i].live;
 		own(stripes[i].e, stripes[i].cap * sizeof(struct ent), 0);
 	}
@@ -905,10 +956,21 @@ static int copy_table(void)
 	sc.stack = scan_map((2 * n + 1) * sizeof(uint32_t));
 	if (!sc.blk || !sc.state || !sc.stack)
 		return -1;
-	for (int i = 0; i < NSTRIPES; i++)
+	for (int i = 0; i < NSTRIPES; i++) {
+		if (held[i]) {
+			copy_held(&stripes[i], n - sc.n);
+			continue;
+		}
 		for (size_t j = 0; j < stripes[i].cap; j++)
 			if (stripes[i].e[j].addr > TOMB)
 				sc.blk[sc.n++] = stripes[i].e[j];
+	}
+	if (stuck) {
+		char a[24];
+
+		note("# reach unscanned table: ", dec(a, (unsigned long)stuck), " of 64 parts held by a "
+		     "thread that did not let go (in a signal handler?), read as they were", SAY_END);
+	}
 	if (sort_blocks() < 0)
 		return -1;
 	sc.lo = sc.n ? sc.blk[0].addr : 1;

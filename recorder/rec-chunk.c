@@ -67,6 +67,7 @@
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
 #define PART_ZONE MTREC_PART_ZONE	/* each part's header zone (MTREC_ROTATE) */
 #define RETIRE_EVERY_NS 2000000ull	/* tries at retiring a part, at most this often */
+#define EXIT_SETTLE_NS 20000000ull	/* at exit, for the threads in a line to finish it */
 
 __thread unsigned mtrec_depth;
 __thread struct mtrec_slot *mtrec_self[MTREC_NEST];
@@ -635,6 +636,19 @@ void mtrec_chunk_lost(unsigned long *stopped, unsigned long *nested)
 	}
 }
 
+/* Wait, until deadline at most, for another thread's slot to be out of
+ * the recorder with no realloc outcome held; 1 when it is. */
+static int settled(struct mtrec_slot *o, uint64_t deadline)
+{
+	while (__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&o->held, __ATOMIC_ACQUIRE)) {
+		if (prim_monotonic_ns() >= deadline)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
 /* Finish every chunk and cut the file at what was written: by exit (for
  * good) or before an exec (until mtrec_chunk_resume). */
 static void finish_chunks(int (*cut)(char *pos, char *end))
@@ -652,15 +666,23 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 		s->pos = s->end = NULL;
 	}
 	/* Other threads may be writing: as when a part is retired, only the
-	 * chunks of those that are not are closed here; a busy one closes
-	 * its own at its next event (c.writing is 0), and the file keeps
-	 * every chunk handed out.  Without the barrier, every slot is taken
-	 * for busy but those of this thread. */
+	 * chunks of those that are not are closed here.  A thread in the
+	 * middle of a line (or of a realloc whose outcome is held) gets a
+	 * moment to finish it, so that the exit does not leave its torn
+	 * line in the file; after that it writes nothing more (c.writing
+	 * is 0, its chunk is stale).  One that does not finish in time
+	 * keeps its chunk as it is.  Without the barrier, every slot is
+	 * taken for busy but those of this thread. */
 	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
 	int barrier = prim_membarrier() == 0;
+	uint64_t deadline = prim_monotonic_ns() + EXIT_SETTLE_NS;
 	for (unsigned i = 0; c.slots && i < NSLOTS && i < c.next_slot; i++) {
 		struct mtrec_slot *o = &c.slots[i];
-		if ((barrier || o->tid == self) && !__atomic_load_n(&o->held, __ATOMIC_ACQUIRE) &&
+		int mine = o->tid == self;
+
+		if ((!barrier && !mine) || (!mine && !settled(o, deadline)))
+			continue;
+		if (!__atomic_load_n(&o->held, __ATOMIC_ACQUIRE) &&
 		    (o == s || !__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE)))
 			close_idle(o, ~0u, self);
 	}

@@ -573,9 +573,14 @@ static size_t read_mem(void *dst, uintptr_t src, size_t len)
 		return 0;
 	}
 	/* write() from memory that cannot be read fails with EFAULT, or
-	 * writes what it could read before. */
+	 * writes the pipe buffers (of a page each, from the start of the
+	 * write) it filled before: so that these are the source's pages, a
+	 * first piece goes up to the first page boundary. */
 	while (total < len) {
-		size_t piece = len - total < 16 * PAGE ? len - total : 16 * PAGE;
+		size_t off = (src + total) % PAGE, piece = off ? PAGE - off : 16 * PAGE;
+
+		if (piece > len - total)
+			piece = len - total;
 		long w = syscall(SYS_write, sc.pipefd[1], src + total, piece);
 
 		if (w <= 0)
@@ -820,11 +825,20 @@ static void scan_blocks(void)
 				total += len;
 			}
 		}
-		n = -1;
 		if (!sc.no_vm) {
 			struct iovec l = { sc.buf, total };
 
 			n = syscall(SYS_process_vm_readv, sc.pid, &l, 1ul, sc.iov, (unsigned long)m, 0ul);
+		} else {	/* through the pipe, piece by piece */
+			n = 0;
+			for (int j = 0; j < m; j++) {
+				size_t got = read_mem(sc.buf + n, (uintptr_t)sc.iov[j].iov_base,
+						      sc.iov[j].iov_len);
+
+				n += (long)got;
+				if (got < sc.iov[j].iov_len)
+					break;
+			}
 		}
 		if (n != (long)total) {
 			/* some of it could not be read: block by block, page by page */

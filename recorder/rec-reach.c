@@ -53,7 +53,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* ---- the table ---------------------------------------------------------- */
+/* ---- the table ------------------------------------------------------ */
 
 #define NSTRIPES 64
 #define STRIPE_MIN 1024u	/* entries of a stripe's first table */
@@ -381,7 +381,7 @@ void mtrec_reach_fork_child(void)
 		madvise(thr, NTHR * sizeof(*thr), MADV_DONTNEED);
 }
 
-/* ---- the scan's state ------------------------------------------------------ */
+/* ---- the scan's state ----------------------------------------------- */
 
 enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 static const char *const kind_name[] = { "definite", "possible", "reachable", "indirect" };
@@ -392,7 +392,7 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define OUT_SIZE (64u << 10)
 #define NOTES_SIZE (16u << 10)
 #define MAX_ROOTS 8192
-#define MAX_OWN (NSTRIPES + 16)
+#define MAX_OWN (NSTRIPES + 32)
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
 
@@ -469,7 +469,7 @@ static void *scan_map(size_t len)
 	return p;
 }
 
-/* ---- output ---------------------------------------------------------------- */
+/* ---- output --------------------------------------------------------- */
 
 static void flush(void)
 {
@@ -550,7 +550,7 @@ static const char *hex(char *b, unsigned long v)
 	return b;
 }
 
-/* ---- reading memory that may be gone ----------------------------------------- */
+/* ---- reading memory that may be gone -------------------------------- */
 
 /* Copy len bytes at src (in this process) to dst: the length of the
  * prefix copied, short at the first page that cannot be read. */
@@ -604,7 +604,7 @@ static uintptr_t peek(uintptr_t a)
 	return read_mem(&w, a, sizeof(w)) == sizeof(w) ? w : 0;
 }
 
-/* ---- marking ---------------------------------------------------------------- */
+/* ---- marking -------------------------------------------------------- */
 
 /* Does block k hold address w? */
 static inline int holds(size_t k, uintptr_t w)
@@ -860,7 +860,7 @@ static void scan_blocks(void)
 	}
 }
 
-/* ---- the copy of the table ----------------------------------------------------- */
+/* ---- the copy of the table ------------------------------------------ */
 
 /* LSD radix sort of the blocks by address, a byte at a time, skipping
  * the bytes all addresses share: 0, or -1 without memory. */
@@ -998,7 +998,7 @@ static int copy_table(void)
 	return 0;
 }
 
-/* ---- /proc/self/maps ----------------------------------------------------------- */
+/* ---- /proc/self/maps ------------------------------------------------ */
 
 static uintptr_t parse_hex(const char **s)
 {
@@ -1113,7 +1113,7 @@ static const struct map *map_of(uintptr_t a)
 	return NULL;
 }
 
-/* ---- roots ------------------------------------------------------------------------ */
+/* ---- roots ---------------------------------------------------------- */
 
 /* A root [lo, hi) named WHAT (the pieces a, b). */
 static struct root *add_root(uintptr_t lo, uintptr_t hi, const char *a, const char *b)
@@ -1393,7 +1393,7 @@ static void other_threads(pid_t self)
 		     "the system calls they are blocked in, are scanned)", SAY_END);
 }
 
-/* ---- the scan ----------------------------------------------------------------------- */
+/* ---- the scan ------------------------------------------------------- */
 
 /* Each lost block not yet in a clique leads one: the lost blocks it
  * reaches are indirect.  The lost blocks are read once, together, for
@@ -1500,6 +1500,7 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 		return;
 	/* A signal handler's update from now on is queued: the table is ours. */
 	in_table = 1;
+	memset(&sc, 0, sizeof(sc));	/* (a fork child's copy of a scan under way) */
 	sc.pid = (pid_t)syscall(SYS_getpid);
 	sc.sink = sink;
 	sc.leader = -1;

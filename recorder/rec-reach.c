@@ -390,8 +390,8 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
 #define GAP 256			/* blocks closer than this are read as one piece */
 #define OUT_SIZE (64u << 10)
-#define NOTES_SIZE (16u << 10)
-#define MAX_ROOTS 8192
+#define NOTES_SIZE (256u << 10)
+#define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
 #define MAX_OWN (NSTRIPES + 32)
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
@@ -447,6 +447,8 @@ static struct scan {
 	int nown;
 	char *out, *notes;
 	size_t outlen, noteslen;
+	unsigned long notes_lost;	/* notes that did not fit */
+	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
 	mtrec_reach_sink sink;
 	size_t counts[8][256];	/* the sort's */
 } sc;
@@ -505,8 +507,10 @@ static __attribute__((sentinel)) void put_line(const char *first, ...)
 /* A "# reach unscanned" line, kept for after the verdicts. */
 static __attribute__((sentinel)) void note(const char *first, ...)
 {
-	if (sc.noteslen + 512 > NOTES_SIZE)
+	if (sc.noteslen + 512 > NOTES_SIZE) {
+		sc.notes_lost++;
 		return;
+	}
 	PUT_PIECES(sc.notes, sc.noteslen, NOTES_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
@@ -1121,8 +1125,12 @@ static struct root *add_root(uintptr_t lo, uintptr_t hi, const char *a, const ch
 	struct root *r;
 	char *o;
 
-	if (hi <= lo || sc.nroots >= MAX_ROOTS)
+	if (hi <= lo)
 		return NULL;
+	if (sc.nroots >= MAX_ROOTS) {
+		sc.roots_lost++;
+		return NULL;
+	}
 	r = &sc.roots[sc.nroots++];
 	r->lo = lo;
 	r->hi = hi;
@@ -1523,10 +1531,15 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 	}
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);
-	if (sc.noteslen + sc.outlen > OUT_SIZE)
-		flush();
-	memcpy(sc.out + sc.outlen, sc.notes, sc.noteslen);
-	sc.outlen += sc.noteslen;
+	flush();
+	if (sc.noteslen)
+		sink(sc.notes, sc.noteslen);
+	if (sc.roots_lost)
+		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
+			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments)", SAY_END);
+	if (sc.notes_lost)
+		put_line("# reach unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
+			 "did not fit in memory", SAY_END);
 	if (missed)
 		put_line("# reach unscanned table: ", dec(a, missed), " allocations or frees are "
 			 "not in it (no memory, or signal handlers nested in the recorder)", SAY_END);

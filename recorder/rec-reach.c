@@ -53,7 +53,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* ---- the table ---------------------------------------------------------- */
+/* ---- the table ------------------------------------------------------ */
 
 #define NSTRIPES 64
 #define STRIPE_MIN 1024u	/* entries of a stripe's first table */
@@ -381,7 +381,7 @@ void mtrec_reach_fork_child(void)
 		madvise(thr, NTHR * sizeof(*thr), MADV_DONTNEED);
 }
 
-/* ---- the scan's state ------------------------------------------------------ */
+/* ---- the scan's state ----------------------------------------------- */
 
 enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 static const char *const kind_name[] = { "definite", "possible", "reachable", "indirect" };
@@ -390,9 +390,9 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
 #define GAP 256			/* blocks closer than this are read as one piece */
 #define OUT_SIZE (64u << 10)
-#define NOTES_SIZE (16u << 10)
-#define MAX_ROOTS 8192
-#define MAX_OWN (NSTRIPES + 16)
+#define NOTES_SIZE (256u << 10)
+#define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
+#define MAX_OWN (NSTRIPES + 32)
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
 
@@ -447,6 +447,8 @@ static struct scan {
 	int nown;
 	char *out, *notes;
 	size_t outlen, noteslen;
+	unsigned long notes_lost;	/* notes that did not fit */
+	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
 	mtrec_reach_sink sink;
 	size_t counts[8][256];	/* the sort's */
 } sc;
@@ -469,7 +471,7 @@ static void *scan_map(size_t len)
 	return p;
 }
 
-/* ---- output ---------------------------------------------------------------- */
+/* ---- output --------------------------------------------------------- */
 
 static void flush(void)
 {
@@ -505,8 +507,10 @@ static __attribute__((sentinel)) void put_line(const char *first, ...)
 /* A "# reach unscanned" line, kept for after the verdicts. */
 static __attribute__((sentinel)) void note(const char *first, ...)
 {
-	if (sc.noteslen + 512 > NOTES_SIZE)
+	if (sc.noteslen + 512 > NOTES_SIZE) {
+		sc.notes_lost++;
 		return;
+	}
 	PUT_PIECES(sc.notes, sc.noteslen, NOTES_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
@@ -550,7 +554,7 @@ static const char *hex(char *b, unsigned long v)
 	return b;
 }
 
-/* ---- reading memory that may be gone ----------------------------------------- */
+/* ---- reading memory that may be gone -------------------------------- */
 
 /* Copy len bytes at src (in this process) to dst: the length of the
  * prefix copied, short at the first page that cannot be read. */
@@ -573,9 +577,14 @@ static size_t read_mem(void *dst, uintptr_t src, size_t len)
 		return 0;
 	}
 	/* write() from memory that cannot be read fails with EFAULT, or
-	 * writes what it could read before. */
+	 * writes the pipe buffers (of a page each, from the start of the
+	 * write) it filled before: so that these are the source's pages, a
+	 * first piece goes up to the first page boundary. */
 	while (total < len) {
-		size_t piece = len - total < 16 * PAGE ? len - total : 16 * PAGE;
+		size_t off = (src + total) % PAGE, piece = off ? PAGE - off : 16 * PAGE;
+
+		if (piece > len - total)
+			piece = len - total;
 		long w = syscall(SYS_write, sc.pipefd[1], src + total, piece);
 
 		if (w <= 0)
@@ -599,7 +608,7 @@ static uintptr_t peek(uintptr_t a)
 	return read_mem(&w, a, sizeof(w)) == sizeof(w) ? w : 0;
 }
 
-/* ---- marking ---------------------------------------------------------------- */
+/* ---- marking -------------------------------------------------------- */
 
 /* Does block k hold address w? */
 static inline int holds(size_t k, uintptr_t w)
@@ -820,11 +829,20 @@ static void scan_blocks(void)
 				total += len;
 			}
 		}
-		n = -1;
 		if (!sc.no_vm) {
 			struct iovec l = { sc.buf, total };
 
 			n = syscall(SYS_process_vm_readv, sc.pid, &l, 1ul, sc.iov, (unsigned long)m, 0ul);
+		} else {	/* through the pipe, piece by piece */
+			n = 0;
+			for (int j = 0; j < m; j++) {
+				size_t got = read_mem(sc.buf + n, (uintptr_t)sc.iov[j].iov_base,
+						      sc.iov[j].iov_len);
+
+				n += (long)got;
+				if (got < sc.iov[j].iov_len)
+					break;
+			}
 		}
 		if (n != (long)total) {
 			/* some of it could not be read: block by block, page by page */
@@ -846,7 +864,7 @@ static void scan_blocks(void)
 	}
 }
 
-/* ---- the copy of the table ----------------------------------------------------- */
+/* ---- the copy of the table ------------------------------------------ */
 
 /* LSD radix sort of the blocks by address, a byte at a time, skipping
  * the bytes all addresses share: 0, or -1 without memory. */
@@ -984,7 +1002,7 @@ static int copy_table(void)
 	return 0;
 }
 
-/* ---- /proc/self/maps ----------------------------------------------------------- */
+/* ---- /proc/self/maps ------------------------------------------------ */
 
 static uintptr_t parse_hex(const char **s)
 {
@@ -1099,7 +1117,7 @@ static const struct map *map_of(uintptr_t a)
 	return NULL;
 }
 
-/* ---- roots ------------------------------------------------------------------------ */
+/* ---- roots ---------------------------------------------------------- */
 
 /* A root [lo, hi) named WHAT (the pieces a, b). */
 static struct root *add_root(uintptr_t lo, uintptr_t hi, const char *a, const char *b)
@@ -1107,8 +1125,12 @@ static struct root *add_root(uintptr_t lo, uintptr_t hi, const char *a, const ch
 	struct root *r;
 	char *o;
 
-	if (hi <= lo || sc.nroots >= MAX_ROOTS)
+	if (hi <= lo)
 		return NULL;
+	if (sc.nroots >= MAX_ROOTS) {
+		sc.roots_lost++;
+		return NULL;
+	}
 	r = &sc.roots[sc.nroots++];
 	r->lo = lo;
 	r->hi = hi;
@@ -1379,7 +1401,7 @@ static void other_threads(pid_t self)
 		     "the system calls they are blocked in, are scanned)", SAY_END);
 }
 
-/* ---- the scan ----------------------------------------------------------------------- */
+/* ---- the scan ------------------------------------------------------- */
 
 /* Each lost block not yet in a clique leads one: the lost blocks it
  * reaches are indirect.  The lost blocks are read once, together, for
@@ -1486,6 +1508,7 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 		return;
 	/* A signal handler's update from now on is queued: the table is ours. */
 	in_table = 1;
+	memset(&sc, 0, sizeof(sc));	/* (a fork child's copy of a scan under way) */
 	sc.pid = (pid_t)syscall(SYS_getpid);
 	sc.sink = sink;
 	sc.leader = -1;
@@ -1508,10 +1531,15 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 	}
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);
-	if (sc.noteslen + sc.outlen > OUT_SIZE)
-		flush();
-	memcpy(sc.out + sc.outlen, sc.notes, sc.noteslen);
-	sc.outlen += sc.noteslen;
+	flush();
+	if (sc.noteslen)
+		sink(sc.notes, sc.noteslen);
+	if (sc.roots_lost)
+		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
+			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments)", SAY_END);
+	if (sc.notes_lost)
+		put_line("# reach unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
+			 "did not fit in memory", SAY_END);
 	if (missed)
 		put_line("# reach unscanned table: ", dec(a, missed), " allocations or frees are "
 			 "not in it (no memory, or signal handlers nested in the recorder)", SAY_END);

@@ -147,6 +147,12 @@ test_expect_success 'threads that allocate and block every signal, a PROT_NONE p
 	grep -a "^# reach unscanned the executable 0x[0-9a-f]*-0x[0-9a-f]*: 4096 bytes unreadable\$" busy.log
 '
 
+test_expect_success 'process_vm_readv refused (seccomp): the same verdicts, read through a pipe' '
+	record seccomp.log seccomp &&
+	verdicts seccomp.log >actual &&
+	test_cmp expect.kinds actual
+'
+
 test_expect_success 'many blocks: all reachable from the global array' '
 	record many.log many 100000 &&
 	test "$(grep -ac "^# reach 0x[0-9a-f]* reachable\$" many.log)" -ge 100001

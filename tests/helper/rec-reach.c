@@ -21,18 +21,27 @@
  *        rec-reach lost N    N blocks of 32 bytes lost, in pairs (the
  *                            first definite, the second indirect), then
  *                            the fixture
+ *        rec-reach seccomp   the fixture under a seccomp filter that
+ *                            refuses process_vm_readv() (EPERM), as some
+ *                            containers' do: the scan reads through a pipe
  *        rec-reach busy      the fixture, with two more threads that block
  *                            every signal and allocate and free without
  *                            end while the program exits, and a page of
  *                            the program's data made PROT_NONE after the
  *                            page before it took a pointer to a block of
  *                            300 bytes (reachable) */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -161,9 +170,29 @@ static NOINLINE void lose_many(long n)
 	sink = NULL;
 }
 
+/* process_vm_readv() fails with EPERM from now on, in this thread and
+ * those it makes. */
+static void deny_process_vm_readv(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
+
+	if (argc > 1 && strcmp(argv[1], "seccomp") == 0)
+		deny_process_vm_readv();
 
 	if (argc > 2 && strcmp(argv[1], "many") == 0)
 		keep_many(atol(argv[2]));

@@ -67,6 +67,7 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 			mta_wrappers_add (a->wrappers, *p);
 	}
 	a->run = mta_run_new (sym, a->wrappers, binary);
+	mta_run_set_leak_kinds (a->run, opts->leak_kinds);
 	for (int i = 0; i < ntraces; i++)
 		mta_run_add_trace (a->run, traces[i]);
 	if (opts->db != NULL) {
@@ -96,6 +97,18 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 	int64_t run_id = 0;
 
 	mta_run_finish (a->run, lines, unreadable_lines);
+	/* a gate on kinds the trace cannot tell must not pass in silence */
+	if (a->opts.leak_kinds != 0 && !info->reach && info->all_leaked_blocks > 0) {
+		g_autoptr (GString) traces = g_string_new (NULL);
+		for (guint i = 0; i < info->traces->len; i++)
+			g_string_append_printf (traces, "%s'%s'", i ? ", " : "",
+						(const char *) info->traces->pdata[i]);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			     "--leaks: %s %s no reachability verdicts ('# reach' lines): record "
+			     "with 'mtrec --reach' (MTREC_REACH=1)", traces->str,
+			     info->traces->len == 1 ? "has" : "have");
+		return -1;
+	}
 	if (a->db != NULL) {
 		if (!a->opts.all_events && !mta_db_begin (a->db, a->run, FALSE, error))
 			return -1;
@@ -119,6 +132,8 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 			 info->bad_frees == 1 ? "" : "s");
 	else
 		mta_html_print_written (a->opts.html, info, out);
+	if (a->opts.growth == 0 && a->opts.leak_kinds != 0)
+		return info->leaked_blocks > 0;
 	if (a->opts.growth == 0)
 		return info->leaked_blocks > 0 || mta_kinds_any_leak (mta_run_kinds (a->run));
 	/* Only proven leaks fail the gate: in a run the recorder did not

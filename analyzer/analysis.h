@@ -19,6 +19,7 @@ typedef struct {
 	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */
+	guint leak_kinds;          /* blocks that are leaks: 1 << MtaReach (--leaks); 0 all */
 	MtaFolded folded;          /* --folded: print folded stacks of this count */
 	gboolean folded_blocks;    /* ... in blocks, not bytes */
 	const char *html;          /* --html: also write this report (html-out.c) */

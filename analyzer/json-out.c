@@ -313,6 +313,55 @@ put_lineage (FILE *out, const MtaLineageInfo *l)
 	fputs ("},\n", out);
 }
 
+/* "reach": {"definite": {"blocks": N, "bytes": N}, ...}: the blocks of
+ * each category (reach.h), null for a trace without verdicts. */
+static void
+put_reach_counts (FILE *out, const MtaRun *run, const uint64_t *blocks, const uint64_t *bytes)
+{
+	fputs ("\"reach\": ", out);
+	if (!mta_run_info (run)->reach) {
+		fputs ("null", out);
+		return;
+	}
+	fputs ("{", out);
+	for (int k = 1; k <= MTA_REACH_N; k++) {
+		int r = k % MTA_REACH_N;    /* unknown last */
+		fprintf (out, "%s\"%s\": {\"blocks\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", k > 1 ? ", " : "",
+			 mta_reach_name ((MtaReach) r), blocks[r], bytes[r]);
+	}
+	fputs ("}", out);
+}
+
+/* The run's "reach": its counts, the --leaks filter, the recorder's notes
+ * and whether its scan finished. */
+static void
+put_reach (FILE *out, const MtaRun *run)
+{
+	const MtaRunInfo *i = mta_run_info (run);
+
+	fputs ("  ", out);
+	put_reach_counts (out, run, i->reach_blocks, i->reach_bytes);
+	fputs (",\n  \"leak_kinds\": ", out);
+	if (i->leak_kinds) {
+		fputs ("[", out);
+		for (int k = 1, n = 0; k <= MTA_REACH_N; k++)
+			if (i->leak_kinds & (1u << (k % MTA_REACH_N)))
+				fprintf (out, "%s\"%s\"", n++ ? ", " : "", mta_reach_name ((MtaReach) (k % MTA_REACH_N)));
+		fputs ("]", out);
+	} else
+		fputs ("null", out);
+	fprintf (out, ", \"all_leaked_blocks\": %" PRIu64 ", \"all_leaked_bytes\": %" PRIu64
+		 ", \"reach_finished\": %s, \"reach_line\": %" PRIu64 ", \"reach_scans\": %" PRIu64
+		 ", \"reach_ms\": %" PRIu64 ", \"reach_bad_lines\": %" PRIu64 ", \"reach_notes\": [",
+		 i->all_leaked_blocks, i->all_leaked_bytes, i->reach_finished ? "true" : "false",
+		 i->reach_line, i->reach_scans, i->reach_ms, i->reach_bad_lines);
+	for (guint k = 0; k < i->reach_notes->len; k++) {
+		fputs (k ? ", " : "", out);
+		mta_json_put_string (out, i->reach_notes->pdata[k]);
+	}
+	fputs ("],\n", out);
+}
+
 void
 mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_id,
 		       const MtaLineageInfo *lineage, FILE *out)
@@ -389,6 +438,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs ("\"times_ns\": null", out);
 	fputs ("}\n  },\n", out);
 	put_incomplete (out, &i->incomplete);
+	put_reach (out, run);
 	put_lineage (out, lineage);
 	put_peak_and_temporary (out, run);
 
@@ -412,6 +462,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
 		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
 		fprintf (out, "\"proven\": %s", mta_run_site_proven (run, s) ? "true" : "false");
+		fputs (",\n      ", out);
+		put_reach_counts (out, run, s->reach_blocks, s->reach_bytes);
 		fputs (",\n      ", out);
 		if (s->tl_bytes != NULL) {
 			put_u32_array (out, "live_blocks_over_time", s->tl_blocks, i->tl_len);
@@ -457,6 +509,11 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 			fputs ("null", out);
 		fputs (", \"site\": ", out);
 		put_site_index (out, leak_index, (uint32_t) p->site);
+		fputs (", \"reach\": ", out);
+		if (i->reach)
+			fprintf (out, "\"%s\"", mta_reach_name ((MtaReach) r->reach));
+		else
+			fputs ("null", out);
 		fputs ("}", out);
 	}
 	fputs (nleaks ? "\n  ],\n" : "],\n", out);

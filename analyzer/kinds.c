@@ -115,7 +115,7 @@ kind_free_block (Kind *k, const MtaLine *l, uint32_t path, uint32_t tid)
 	}
 	k->pub.bad_frees++;
 	if (k->pub.bad_free_records->len < MAX_BAD_FREES) {
-		MtaRecord rec = { l->addr, 0, l->lineno, path, tid, '-' };
+		MtaRecord rec = { l->addr, 0, l->lineno, path, tid, '-', 0 };
 		g_array_append_val (k->pub.bad_free_records, rec);
 	}
 }
@@ -203,7 +203,7 @@ mta_kinds_finish (MtaKinds *ks, const GPtrArray *paths)
 		const MtaLiveEntry *b;
 		k->pub.leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 		for (size_t it = 0; mta_live_next (&k->blocks, &it, &b);) {
-			MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+' };
+			MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+', 0 };
 			g_array_append_val (k->pub.leaks, rec);
 			k->pub.leaked_blocks++;
 			k->pub.leaked_bytes += b->size;

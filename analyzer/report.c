@@ -16,6 +16,7 @@
 #include "incomplete.h"
 #include "lineage.h"
 #include "mtrace-compat.h"
+#include "reach.h"
 #include "parts.h"
 #include "symbolize.h"
 #include "trace-input.h"
@@ -41,7 +42,10 @@ const char mta_report_description[] =
 	"with each leak's growth over the run (constant, logarithmic, linear,\n"
 	"exponential, unknown: share/growth.md), the peak and the temporary\n"
 	"allocations.  --growth linear,exponential reports (and exits 1 for) real\n"
-	"leaks only.  Rotated parts (t.log, t.log.part2, ...) are read in the\n"
+	"leaks only.  In a trace recorded with 'mtrec --reach', each block not\n"
+	"freed is definitely, indirectly or possibly lost or still reachable, as\n"
+	"valgrind says (share/reach.md); --leaks definite,indirect reports (and\n"
+	"exits 1 for) those kinds only.  Rotated parts (t.log, t.log.part2, ...) are read in the\n"
 	"order of their '# part' headers, whatever the order given.\n"
 	"\n"
 	"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
@@ -73,6 +77,7 @@ static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
 static char *opt_growth;
+static char *opt_leaks;
 static char *opt_folded;
 static char *opt_folded_count;
 static char *opt_html;
@@ -128,6 +133,9 @@ const GOptionEntry mta_report_entries[] = {
 	{ "growth", 0, 0, G_OPTION_ARG_STRING, &opt_growth,
 	  "Report, and exit 1 for, only the leaks that grow as CLASSES (e.g. linear,exponential)",
 	  "CLASSES" },
+	{ "leaks", 0, 0, G_OPTION_ARG_STRING, &opt_leaks,
+	  "Report, and exit 1 for, only the blocks not freed of KINDS: definite, indirect, "
+	  "possible, reachable, unknown, all (a trace recorded with mtrec --reach)", "KINDS" },
 	{ NULL }
 };
 
@@ -228,8 +236,8 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	MtaCompat *compat = NULL;
 	g_autoptr (MtaAnalysis) sites = NULL;
 	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL ||
-		opt_folded != NULL || opt_html != NULL;
-	guint growth = 0;
+		opt_leaks != NULL || opt_folded != NULL || opt_html != NULL;
+	guint growth = 0, leak_kinds = 0;
 	MtaFolded folded = MTA_FOLDED_NONE;
 	gboolean folded_blocks = FALSE;
 	int status;
@@ -247,6 +255,8 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		first = 1;
 	}
 	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
+		return FALSE;
+	if (opt_leaks != NULL && !mta_reach_parse_kinds (opt_leaks, &leak_kinds, error))
 		return FALSE;
 	if (!report_outputs (&folded, &folded_blocks, error))
 		return FALSE;
@@ -268,11 +278,11 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		}
 	if (by_site) {
 		MtaAnalysisOptions o = {
-			.by_site = opt_by_site || (opt_growth != NULL && !opt_json && opt_db == NULL &&
-					       opt_html == NULL),
+			.by_site = opt_by_site || ((opt_growth != NULL || opt_leaks != NULL) && !opt_json &&
+					       opt_db == NULL && opt_html == NULL),
 			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
-			.frames = MAX (opt_frames, 0), .growth = growth,
+			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
 			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html,
 		};
 		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);

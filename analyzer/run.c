@@ -79,6 +79,15 @@ struct MtaRun {
 	GArray *thread_states;
 	ThreadState *cur_thread;
 	MtaKinds *kinds;           /* "# k" events */
+	/* "# reach" verdicts by address (flags: the MtaReach); they may come
+	 * before the block's own line, which another thread wrote later in
+	 * the file, so they are matched with the blocks live at the end */
+	MtaLiveTable verdicts;
+	/* the scan being read: its verdicts and notes until its "end" */
+	MtaLiveTable scan;
+	GPtrArray *scan_notes;
+	gboolean in_scan;
+	uint64_t scan_line, scan_announced, scan_verdicts;
 };
 
 /* ------------------------------------------------------------ life cycle */
@@ -137,6 +146,10 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	g_array_set_size (r->thread_states, 1);
 	r->cur_thread = &g_array_index (r->thread_states, ThreadState, 0);
 	r->kinds = mta_kinds_new ();
+	mta_live_init (&r->verdicts);
+	mta_live_init (&r->scan);
+	r->scan_notes = g_ptr_array_new_with_free_func (g_free);
+	r->info.reach_notes = g_ptr_array_new_with_free_func (g_free);
 	return r;
 }
 
@@ -170,7 +183,17 @@ mta_run_free (MtaRun *r)
 	g_hash_table_destroy (r->thread_index);
 	g_array_free (r->thread_states, TRUE);
 	mta_kinds_free (r->kinds);
+	mta_live_release (&r->verdicts);
+	mta_live_release (&r->scan);
+	g_ptr_array_free (r->scan_notes, TRUE);
+	g_ptr_array_free (r->info.reach_notes, TRUE);
 	g_free (r);
+}
+
+void
+mta_run_set_leak_kinds (MtaRun *r, guint mask)
+{
+	r->info.leak_kinds = mask;
 }
 
 void
@@ -513,6 +536,91 @@ header_line (MtaRun *r, const char *t, size_t len)
 	}
 }
 
+/* A scan's verdicts become the run's: the latest finished scan judges
+ * the blocks live at the end that it saw (share/reach.md). */
+static void
+reach_commit (MtaRun *r, gboolean finished)
+{
+	MtaRunInfo *i = &r->info;
+	MtaLiveTable t = r->verdicts;
+
+	r->verdicts = r->scan;
+	r->scan = t;
+	mta_live_release (&r->scan);
+	mta_live_init (&r->scan);
+	g_ptr_array_set_size (i->reach_notes, 0);
+	for (guint k = 0; k < r->scan_notes->len; k++)
+		g_ptr_array_add (i->reach_notes, g_strdup (r->scan_notes->pdata[k]));
+	i->reach_announced = r->scan_announced;
+	i->reach_verdicts = r->scan_verdicts;
+	i->reach = TRUE;
+	i->reach_finished = finished;
+	i->reach_line = r->scan_line;
+	i->reach_scans++;
+	r->in_scan = FALSE;
+}
+
+/* The recorder's reachability lines (reach.h); FALSE: not one. */
+static gboolean
+reach_line (MtaRun *r, const char *t, size_t len)
+{
+	MtaReachValue v = { 0 };
+	MtaRunInfo *i = &r->info;
+
+	switch (mta_reach_line (t, len, &v)) {
+	case MTA_REACH_LINE_BEGIN:
+		if (r->in_scan)
+			i->reach_unfinished++;
+		mta_live_release (&r->scan);
+		mta_live_init (&r->scan);
+		g_ptr_array_set_size (r->scan_notes, 0);
+		r->in_scan = TRUE;
+		r->scan_line = r->cur_line;
+		r->scan_announced = v.n;
+		r->scan_verdicts = 0;
+		return TRUE;
+	case MTA_REACH_LINE_VERDICT:
+		if (!r->in_scan)
+			break;
+		mta_live_insert (&r->scan, v.addr)->flags = (uint16_t) v.kind;
+		r->scan_verdicts++;
+		return TRUE;
+	case MTA_REACH_LINE_UNSCANNED:
+		if (!r->in_scan)
+			break;
+		g_ptr_array_add (r->scan_notes, g_strndup (v.rest, v.rest_len));
+		return TRUE;
+	case MTA_REACH_LINE_END:
+		if (!r->in_scan)
+			break;
+		i->reach_read_bytes = v.n;
+		i->reach_ms = v.ms;
+		reach_commit (r, TRUE);
+		return TRUE;
+	case MTA_REACH_LINE_BAD:
+		break;
+	case MTA_REACH_LINE_NOT:
+		return FALSE;
+	}
+	if (i->reach_bad_lines++ == 0)
+		i->reach_first_bad_line = r->cur_line;
+	return TRUE;
+}
+
+/* The end of the run: a scan the trace ends in is used only when no
+ * earlier one finished. */
+static void
+reach_finish (MtaRun *r)
+{
+	if (!r->in_scan)
+		return;
+	if (r->info.reach_finished) {
+		r->info.reach_unfinished++;
+		return;
+	}
+	reach_commit (r, FALSE);
+}
+
 static void
 ext_line (MtaRun *r, const char *t, size_t len)
 {
@@ -533,6 +641,8 @@ ext_line (MtaRun *r, const char *t, size_t len)
 		define_stack (r, t + 8, end);
 		return;
 	}
+	if (len > 8 && memcmp (t, "# reach", 7) == 0 && reach_line (r, t, len))
+		return;
 	header_line (r, t, len);
 }
 
@@ -579,6 +689,10 @@ free_block (MtaRun *r, MtaLiveEntry *b)
 	}
 	r->info.live_bytes -= b->size;
 	r->info.frees++;
+	/* a verdict judged the block freed here, not one allocated later at
+	 * its address */
+	if (r->verdicts.count > 0)
+		mta_live_remove (&r->verdicts, b->addr);
 	mta_live_remove_entry (&r->blocks, b);
 }
 
@@ -706,7 +820,7 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			p->first_bad_line = l->lineno;
 		r->info.bad_frees++;
 		if (r->bad_frees->len < MAX_BAD_FREES) {
-			MtaRecord rec = { l->addr, 0, l->lineno, pi, r->tid, l->op };
+			MtaRecord rec = { l->addr, 0, l->lineno, pi, r->tid, l->op, 0 };
 			g_array_append_val (r->bad_frees, rec);
 		}
 		break;
@@ -800,15 +914,28 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	r->info.lines = lines;
 	r->info.unreadable_lines = unreadable_lines;
 	r->info.bad_frees_kept = r->bad_frees->len;
+	reach_finish (r);
 
 	const MtaLiveEntry *b;
 	for (size_t i = 0; mta_live_next (&r->blocks, &i, &b);) {
-		MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+' };
+		MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+', 0 };
+		const MtaLiveEntry *v = r->info.reach ? mta_live_lookup (&r->verdicts, b->addr) : NULL;
+		MtaReach cat = v != NULL ? (MtaReach) v->flags : MTA_REACH_UNKNOWN;
+		rec.reach = (uint8_t) cat;
+		r->info.reach_blocks[cat]++;
+		r->info.reach_bytes[cat] += b->size;
+		r->info.all_leaked_blocks++;
+		r->info.all_leaked_bytes += b->size;
+		/* --leaks: the others are not leaks for this report */
+		if (r->info.leak_kinds != 0 && !(r->info.leak_kinds & (1u << cat)))
+			continue;
 		g_array_append_val (r->leaks, rec);
 		MtaPath *p = r->paths->pdata[rec.path];
 		if (p->leaked_blocks++ == 0 || b->seq < p->first_leak_line)
 			p->first_leak_line = b->seq;
 		p->leaked_bytes += b->size;
+		p->reach_blocks[cat]++;
+		p->reach_bytes[cat] += b->size;
 		r->info.leaked_blocks++;
 		r->info.leaked_bytes += b->size;
 	}
@@ -832,6 +959,10 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
 		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
 		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
+		for (int k = 0; k < MTA_REACH_N; k++) {
+			s->reach_blocks[k] += p->reach_blocks[k];
+			s->reach_bytes[k] += p->reach_bytes[k];
+		}
 	}
 	mta_kinds_finish (r->kinds, r->paths);
 	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "incomplete.h"
+#include "reach.h"
 #include "symbolize.h"
 #include "trace-reader.h"
 #include "wrappers.h"
@@ -53,6 +54,8 @@ typedef struct {
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
 	uint64_t *tl_bytes;        /* live bytes at each timeline sample, NULL: never charged */
 	uint32_t *tl_blocks;       /* live blocks at each sample */
+	/* Its leaks by reachability at exit (reach.h), after finish */
+	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 } MtaSite;
 
 typedef struct {
@@ -78,6 +81,7 @@ typedef struct {
 	/* Its live bytes at the run's peak when the peak lies in a compacted
 	 * trace's dropped lines ("# pathsum", compact-sum.h). */
 	uint64_t compact_peak_share;
+	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 } MtaPath;
 
 /* A leaked block or a bad free. */
@@ -87,6 +91,7 @@ typedef struct {
 	uint32_t path;
 	uint32_t tid;              /* 0: not recorded */
 	char op;                   /* '+' '>' (leaks), '-' '<' (bad frees) */
+	uint8_t reach;             /* a leak's MtaReach */
 } MtaRecord;
 
 typedef struct {
@@ -117,6 +122,26 @@ typedef struct {
 	 * "# freeres"): in a run that stopped, the blocks not freed are
 	 * those live when it stopped, not proven leaks. */
 	MtaIncomplete incomplete;
+	/* Reachability (reach.h, MTREC_REACH): whether the trace has the
+	 * verdicts of a recorder's scan (the latest that finished, else one
+	 * the trace ends in); the blocks not freed of each category, all of
+	 * them (--leaks or not); what the recorder said that scan could not
+	 * scan.  leaked_blocks and leaked_bytes count only the kinds --leaks
+	 * names (leak_kinds, 0: every block not freed); all_leaked_blocks
+	 * and all_leaked_bytes every one. */
+	gboolean reach;
+	gboolean reach_finished;   /* the scan used has its "end" line */
+	uint64_t reach_line;       /* its "begin" line */
+	uint64_t reach_announced, reach_verdicts;	/* its "begin" N, and the verdicts read */
+	uint64_t reach_read_bytes, reach_ms;	/* its "end" line's */
+	uint64_t reach_scans;      /* scans that finished */
+	uint64_t reach_unfinished; /* scans without an "end" not used */
+	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
+	GPtrArray *reach_notes;    /* char *: "WHAT: WHY" */
+	uint64_t reach_bad_lines;  /* "# reach" lines that could not be read */
+	uint64_t reach_first_bad_line;
+	guint leak_kinds;
+	uint64_t all_leaked_blocks, all_leaked_bytes;
 } MtaRunInfo;
 
 typedef struct {
@@ -137,6 +162,9 @@ void mta_run_free (MtaRun *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaRun, mta_run_free)
 
 void mta_run_add_trace (MtaRun *run, const char *path);
+/* Only the blocks not freed of the categories in MASK (1 << MtaReach) are
+ * leaks (--leaks); 0, the default: all of them. */
+void mta_run_set_leak_kinds (MtaRun *run, guint mask);
 /* Called for every event, in order (--all-events). */
 void mta_run_set_event_func (MtaRun *run, MtaRunEventFunc func, gpointer data);
 

@@ -14,6 +14,10 @@
  * what they are: blocks not freed before the recording stopped.  None of these lines starts with a
  * digit, so that scripts reading the table rows ("^ *[0-9]") still do.
  *
+ * In a trace recorded with mtrec --reach, the blocks not freed by
+ * reachability at exit come first (valgrind's LEAK SUMMARY), and each
+ * site's row is followed by its own; --leaks keeps only the kinds named.
+ *
  * The report ends with what would make it better (issue 11): the
  * --skip a wrapper the list does not know would take, and the objects
  * shown as bare offsets for want of symbols, with the package or option
@@ -219,6 +223,76 @@ print_incomplete (const MtaRun *run, guint growth, FILE *out)
 		fputc ('\n', out);
 }
 
+/* The categories of the blocks not freed (mtrec --reach), as valgrind's
+ * LEAK SUMMARY, and what the recorder could not scan; nothing for a trace
+ * without verdicts. */
+static void
+print_reach (const MtaRun *run, FILE *out)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	static const MtaReach order[] = {
+		MTA_REACH_DEFINITE, MTA_REACH_INDIRECT, MTA_REACH_POSSIBLE, MTA_REACH_REACHABLE,
+		MTA_REACH_UNKNOWN,
+	};
+
+	if (!info->reach)
+		return;
+	fputs ("Blocks not freed, by reachability (share/reach.md):\n", out);
+	for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
+		MtaReach r = order[k];
+		if (r == MTA_REACH_UNKNOWN && info->reach_blocks[r] == 0)
+			continue;
+		fprintf (out, "  %15s: %" PRIu64 " bytes in %" PRIu64 " block%s\n", mta_reach_words (r),
+			 info->reach_bytes[r], info->reach_blocks[r], info->reach_blocks[r] == 1 ? "" : "s");
+	}
+	if (info->reach_scans > 1 || (info->reach_finished && info->reach_unfinished > 0))
+		fprintf (out, "Verdicts of the recorder's scan at line %" PRIu64 ", the last of %" PRIu64
+			 " that finished; blocks allocated after it are not scanned.\n", info->reach_line,
+			 info->reach_scans);
+	for (guint k = 0; k < info->reach_notes->len; k++)
+		fprintf (out, "The recorder could not scan %s.\n", (const char *) info->reach_notes->pdata[k]);
+	if (info->reach_verdicts != info->reach_announced)
+		fprintf (out, "The scan at line %" PRIu64 " announced %" PRIu64 " verdicts; the trace holds %"
+			 PRIu64 ".\n", info->reach_line, info->reach_announced, info->reach_verdicts);
+	if (!info->reach_finished)
+		fprintf (out, "The recorder's scan at line %" PRIu64 " did not finish (the trace ends "
+			 "first): blocks without a verdict are not scanned.\n", info->reach_line);
+	if (info->reach_bad_lines > 0)
+		fprintf (out, "%" PRIu64 " '# reach' line%s could not be read, the first at line %" PRIu64 ".\n",
+			 info->reach_bad_lines, info->reach_bad_lines == 1 ? "" : "s",
+			 info->reach_first_bad_line);
+	if (info->leak_kinds != 0) {
+		g_autofree char *kinds = mta_reach_mask_text (info->leak_kinds);
+		fprintf (out, "Leaks here are only the blocks %s (--leaks): %" PRIu64 " of %" PRIu64 ".\n",
+			 kinds, info->leaked_blocks, info->all_leaked_blocks);
+	}
+	fputc ('\n', out);
+}
+
+/* Under a site's row: its leaks by category, in valgrind's order. */
+static void
+print_site_reach (const MtaRun *run, const MtaSite *s, FILE *out)
+{
+	static const MtaReach order[] = {
+		MTA_REACH_DEFINITE, MTA_REACH_INDIRECT, MTA_REACH_POSSIBLE, MTA_REACH_REACHABLE,
+		MTA_REACH_UNKNOWN,
+	};
+	gboolean first = TRUE;
+
+	if (!mta_run_info (run)->reach)
+		return;
+	fprintf (out, "%21s", "");
+	for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
+		MtaReach r = order[k];
+		if (s->reach_blocks[r] == 0)
+			continue;
+		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", s->reach_blocks[r],
+			 mta_reach_words (r), s->reach_bytes[r]);
+		first = FALSE;
+	}
+	fputc ('\n', out);
+}
+
 /* The leak site holding most blocks, or -1. */
 static int64_t
 largest_leak_site (const MtaRun *run)
@@ -367,7 +441,11 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	gboolean stopped = info->incomplete.stopped_line > 0;
 
 	print_incomplete (run, growth, out);
-	if (all_leak_sites->len == 0)
+	print_reach (run, out);
+	if (all_leak_sites->len == 0 && info->leak_kinds != 0 && info->all_leaked_blocks > 0) {
+		g_autofree char *kinds = mta_reach_mask_text (info->leak_kinds);
+		fprintf (out, "No blocks %s (--leaks).\n", kinds);
+	} else if (all_leak_sites->len == 0)
 		fputs ("No memory leaks.\n", out);
 	else if (leak_sites->len == 0)
 		fprintf (out, "No leaks that grow as %s (%u site%s leak otherwise: --growth).\n",
@@ -387,6 +465,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			g_autofree char *label = mta_site_label (s);
 			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s  [%s]\n", s->leaked_blocks, s->leaked_bytes,
 				 label, mta_growth_name (s->growth));
+			print_site_reach (run, s, out);
 			print_groups (run, by_site, si, frames, TRUE, out);
 		}
 	}

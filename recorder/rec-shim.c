@@ -649,18 +649,58 @@ EXPORT void muntrace(void)
 /* The functions redirected in objects that bypass the preload (rec-got.c):
  * each slot bound to the next definition in the chain, or not bound yet,
  * is made to point to ours. */
+/* Our functions' own addresses.  Not "(void *)malloc": in a program
+ * built without -fPIE that takes malloc's address (Debian's python3),
+ * malloc's address everywhere, ours included, is the program's PLT entry
+ * for it -- a slot made to point there calls itself for ever. */
+#define OWN(f) extern __typeof__(f) own_##f __attribute__((alias(#f), visibility("hidden")))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-attributes"	/* only its address is taken */
+#endif
+OWN(malloc);
+OWN(free);
+OWN(calloc);
+OWN(realloc);
+OWN(reallocarray);
+OWN(memalign);
+OWN(posix_memalign);
+OWN(aligned_alloc);
+OWN(valloc);
+OWN(pvalloc);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 static struct mtrec_got_func redirects[10 + MTREC_TRACK_MAX] = {
-	{ "malloc", (void *)malloc, NULL, 0, 0 },
-	{ "free", (void *)free, NULL, 0, 0 },
-	{ "calloc", (void *)calloc, NULL, 0, 0 },
-	{ "realloc", (void *)realloc, NULL, 0, 0 },
-	{ "reallocarray", (void *)reallocarray, NULL, 0, 0 },
-	{ "memalign", (void *)memalign, NULL, 0, 0 },
-	{ "posix_memalign", (void *)posix_memalign, NULL, 0, 0 },
-	{ "aligned_alloc", (void *)aligned_alloc, NULL, 0, 0 },
-	{ "valloc", (void *)valloc, NULL, 0, 0 },
-	{ "pvalloc", (void *)pvalloc, NULL, 0, 0 },
+	{ "malloc", (void *)own_malloc, NULL, 0, 0 },
+	{ "free", (void *)own_free, NULL, 0, 0 },
+	{ "calloc", (void *)own_calloc, NULL, 0, 0 },
+	{ "realloc", (void *)own_realloc, NULL, 0, 0 },
+	{ "reallocarray", (void *)own_reallocarray, NULL, 0, 0 },
+	{ "memalign", (void *)own_memalign, NULL, 0, 0 },
+	{ "posix_memalign", (void *)own_posix_memalign, NULL, 0, 0 },
+	{ "aligned_alloc", (void *)own_aligned_alloc, NULL, 0, 0 },
+	{ "valloc", (void *)own_valloc, NULL, 0, 0 },
+	{ "pvalloc", (void *)own_pvalloc, NULL, 0, 0 },
 };
+
+/* Would the dynamic linker bind a lazy slot for NAME to ours?  Yes when
+ * the first definition in the global scope is ours, or when the first
+ * symbol of that name is only the canonical PLT entry of a program that
+ * takes the function's address (undefined there: a call's lookup passes
+ * it by, and finds ours). */
+static int binds_to_ours(const char *name, const void *ours)
+{
+	const void *d = mtrec_real.dlsym(RTLD_DEFAULT, name);
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (d == ours)
+		return 1;
+	return d && dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+	       sym->st_shndx == SHN_UNDEF;
+}
 #define NREDIRECTS 10	/* the malloc family; then the functions MTREC_TRACK names */
 
 /* Objects never patched: the recorder, libc, the dynamic linker, and the
@@ -672,15 +712,18 @@ static void setup_redirects(void)
 	int nkeep = 0;
 
 	keep[nkeep++] = (const void *)setup_redirects;
-	keep[nkeep++] = (const void *)dl_iterate_phdr;
+	/* libc's definition, not the canonical address (a program's PLT
+	 * entry when it takes the function's address) */
+	keep[nkeep] = next_sym("dl_iterate_phdr");
+	if (keep[nkeep])
+		nkeep++;
 	keep[nkeep++] = (const void *)&_r_debug;
 	for (int i = 0; i < NREDIRECTS; i++) {
 		redirects[i].real = next_sym(redirects[i].name);
 		/* A slot not bound yet may be pointed at ours only when the
 		 * dynamic linker would bind it to ours: nobody before us in
 		 * the global scope (the program itself) defines the name. */
-		if (real_dlsym() &&
-		    mtrec_real.dlsym(RTLD_DEFAULT, redirects[i].name) == redirects[i].ours)
+		if (real_dlsym() && binds_to_ours(redirects[i].name, redirects[i].ours))
 			redirects[i].flags |= MTREC_GOT_LAZY;
 		if (redirects[i].real)
 			keep[nkeep++] = redirects[i].real;

@@ -554,12 +554,16 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction)
 		mtrec_start();
 }
 
-/* Called from the library constructor, outside any libc call. */
-void mtrec_mark_session(void)
+/* Called from the library constructor, outside any libc call.  Only
+ * libc's putenv will do: a program's own (bash's keeps its shell
+ * variables with it) would run before the program's main, its
+ * allocations hidden from the trace -- bash's variable table then showed
+ * as lost at exit.  Without it the session is not passed on. */
+void mtrec_mark_session(int (*libc_putenv)(char *))
 {
 	char *o;
 
-	if (!g.enabled || !g.first)
+	if (!g.enabled || !g.first || !libc_putenv)
 		return;
 	o = prim_puts(session_env + 14, session_env + sizeof(session_env) - 1,
 		      g.refused ? "-" : mtrec_file_pattern());
@@ -568,7 +572,7 @@ void mtrec_mark_session(void)
 	 * not the program's, and is left out of the trace until the program
 	 * itself reallocates it. */
 	mtrec_busy = 1;
-	putenv(session_env);
+	libc_putenv(session_env);
 	mtrec_busy = 0;
 	mtrec_events_hide(environ);
 }

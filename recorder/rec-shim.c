@@ -738,7 +738,7 @@ __attribute__((constructor)) static void shim_constructor(void)
 {
 	ready();
 	setup_redirects();
-	mtrec_mark_session();
+	mtrec_mark_session((int (*)(char *))next_sym("putenv"));
 	mtrec_install_signal();
 	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
 }

@@ -42,7 +42,9 @@ void mtrec_init(mtrec_sigaction_fn real_sigaction) MTREC_HIDDEN;
 /* Process end: let libc free its caches, close the span, trim the file. */
 void mtrec_fini(void) MTREC_HIDDEN;
 /* From the constructor: mark the environment as a running session. */
-void mtrec_mark_session(void) MTREC_HIDDEN;
+/* LIBC_PUTENV: libc's putenv, not a program's own (bash's defines shell
+ * variables, and would run before the program's main). */
+void mtrec_mark_session(int (*libc_putenv)(char *)) MTREC_HIDDEN;
 /* From the constructor: install the MTREC_SIGNAL toggle, if asked for. */
 void mtrec_install_signal(void) MTREC_HIDDEN;
 /* exec, which may fail: the file is cut at what was written before it

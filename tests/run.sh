@@ -11,7 +11,7 @@
 # shown whole, in the order of the list.  The default, 1, is `make check`:
 # the timing tests measure on an otherwise idle machine.
 cd "$(dirname "$0")" || exit 2
-passed=0 failed=0 skipped=0 broken=0 brokenlist=
+passed=0 failed=0 skipped=0 broken=0 brokenlist= times=
 if [ $# -gt 0 ]; then scripts="$*"; else scripts=$(ls t[0-9]*.sh); fi
 jobs=${MTREC_TEST_JOBS:-1}
 
@@ -44,8 +44,11 @@ for t in $scripts; do
 		out=$(cat "out/.run/$t.out")
 		status=$(cat "out/.run/$t.rc" 2>/dev/null || echo 2)
 	else
+		start=$(date +%s)
 		out=$(sh "./$t" 2>&1)
 		status=$?
+		times="$times$(( $(date +%s) - start )) $t
+"
 	fi
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | grep -c '^ok .*# skip' )
@@ -62,6 +65,11 @@ for t in $scripts; do
 		failed=$((failed + 1))
 	fi
 done
+# Where the time goes (one script at a time only: else they overlap).
+if [ -n "$times" ] && [ "$(printf '%s' "$times" | grep -c .)" -gt 10 ]; then
+	echo "slowest scripts (seconds):"
+	printf '%s' "$times" | sort -rn | head -n 10 | sed 's/^/  /'
+fi
 if [ $broken -gt 0 ]; then
 	echo "$broken known breakage(s), product bugs not yet fixed (not counted below):"
 	printf '%s' "$brokenlist"

@@ -418,7 +418,6 @@ enum {
 	MF_SHARED = 2,		/* MAP_SHARED */
 	MF_FILE = 4,		/* named by a path: a file, or shared memory (/dev/zero, /SYSV, memfd) */
 	MF_SKIP = 8,		/* never a root as a mapping (see map_roots) */
-	MF_SELF = 16,		/* the recorder's: libmtrec.so's data points into it */
 };
 
 /* A range of memory [lo, hi). */
@@ -1607,10 +1606,9 @@ static void other_threads(pid_t self)
  *     mapping (glibc, x86-64);
  *   - what is a root already (objects' segments, stacks, TLS);
  *   - the recorder's: the trace's reservation, the table, the scan's
- *     buffers, and every anonymous mapping libmtrec.so's data points
- *     into (its other tables; those are found from there, not named one
- *     by one, and hold offsets in the trace that would pass for the
- *     addresses of a program's heap below 4 GB);
+ *     buffers, and its other tables, found from where libmtrec.so's data
+ *     points (skip_self; some hold offsets in the trace, which would pass
+ *     for addresses in the heap of a program built without -pie);
  *   - what is not read and write, guard pages and PROT_NONE reservations;
  *     devices (but /dev/zero), whose memory may be registers; the
  *     kernel's objects mapped through an anonymous inode or a socket.
@@ -1625,6 +1623,13 @@ static void other_threads(pid_t self)
 #define HEAP_MAX ((uintptr_t)1 << 20)
 #endif
 #define MAX_ARENAS 64		/* arena heaps in one mapping: more, and it is left out */
+/* What of the recorder's is left out from where its data points: its
+ * largest tables that hold numbers (the offsets in the trace of
+ * rec-events.c, 512 kB; rec-unwind.c's cache, 1 MB; rec-chunk.c's slots,
+ * of which the first 8192 threads use the first MB) are pointed to at
+ * their start.  The rest of the recorder's memory holds addresses of
+ * code, strings, hashes: reading it costs time, not verdicts. */
+#define SELF_WINDOW ((uintptr_t)1 << 20)
 
 static void skip(uintptr_t lo, uintptr_t hi)
 {
@@ -1862,24 +1867,29 @@ static void map_pieces(const struct map *m, uintptr_t lo, uintptr_t hi)
 	}
 }
 
-/* Mark the anonymous mappings libmtrec.so's writable data points into,
- * but for this scan's state (its buffers are own() already; the blocks'
- * bounds it keeps may lie in a mapping of the program's). */
-static void mark_self(void)
+/* The recorder's other mappings: from each page of an anonymous mapping
+ * that libmtrec.so's writable data points into, SELF_WINDOW on, but for
+ * the words of this scan's state (its buffers are own() already; the
+ * blocks' bounds it keeps may lie in a mapping of the program's).  Not
+ * the whole mapping: the kernel merges the recorder's mappings with the
+ * program's of the same kind (MAP_NORESERVE) on either side. */
+static void skip_self(void)
 {
 	uintptr_t lo = sc.maps[0].lo, hi = sc.maps[sc.nmaps - 1].hi;
 	const uintptr_t *w = (const uintptr_t *)sc.self_lo, *end = (const uintptr_t *)sc.self_hi;
 
 	for (; w + 1 <= end; w++) {
-		uintptr_t v;
-		struct map *m;
+		uintptr_t v, at;
+		const struct map *m;
 
 		if ((const void *)w >= (const void *)&sc && (const void *)w < (const void *)(&sc + 1))
 			continue;
 		v = *(const volatile uintptr_t *)w;
-		if (v - lo < hi - lo && (m = (struct map *)map_of(v)) != NULL &&
-		    !(m->flags & (MF_SHARED | MF_FILE)) && !m->namelen)
-			m->flags |= MF_SELF;
+		if (v - lo >= hi - lo || (m = map_of(v)) == NULL || (m->flags & (MF_SHARED | MF_FILE)) ||
+		    m->namelen)
+			continue;
+		at = v & ~(uintptr_t)(PAGE - 1);
+		skip(at, m->hi - at > SELF_WINDOW ? at + SELF_WINDOW : m->hi);
 	}
 }
 
@@ -1892,7 +1902,8 @@ static void map_roots(pid_t self)
 
 	if (!sc.nmaps)
 		return;
-	sc.skip_cap = sc.nloads + sc.nroots + sc.n + NTHR + 4 * sc.nmaps + 64;
+	sc.skip_cap = sc.nloads + sc.nroots + sc.n + NTHR + 4 * sc.nmaps + 64 +
+		(sc.self_hi - sc.self_lo) / sizeof(uintptr_t);
 	if ((sc.skip = scan_map(sc.skip_cap * sizeof(struct span))) == NULL) {
 		note("# reach unscanned mappings: no memory for the scan", SAY_END);
 		return;
@@ -1911,12 +1922,12 @@ static void map_roots(pid_t self)
 	for (size_t i = 0; i < sc.nroots; i++)
 		skip(sc.roots[i].from, sc.roots[i].hi);
 	if (sc.self_hi)
-		mark_self();
+		skip_self();
 	skip_thread_stacks(mtp);
 	for (size_t i = 0; i < sc.nmaps; i++) {
 		struct map *m = &sc.maps[i];
 
-		if (m->kind != MK_OTHER || (m->flags & (MF_RW | MF_SKIP | MF_SELF)) != MF_RW)
+		if (m->kind != MK_OTHER || (m->flags & (MF_RW | MF_SKIP)) != MF_RW)
 			continue;
 		if (!(m->flags & (MF_SHARED | MF_FILE)))
 			tcb_at_top(m, mtp);
@@ -1935,7 +1946,7 @@ static void map_roots(pid_t self)
 	for (size_t i = 0; i < sc.nmaps; i++) {
 		const struct map *m = &sc.maps[i];
 
-		if (m->kind == MK_OTHER && (m->flags & (MF_RW | MF_SKIP | MF_SELF)) == MF_RW)
+		if (m->kind == MK_OTHER && (m->flags & (MF_RW | MF_SKIP)) == MF_RW)
 			map_pieces(m, m->lo, m->hi);
 	}
 }

@@ -1624,12 +1624,12 @@ static void other_threads(pid_t self)
 #endif
 #define MAX_ARENAS 64		/* arena heaps in one mapping: more, and it is left out */
 /* What of the recorder's is left out from where its data points: its
- * largest tables that hold numbers (the offsets in the trace of
- * rec-events.c, 512 kB; rec-unwind.c's cache, 1 MB; rec-chunk.c's slots,
- * of which the first 8192 threads use the first MB) are pointed to at
- * their start.  The rest of the recorder's memory holds addresses of
- * code, strings, hashes: reading it costs time, not verdicts. */
-#define SELF_WINDOW ((uintptr_t)1 << 20)
+ * largest tables that hold numbers (rec-chunk.c's slots, 2 MB, and
+ * rec-events.c's offsets in the trace, 512 kB; rec-unwind.c's cache,
+ * 1 MB) are pointed to at their start.  The rest of the recorder's memory
+ * holds addresses of code, strings, hashes: reading it costs time, not
+ * verdicts. */
+#define SELF_WINDOW ((uintptr_t)2 << 20)
 
 static void skip(uintptr_t lo, uintptr_t hi)
 {
@@ -1916,8 +1916,8 @@ static void map_roots(pid_t self)
 		if (base)
 			skip((uintptr_t)base, (uintptr_t)base + mtrec_file.maplen);
 	}
-	for (int i = 0; i < sc.nown; i++)
-		skip(sc.own[i].lo, sc.own[i].hi);
+	for (int i = 0; i < sc.nown; i++)	/* mapped: whole pages */
+		skip(sc.own[i].lo, (sc.own[i].hi + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
 	dl_iterate_phdr(object_spans, NULL);
 	for (size_t i = 0; i < sc.nroots; i++)
 		skip(sc.roots[i].from, sc.roots[i].hi);

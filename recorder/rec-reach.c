@@ -2087,7 +2087,7 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 		sink(sc.notes, sc.noteslen);
 	if (sc.roots_lost)
 		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
-			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments)", SAY_END);
+			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);
 	if (sc.notes_lost)
 		put_line("# reach unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
 			 "did not fit in memory", SAY_END);

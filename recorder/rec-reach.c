@@ -408,7 +408,7 @@ struct map {
 	uintptr_t lo, hi;
 	int kind;		/* MK_* */
 	unsigned flags;		/* MF_* */
-	const char *name;	/* its name in /proc/self/maps (sc.maps_text), namelen bytes */
+	const char *name;	/* its name, namelen bytes, in the text of /proc/self/maps (kept) */
 	size_t namelen;
 };
 enum { MK_OTHER, MK_STACK, MK_HEAP };
@@ -1289,7 +1289,7 @@ static uint64_t scan_root_part(uintptr_t lo, uintptr_t hi, int whole, int from)
 
 /* Which of n pages from page-aligned at hold data: in[i] & 1 for page i;
  * 0, or -1 when neither /proc/self/pagemap nor mincore() tells. */
-static int resident_pages(uintptr_t at, size_t n, unsigned char *in)
+static int resident_pages(uintptr_t at, size_t n, size_t pg, unsigned char *in)
 {
 	size_t len = n * sizeof(uint64_t);
 	int pm = 0;
@@ -1300,12 +1300,12 @@ static int resident_pages(uintptr_t at, size_t n, unsigned char *in)
 		sc.pagemap_fd = fd < 0 ? -1 : fd + 1;
 	}
 	if (sc.pagemap_fd > 0 &&
-	    syscall(SYS_pread64, sc.pagemap_fd - 1, sc.pagemap, len, (off_t)(at / PAGE * sizeof(uint64_t))) ==
+	    syscall(SYS_pread64, sc.pagemap_fd - 1, sc.pagemap, len, (off_t)(at / pg * sizeof(uint64_t))) ==
 	    (long)len)
 		pm = 1;
 	/* mincore: pages in the page cache, whether this process touched
 	 * them or not (shared memory another process wrote, a file's). */
-	if (mincore((void *)at, n * PAGE, in) != 0) {
+	if (mincore((void *)at, n * pg, in) != 0) {
 		if (!pm)
 			return -1;
 		memset(in, 0, n);
@@ -1323,17 +1323,22 @@ static int resident_pages(uintptr_t at, size_t n, unsigned char *in)
  * data cannot be told. */
 static uint64_t scan_resident(uintptr_t lo, uintptr_t hi)
 {
+	long sz = sysconf(_SC_PAGESIZE);
+	size_t pg = sz > 0 ? (size_t)sz : PAGE;	/* pagemap's and mincore's unit */
 	uint64_t lost = 0;
 
-	if (!sc.pagemap && (!(sc.pagemap = scan_map(RES_PAGES * sizeof(uint64_t))) ||
-			    !(sc.incore = scan_map(RES_PAGES))))
+	if (!sc.pagemap)
+		sc.pagemap = scan_map(RES_PAGES * sizeof(uint64_t));
+	if (!sc.incore)
+		sc.incore = scan_map(RES_PAGES);
+	if (!sc.pagemap || !sc.incore)
 		return UINT64_MAX;
-	for (uintptr_t at = lo & ~(uintptr_t)(PAGE - 1); at < hi;) {
-		size_t n = (hi - at + PAGE - 1) / PAGE;
+	for (uintptr_t at = lo & ~(uintptr_t)(pg - 1); at < hi;) {
+		size_t n = (hi - at + pg - 1) / pg;
 
 		if (n > RES_PAGES)
 			n = RES_PAGES;
-		if (resident_pages(at, n, sc.incore) < 0)
+		if (resident_pages(at, n, pg, sc.incore) < 0)
 			return UINT64_MAX;
 		for (size_t i = 0; i < n;) {
 			size_t j = i;
@@ -1341,15 +1346,15 @@ static uint64_t scan_resident(uintptr_t lo, uintptr_t hi)
 
 			while (j < n && (sc.incore[j] & 1))
 				j++;
-			a = at + i * PAGE;
-			b = at + j * PAGE;
+			a = at + i * pg;
+			b = at + j * pg;
 			if (j > i)
 				lost += scan_root_part(a > lo ? a : lo, b < hi ? b : hi, 0, 0);
 			while (j < n && !(sc.incore[j] & 1))
 				j++;
 			i = j;
 		}
-		at += n * PAGE;
+		at += n * pg;
 	}
 	return lost;
 }
@@ -1594,9 +1599,11 @@ static void other_threads(pid_t self)
  *     arenas (at an address aligned to HEAP_MAX, a heap_info at their
  *     start), the chunks malloc mapped for large blocks, which are live
  *     blocks (only their own span is left out: the kernel merges a
- *     mapping with its neighbours of the same kind), and whatever else
- *     holds live blocks of the table (an arena's memory mapped when brk
- *     failed, a pool whose functions MTREC_TRACK follows): said unscanned;
+ *     mapping with its neighbours of the same kind), and the memory malloc
+ *     mapped for its main arena when brk() failed (found from the chunks
+ *     of live blocks in it): said unscanned; when the blocks are another
+ *     allocator's (no chunk header before them), no anonymous mapping at
+ *     all, said unscanned;
  *   - the stacks of threads: a live thread's is scanned from its stack
  *     pointer (stack_roots), what lies below is stale; the stack of a
  *     thread that ended (glibc keeps up to 40 MB of them for the next
@@ -1804,8 +1811,29 @@ static int mmapped_chunk(uintptr_t p, const struct map *m, struct span *s)
 	       s->lo % PAGE == 0 && s->hi % PAGE == 0;
 }
 
+/* Is block p of size bytes in mapping m a chunk of one of glibc's arenas:
+ * the word before it the chunk's size as glibc makes it for that request
+ * (the request and a word, rounded up to 16, at least 32; less than a
+ * chunk's worth more after a realloc or an aligned allocation), not
+ * mapped alone?  Another allocator's blocks have no such word. */
+static int arena_chunk(uintptr_t p, size_t size, const struct map *m)
+{
+	size_t want = (size + sizeof(size_t) + 15) & ~(size_t)15, c;
+	uintptr_t h;
+
+	if (want < 32)
+		want = 32;
+	if (p - m->lo < sizeof(h) || read_mem(&h, p - sizeof(h), sizeof(h)) != sizeof(h) || (h & 2))
+		return 0;
+	c = h & ~(uintptr_t)7;
+	return c >= want && c < want + 32 && c <= m->hi - (p - 2 * sizeof(h));
+}
+
 /* What of m is malloc's: its arenas' heaps and the chunks it mapped for
- * blocks, left out; 0, or -1 when m holds other live blocks. */
+ * blocks, left out; 0, -1 when m holds other chunks of glibc's arenas
+ * (memory malloc mapped for the main arena when brk() failed), -2 when it
+ * holds blocks of another allocator's (jemalloc, tcmalloc: their free
+ * memory and their own tables may be in any anonymous mapping). */
 static int skip_malloc(struct map *m)
 {
 	struct span heaps[MAX_ARENAS], s;
@@ -1832,7 +1860,7 @@ static int skip_malloc(struct map *m)
 		if (in_heap)
 			continue;
 		if (!mmapped_chunk(p, m, &s))
-			return -1;
+			return arena_chunk(p, sc.blk[k].size, m) ? -1 : -2;
 		skip(s.lo, s.hi);
 	}
 	return 0;
@@ -1899,6 +1927,7 @@ static void map_roots(pid_t self)
 {
 	uintptr_t mtp = main_tp(self);
 	char a[24], b[24];
+	int foreign = 0;
 
 	if (!sc.nmaps)
 		return;
@@ -1931,12 +1960,27 @@ static void map_roots(pid_t self)
 			continue;
 		if (!(m->flags & (MF_SHARED | MF_FILE)))
 			tcb_at_top(m, mtp);
-		if (skip_malloc(m) < 0) {
+		switch (skip_malloc(m)) {
+		case -2:
+			foreign = 1;
+			break;
+		case -1:
 			m->flags |= MF_SKIP;
 			note("# reach unscanned mapping ", hex(a, m->lo), "-", hex(b, m->hi),
-			     ": holds live blocks, not as chunks malloc mapped alone (an arena's "
-			     "memory, a pool's): its free memory would hide leaks", SAY_END);
+			     ": holds chunks of malloc's main arena (mapped when brk() failed): "
+			     "its free memory would hide leaks", SAY_END);
+			break;
+		default:
+			break;
 		}
+	}
+	if (foreign) {
+		for (size_t i = 0; i < sc.nmaps; i++)
+			if (!(sc.maps[i].flags & (MF_SHARED | MF_FILE)))
+				sc.maps[i].flags |= MF_SKIP;
+		note("# reach unscanned anonymous mappings: malloc is not glibc's (live blocks without "
+		     "its chunk headers): its free memory and its own tables cannot be told from the "
+		     "program's", SAY_END);
 	}
 	if (sc.nskip >= sc.skip_cap) {
 		note("# reach unscanned mappings: no memory for the scan", SAY_END);

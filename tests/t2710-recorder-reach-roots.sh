@@ -10,7 +10,9 @@
 # from the stale part of a thread's stack (one that ended, one that runs
 # and that the recorder does not know), or from a mapping made read-only or
 # PROT_NONE stays "definite", as in valgrind.  The reservation is not read
-# page after page: only the pages that hold data.
+# page after page: only the pages that hold data.  Under another malloc
+# (jemalloc), whose free memory cannot be told from the program's, no
+# anonymous mapping is read.
 #
 # Fixture: tests/helper/rec-reach-roots.c.
 . "$(dirname "$0")/lib.sh"
@@ -96,7 +98,25 @@ test_expect_success 'brk() blocked: the memory malloc mapped for its main arena 
 	grep "^0x10e definite\$" actual &&
 	grep -v "^0x10[de] " actual >rest &&
 	test_cmp expect.kinds rest &&
-	grep -a "^# reach unscanned mapping 0x[0-9a-f]*-0x[0-9a-f]*: holds live blocks, not as chunks malloc mapped alone" nobrk.log
+	grep -a "^# reach unscanned mapping 0x[0-9a-f]*-0x[0-9a-f]*: holds chunks of malloc'\''s main arena" nobrk.log
+'
+
+JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+test_lazy_prereq JEMALLOC '[ -r "$JEMALLOC" ]'
+
+# Another allocator's free memory and tables lie in anonymous mappings of
+# its own, which cannot be told from the program's: none is read, the
+# shared and file mappings are.
+test_expect_success JEMALLOC 'malloc is jemalloc: no anonymous mapping is a root, and that is said' '
+	rm -f je.log &&
+	timeout 120 env LD_PRELOAD="$LIBMTREC $JEMALLOC" MALLOC_TRACE="$PWD/je.log" MTREC_REACH=1 "$PROG" &&
+	verdicts je.log >actual &&
+	grep "^0x101 definite\$" actual &&
+	grep "^0x102 reachable\$" actual &&
+	grep "^0x103 reachable\$" actual &&
+	grep "^0x108 definite\$" actual &&
+	grep "^0x109 definite\$" actual &&
+	grep -a "^# reach unscanned anonymous mappings: malloc is not glibc" je.log
 '
 
 test_done

@@ -39,6 +39,7 @@
  * where that is refused), so that a guard page, a PROT_NONE page or
  * memory unmapped meanwhile is counted as unreadable and never faults. */
 #include "reach.h"
+#include "file.h"		/* the trace's reservation: never a root */
 
 #include <dirent.h>
 #include <elf.h>
@@ -49,6 +50,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -405,12 +407,29 @@ struct own {
 struct map {
 	uintptr_t lo, hi;
 	int kind;		/* MK_* */
+	unsigned flags;		/* MF_* */
+	const char *name;	/* its name, namelen bytes, in the text of /proc/self/maps (kept) */
+	size_t namelen;
 };
 enum { MK_OTHER, MK_STACK, MK_HEAP };
+/* What a mapping is to map_roots(). */
+enum {
+	MF_RW = 1,		/* readable and writable */
+	MF_SHARED = 2,		/* MAP_SHARED */
+	MF_FILE = 4,		/* named by a path: a file, or shared memory (/dev/zero, /SYSV, memfd) */
+	MF_SKIP = 8,		/* never a root as a mapping (see map_roots) */
+};
+
+/* A range of memory [lo, hi). */
+struct span {
+	uintptr_t lo, hi;
+};
 
 struct root {
 	uintptr_t lo, hi;
+	uintptr_t from;		/* a stack's mapping starts here: [from, lo) is never scanned */
 	int whole;		/* a stack inside a heap block: the block is not left out */
+	int resident;		/* a mapping read only where its pages are in memory (scan_resident) */
 	char what[108];
 };
 
@@ -440,6 +459,13 @@ static struct scan {
 	int pipefd[2];
 	struct map *maps;
 	size_t nmaps;
+	uintptr_t self_lo, self_hi;	/* libmtrec.so's writable segment */
+	size_t nloads;		/* PT_LOAD segments of every object */
+	struct span *skip;	/* never roots as mappings (map_roots), sorted, merged */
+	size_t nskip, skip_cap;
+	uint64_t *pagemap;	/* scan_resident's */
+	unsigned char *incore;
+	int pagemap_fd;		/* the descriptor + 1; 0: not opened yet, -1: cannot be */
 	struct root *roots;
 	size_t nroots;
 	size_t tls_size;	/* PT_TLS of every object: the static TLS, about */
@@ -1052,7 +1078,67 @@ static size_t read_maps(char **text, size_t *cap)
 	return 0;
 }
 
-/* "LO-HI PERMS OFFSET DEV INODE [NAME]" lines into sc.maps: 0, or -1. */
+static int starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+/* Is the mapping's file, NAME (len bytes, a path), a device's?  Its
+ * memory may be a device's registers: valgrind leaves such mappings out
+ * too, but for /dev/zero.  A file of /dev/shm or of hugetlbfs
+ * (/dev/hugepages) is memory; a name that cannot be looked at is taken
+ * for a device. */
+static int device_map(const char *name, size_t len)
+{
+	char *path = sc.buf;
+	struct stat st;
+
+	if (!starts(name, len, "/dev/") || starts(name, len, "/dev/zero") ||
+	    starts(name, len, "/dev/shm/"))
+		return 0;
+	if (len >= BUF_SIZE)
+		return 1;
+	memcpy(path, name, len);
+	path[len] = '\0';
+	if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0)
+		return 1;
+	return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+}
+
+/* What the mapping m is, from its PERMS and NAME (len bytes). */
+static unsigned map_flags(const char *perms, const char *name, size_t len)
+{
+	unsigned f = 0;
+
+	if (perms[0] == 'r' && perms[1] == 'w')
+		f |= MF_RW;
+	if (perms[3] == 's')
+		f |= MF_SHARED;
+	if (!len)
+		return f;
+	if (name[0] == '/') {
+		f |= MF_FILE;
+		if (f & MF_RW && device_map(name, len))
+			f |= MF_SKIP;
+		return f;
+	}
+	/* "[anon:NAME]", "[anon_shmem:NAME]": memory the program named
+	 * (prctl PR_SET_VMA_ANON_NAME), but glibc's own ones (with the
+	 * tunable glibc.mem.decorate_maps): its malloc's arenas and mmapped
+	 * chunks, its threads' stacks.  Any other name is the kernel's:
+	 * [heap], [stack], [vvar], and the objects it maps through an
+	 * anonymous inode or a socket (io_uring rings, perf buffers, DMA
+	 * buffers, packet rings: some are a device's memory). */
+	if ((starts(name, len, "[anon:") || starts(name, len, "[anon_shmem:")) &&
+	    !starts(name, len, "[anon:glibc: malloc") && !starts(name, len, "[anon:glibc: pthread stack"))
+		return f;
+	return f | MF_SKIP;
+}
+
+/* "LO-HI PERMS OFFSET DEV INODE [NAME]" lines into sc.maps: 0, or -1.
+ * The text is kept for the names, till the end of the scan. */
 static int load_maps(void)
 {
 	char *text;
@@ -1061,14 +1147,13 @@ static int load_maps(void)
 
 	if (!len)
 		return -1;
+	own(text, cap, 1);
 	for (p = text; p < end; p++)
 		lines += *p == '\n';
-	if ((sc.maps = scan_map((lines + 1) * sizeof(struct map))) == NULL) {
-		munmap(text, cap);
+	if ((sc.maps = scan_map((lines + 1) * sizeof(struct map))) == NULL)
 		return -1;
-	}
 	for (p = text; p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p)), *name;
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *perms;
 		struct map *m = &sc.maps[sc.nmaps];
 
 		if (!eol)
@@ -1078,9 +1163,12 @@ static int load_maps(void)
 			p++;
 		m->hi = parse_hex(&p);
 		name = p;
+		perms = "----";
 		for (int f = 0; f < 4 && name < eol; f++) {	/* past PERMS ... INODE */
 			while (name < eol && *name == ' ')
 				name++;
+			if (f == 0 && eol - name >= 4)
+				perms = name;
 			while (name < eol && *name != ' ')
 				name++;
 		}
@@ -1092,11 +1180,13 @@ static int load_maps(void)
 			m->kind = MK_HEAP;
 		else
 			m->kind = MK_OTHER;
+		m->name = name;
+		m->namelen = (size_t)(eol - name);
+		m->flags = map_flags(perms, name, m->namelen);
 		if (m->hi > m->lo)
 			sc.nmaps++;
 		p = eol + 1;
 	}
-	munmap(text, cap);
 	return 0;
 }
 
@@ -1134,7 +1224,9 @@ static struct root *add_root(uintptr_t lo, uintptr_t hi, const char *a, const ch
 	r = &sc.roots[sc.nroots++];
 	r->lo = lo;
 	r->hi = hi;
+	r->from = lo;
 	r->whole = 0;
+	r->resident = 0;
 	o = prim_puts(r->what, r->what + sizeof(r->what) - 1, a);
 	o = prim_puts(o, r->what + sizeof(r->what) - 1, b ? b : "");
 	*o = '\0';
@@ -1191,6 +1283,82 @@ static uint64_t scan_root_part(uintptr_t lo, uintptr_t hi, int whole, int from)
 	return lost;
 }
 
+#define RES_PAGES 8192		/* pages scan_resident looks at a time */
+#define PM_PRESENT (1ull << 63)	/* /proc/PID/pagemap: in memory */
+#define PM_SWAPPED (1ull << 62)	/* ... swapped out */
+
+/* Which of n pages from page-aligned at hold data: in[i] & 1 for page i;
+ * 0, or -1 when neither /proc/self/pagemap nor mincore() tells. */
+static int resident_pages(uintptr_t at, size_t n, size_t pg, unsigned char *in)
+{
+	size_t len = n * sizeof(uint64_t);
+	int pm = 0;
+
+	if (!sc.pagemap_fd) {
+		int fd = prim_open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0);
+
+		sc.pagemap_fd = fd < 0 ? -1 : fd + 1;
+	}
+	if (sc.pagemap_fd > 0 &&
+	    syscall(SYS_pread64, sc.pagemap_fd - 1, sc.pagemap, len, (off_t)(at / pg * sizeof(uint64_t))) ==
+	    (long)len)
+		pm = 1;
+	/* mincore: pages in the page cache, whether this process touched
+	 * them or not (shared memory another process wrote, a file's). */
+	if (mincore((void *)at, n * pg, in) != 0) {
+		if (!pm)
+			return -1;
+		memset(in, 0, n);
+	}
+	for (size_t i = 0; pm && i < n; i++)
+		if (sc.pagemap[i] & (PM_PRESENT | PM_SWAPPED))
+			in[i] |= 1;
+	return 0;
+}
+
+/* Scan the pages of [lo, hi) that hold data (in memory, or swapped out):
+ * a large reservation is not read page after page of nothing, a file's
+ * or shared memory's holes are not filled (a read would allocate them):
+ * the bytes that could not be read, or UINT64_MAX when which pages hold
+ * data cannot be told. */
+static uint64_t scan_resident(uintptr_t lo, uintptr_t hi)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	size_t pg = sz > 0 ? (size_t)sz : PAGE;	/* pagemap's and mincore's unit */
+	uint64_t lost = 0;
+
+	if (!sc.pagemap)
+		sc.pagemap = scan_map(RES_PAGES * sizeof(uint64_t));
+	if (!sc.incore)
+		sc.incore = scan_map(RES_PAGES);
+	if (!sc.pagemap || !sc.incore)
+		return UINT64_MAX;
+	for (uintptr_t at = lo & ~(uintptr_t)(pg - 1); at < hi;) {
+		size_t n = (hi - at + pg - 1) / pg;
+
+		if (n > RES_PAGES)
+			n = RES_PAGES;
+		if (resident_pages(at, n, pg, sc.incore) < 0)
+			return UINT64_MAX;
+		for (size_t i = 0; i < n;) {
+			size_t j = i;
+			uintptr_t a, b;
+
+			while (j < n && (sc.incore[j] & 1))
+				j++;
+			a = at + i * pg;
+			b = at + j * pg;
+			if (j > i)
+				lost += scan_root_part(a > lo ? a : lo, b < hi ? b : hi, 0, 0);
+			while (j < n && !(sc.incore[j] & 1))
+				j++;
+			i = j;
+		}
+		at += n * pg;
+	}
+	return lost;
+}
+
 static void scan_roots(void)
 {
 	char a[24], b[24], c[24];
@@ -1198,13 +1366,21 @@ static void scan_roots(void)
 	scan_blocks();		/* the system calls' arguments, already marked */
 	for (size_t i = 0; i < sc.nroots; i++) {
 		const struct root *r = &sc.roots[i];
-		uint64_t lost = scan_root_part(r->lo, r->hi, r->whole, 0);
+		uint64_t lost = r->resident ? scan_resident(r->lo, r->hi) :
+			scan_root_part(r->lo, r->hi, r->whole, 0);
 
 		scan_blocks();
-		if (lost)
+		if (lost == UINT64_MAX)
+			note("# reach unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi),
+			     ": which of its pages hold data cannot be told (neither /proc/self/pagemap "
+			     "nor mincore can be read)", SAY_END);
+		else if (lost)
 			note("# reach unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi), ": ",
 			     dec(c, lost), " bytes unreadable", SAY_END);
 	}
+	if (sc.pagemap_fd > 0)
+		prim_close(sc.pagemap_fd - 1);
+	sc.pagemap_fd = 0;
 }
 
 /* The writable PT_LOAD segments of every object but the recorder. */
@@ -1220,8 +1396,15 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *data)
 
 		if (ph->p_type == PT_TLS)
 			sc.tls_size += ph->p_memsz + ph->p_align;
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || (self >= lo && self < hi))
+		if (ph->p_type == PT_LOAD)
+			sc.nloads++;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
 			continue;
+		if (self >= lo && self < hi) {
+			sc.self_lo = lo;
+			sc.self_hi = hi;
+			continue;
+		}
 		add_root(lo, hi, info->dlpi_name && *info->dlpi_name ? info->dlpi_name
 			 : "the executable", NULL);
 	}
@@ -1302,7 +1485,8 @@ static void stack_roots(pid_t tid, uintptr_t sample, uintptr_t sp, uintptr_t tp)
 #endif
 		if (sp >= lo + RED_ZONE && sp < hi)
 			lo = (sp - RED_ZONE) & ~(uintptr_t)7;
-		thread_root(lo, hi, "stack of thread ", tid);
+		if ((r = thread_root(lo, hi, "stack of thread ", tid)) != NULL)
+			r->from = m->lo;	/* below the stack pointer: stale */
 	}
 	/* A thread on another stack (a signal's) keeps its own. */
 	if (sp && sample && (ms = map_of(sample)) != NULL && ms != m && ms->kind != MK_HEAP &&
@@ -1401,6 +1585,416 @@ static void other_threads(pid_t self)
 		     "the system calls they are blocked in, are scanned)", SAY_END);
 }
 
+/* ---- the program's own mappings --------------------------------- */
+
+/* Every other readable and writable mapping is a root too, as in
+ * valgrind (mc_leakcheck.c scans every client segment that is readable
+ * and writable but its own heap and devices): memory the program mapped
+ * itself (pools, arrays, shared memory with other processes, files
+ * mapped writable, memory named with PR_SET_VMA_ANON_NAME), the dynamic
+ * linker's, libc's.  Never:
+ *
+ *   - malloc's memory, whose free chunks keep stale pointers that would
+ *     hide leaks: the [heap] (the main arena), the heaps of the other
+ *     arenas (at an address aligned to HEAP_MAX, a heap_info at their
+ *     start), the chunks malloc mapped for large blocks, which are live
+ *     blocks (only their own span is left out: the kernel merges a
+ *     mapping with its neighbours of the same kind), and the memory malloc
+ *     mapped for its main arena when brk() failed (found from the chunks
+ *     of live blocks in it): said unscanned; when the blocks are another
+ *     allocator's (no chunk header before them), no anonymous mapping at
+ *     all, said unscanned;
+ *   - the stacks of threads: a live thread's is scanned from its stack
+ *     pointer (stack_roots), what lies below is stale; the stack of a
+ *     thread that ended (glibc keeps up to 40 MB of them for the next
+ *     threads) holds only stale words (valgrind makes a stack
+ *     inaccessible as it unwinds): found from the thread pointer every
+ *     thread noted, and from its thread control block at the top of the
+ *     mapping (glibc, x86-64);
+ *   - what is a root already (objects' segments, stacks, TLS);
+ *   - the recorder's: the trace's reservation, the table, the scan's
+ *     buffers, and its other tables, found from where libmtrec.so's data
+ *     points (skip_self; some hold offsets in the trace, which would pass
+ *     for addresses in the heap of a program built without -pie);
+ *   - what is not read and write, guard pages and PROT_NONE reservations;
+ *     devices (but /dev/zero), whose memory may be registers; the
+ *     kernel's objects mapped through an anonymous inode or a socket.
+ *
+ * A mapping that is shared or backed by a file, or larger than
+ * LARGE_MAP, is read only where its pages hold data (scan_resident). */
+
+#define LARGE_MAP ((size_t)64 << 20)
+#if UINTPTR_MAX > 0xffffffffu
+#define HEAP_MAX ((uintptr_t)64 << 20)	/* glibc's HEAP_MAX_SIZE: 2 * DEFAULT_MMAP_THRESHOLD_MAX */
+#else
+#define HEAP_MAX ((uintptr_t)1 << 20)
+#endif
+#define MAX_ARENAS 64		/* arena heaps in one mapping: more, and it is left out */
+/* What of the recorder's is left out from where its data points: its
+ * largest tables that hold numbers (rec-chunk.c's slots, 2 MB, and
+ * rec-events.c's offsets in the trace, 512 kB; rec-unwind.c's cache,
+ * 1 MB) are pointed to at their start.  The rest of the recorder's memory
+ * holds addresses of code, strings, hashes: reading it costs time, not
+ * verdicts. */
+#define SELF_WINDOW ((uintptr_t)2 << 20)
+
+static void skip(uintptr_t lo, uintptr_t hi)
+{
+	if (hi <= lo || sc.nskip >= sc.skip_cap)
+		return;
+	sc.skip[sc.nskip].lo = lo;
+	sc.skip[sc.nskip++].hi = hi;
+}
+
+/* Every object's segments, whole pages: roots already, or read-only. */
+static int object_spans(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD)
+			skip(lo & ~(uintptr_t)(PAGE - 1), (lo + ph->p_memsz + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+	}
+	return 0;
+}
+
+/* The spans by their start (a heap sort: no recursion, no memory), then
+ * merged where they overlap or touch. */
+static void sort_skip(void)
+{
+	struct span *v = sc.skip, t;
+	size_t n = sc.nskip, k = 0;
+
+	for (size_t end = n, start = n / 2; end > 1;) {
+		size_t root, child;
+
+		if (start > 0) {
+			start--;
+		} else {
+			end--;
+			t = v[end];
+			v[end] = v[0];
+			v[0] = t;
+		}
+		for (root = start; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && v[child + 1].lo > v[child].lo)
+				child++;
+			if (v[root].lo >= v[child].lo)
+				break;
+			t = v[root];
+			v[root] = v[child];
+			v[child] = t;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[i].lo <= v[k - 1].hi) {
+			if (v[i].hi > v[k - 1].hi)
+				v[k - 1].hi = v[i].hi;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	sc.nskip = k;
+}
+
+/* Is there a heap_info of a glibc malloc arena's heap at a (aligned to
+ * HEAP_MAX)?  { ar_ptr, prev, size, mprotect_size }: the first heap of
+ * an arena holds the arena (ar_ptr) just after it, the others have a
+ * prev, aligned; sizes in pages, at most HEAP_MAX. */
+static int arena_heap(uintptr_t a, uintptr_t hi)
+{
+	uintptr_t h[4];
+
+	if (read_mem(h, a, sizeof(h)) != sizeof(h))
+		return 0;
+	if (!h[0] || h[0] % 8 || (h[1] ? h[1] % HEAP_MAX != 0 : h[0] - a >= PAGE))
+		return 0;
+	return h[2] >= PAGE && h[2] <= HEAP_MAX && h[2] % PAGE == 0 && h[3] >= h[2] &&
+	       h[3] <= HEAP_MAX && h[3] % PAGE == 0 && h[3] <= hi - a;
+}
+
+/* A thread control block at a, as glibc makes it on x86-64: its tcb and
+ * self words (at 0 and 16) point to it.  Elsewhere 0: the thread
+ * pointers noted are trusted. */
+static int is_tcb(const uintptr_t *w, uintptr_t a)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	return w[0] == a && w[2] == a;
+#else
+	(void)w;
+	(void)a;
+	return 0;
+#endif
+}
+
+/* The thread pointer of the main thread, or 0: its thread control block
+ * is in memory of the dynamic linker's, not at the top of a stack. */
+static uintptr_t main_tp(pid_t self)
+{
+	const struct thr *t = &thr[(unsigned)sc.pid % NTHR];
+
+	if (self == sc.pid)
+		return thread_pointer();
+	return __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) == sc.pid ? t->tp : 0;
+}
+
+/* A thread's stack, the thread pointer tp in it (its mapping m): from
+ * the start of the mapping to the page past its thread control block
+ * (the mapping may have merged with the next one). */
+static void skip_stack(struct map *m, uintptr_t tp)
+{
+	uintptr_t hi = tp + PAGE < m->hi ? tp + PAGE : m->hi;
+
+#if !(defined(__x86_64__) && defined(__GLIBC__))
+	hi = m->hi;		/* the TLS is above the thread pointer */
+#endif
+	skip(m->lo, hi);
+}
+
+/* The stacks of the threads that noted their thread pointer, ended or
+ * not (a live thread's is a root already, from its stack pointer). */
+static void skip_thread_stacks(uintptr_t mtp)
+{
+	for (unsigned i = 0; i < NTHR; i++) {
+		pid_t tid = __atomic_load_n(&thr[i].tid, __ATOMIC_ACQUIRE);
+		uintptr_t tp = thr[i].tp, w[3];
+		struct map *m;
+
+		if (!tid || tid == sc.pid || !tp || tp == mtp ||
+		    (m = (struct map *)map_of(tp)) == NULL || m->kind != MK_OTHER)
+			continue;
+#if defined(__x86_64__) && defined(__GLIBC__)
+		/* still a thread's: the mapping was not reused */
+		if (read_mem(w, tp, sizeof(w)) != sizeof(w) || !is_tcb(w, tp))
+			continue;
+#else
+		(void)w;
+		if (!map_of(thr[i].stack) || map_of(thr[i].stack) != m)
+			continue;
+#endif
+		skip_stack(m, tp);
+	}
+}
+
+/* An anonymous mapping with a thread control block in its last pages
+ * (but the main thread's, mtp): the stack of a thread that made no
+ * allocation, or of one that ended before. */
+static int tcb_at_top(struct map *m, uintptr_t mtp)
+{
+	const uintptr_t *w = (const uintptr_t *)(void *)sc.buf;
+	uintptr_t lo = m->hi - m->lo > 2 * PAGE ? m->hi - 2 * PAGE : m->lo;
+	size_t got = read_mem(sc.buf, lo, m->hi - lo) / sizeof(uintptr_t);
+
+	for (size_t i = 0; i + 2 < got; i++)
+		if (is_tcb(&w[i], lo + i * sizeof(uintptr_t)) && w[i] != mtp) {
+			skip_stack(m, w[i]);
+			return 1;
+		}
+	return 0;
+}
+
+/* The chunk of a block malloc mapped alone (IS_MMAPPED in its size
+ * word; prev_size: where the mapping starts before the chunk): its span
+ * in *s, 1; 0 for any other block. */
+static int mmapped_chunk(uintptr_t p, const struct map *m, struct span *s)
+{
+	uintptr_t h[2];	/* prev_size, size */
+
+	if (p - m->lo < sizeof(h) || read_mem(h, p - sizeof(h), sizeof(h)) != sizeof(h) || !(h[1] & 2))
+		return 0;
+	s->lo = p - sizeof(h) - h[0];
+	s->hi = p - sizeof(h) + (h[1] & ~(uintptr_t)7);
+	return s->lo >= m->lo && s->lo < p && s->hi <= m->hi && s->hi > p &&
+	       s->lo % PAGE == 0 && s->hi % PAGE == 0;
+}
+
+/* Is block p of size bytes in mapping m a chunk of one of glibc's arenas:
+ * the word before it the chunk's size as glibc makes it for that request
+ * (the request and a word, rounded up to 16, at least 32; less than a
+ * chunk's worth more after a realloc or an aligned allocation), not
+ * mapped alone?  Another allocator's blocks have no such word. */
+static int arena_chunk(uintptr_t p, size_t size, const struct map *m)
+{
+	size_t want = (size + sizeof(size_t) + 15) & ~(size_t)15, c;
+	uintptr_t h;
+
+	if (want < 32)
+		want = 32;
+	if (p - m->lo < sizeof(h) || read_mem(&h, p - sizeof(h), sizeof(h)) != sizeof(h) || (h & 2))
+		return 0;
+	c = h & ~(uintptr_t)7;
+	return c >= want && c < want + 32 && c <= m->hi - (p - 2 * sizeof(h));
+}
+
+/* What of m is malloc's: its arenas' heaps and the chunks it mapped for
+ * blocks, left out; 0, -1 when m holds other chunks of glibc's arenas
+ * (memory malloc mapped for the main arena when brk() failed), -2 when it
+ * holds blocks of another allocator's (jemalloc, tcmalloc: their free
+ * memory and their own tables may be in any anonymous mapping). */
+static int skip_malloc(struct map *m)
+{
+	struct span heaps[MAX_ARENAS], s;
+	int nheaps = 0;
+
+	if (!(m->flags & (MF_SHARED | MF_FILE)))
+		for (uintptr_t a = (m->lo + HEAP_MAX - 1) & ~(HEAP_MAX - 1); a >= m->lo && a < m->hi;
+		     a += HEAP_MAX) {
+			if (!arena_heap(a, m->hi))
+				continue;
+			if (nheaps == MAX_ARENAS)
+				return -1;
+			heaps[nheaps].lo = a;
+			heaps[nheaps].hi = m->hi - a > HEAP_MAX ? a + HEAP_MAX : m->hi;
+			skip(heaps[nheaps].lo, heaps[nheaps].hi);
+			nheaps++;
+		}
+	for (size_t k = first_block_after(m->lo); k < sc.n && sc.blk[k].addr < m->hi; k++) {
+		uintptr_t p = sc.blk[k].addr;
+		int in_heap = 0;
+
+		for (int i = 0; i < nheaps && !in_heap; i++)
+			in_heap = p >= heaps[i].lo && p < heaps[i].hi;
+		if (in_heap)
+			continue;
+		if (!mmapped_chunk(p, m, &s))
+			return arena_chunk(p, sc.blk[k].size, m) ? -1 : -2;
+		skip(s.lo, s.hi);
+	}
+	return 0;
+}
+
+/* Roots for what of [lo, hi) of mapping m is not left out. */
+static void map_pieces(const struct map *m, uintptr_t lo, uintptr_t hi)
+{
+	size_t l = 0, r = sc.nskip;
+	char name[80];
+	size_t n = m->namelen < sizeof(name) - 1 ? m->namelen : sizeof(name) - 1;
+	struct root *rt;
+
+	memcpy(name, m->name, n);
+	name[n] = '\0';
+	while (l < r) {		/* the first span that ends after lo */
+		size_t mid = (l + r) / 2;
+
+		if (sc.skip[mid].hi <= lo)
+			l = mid + 1;
+		else
+			r = mid;
+	}
+	for (; lo < hi; l++) {
+		uintptr_t end = l < sc.nskip && sc.skip[l].lo < hi ? sc.skip[l].lo : hi;
+
+		if (end > lo && (rt = add_root(lo, end, n ? "mapping " : "anonymous mapping", name)) != NULL)
+			rt->resident = (m->flags & (MF_SHARED | MF_FILE)) || m->hi - m->lo > LARGE_MAP;
+		if (l >= sc.nskip || sc.skip[l].lo >= hi)
+			break;
+		lo = sc.skip[l].hi;
+	}
+}
+
+/* The recorder's other mappings: from each page of an anonymous mapping
+ * that libmtrec.so's writable data points into, SELF_WINDOW on, but for
+ * the words of this scan's state (its buffers are own() already; the
+ * blocks' bounds it keeps may lie in a mapping of the program's).  Not
+ * the whole mapping: the kernel merges the recorder's mappings with the
+ * program's of the same kind (MAP_NORESERVE) on either side. */
+static void skip_self(void)
+{
+	uintptr_t lo = sc.maps[0].lo, hi = sc.maps[sc.nmaps - 1].hi;
+	const uintptr_t *w = (const uintptr_t *)sc.self_lo, *end = (const uintptr_t *)sc.self_hi;
+
+	for (; w + 1 <= end; w++) {
+		uintptr_t v, at;
+		const struct map *m;
+
+		if ((const void *)w >= (const void *)&sc && (const void *)w < (const void *)(&sc + 1))
+			continue;
+		v = *(const volatile uintptr_t *)w;
+		if (v - lo >= hi - lo || (m = map_of(v)) == NULL || (m->flags & (MF_SHARED | MF_FILE)) ||
+		    m->namelen)
+			continue;
+		at = v & ~(uintptr_t)(PAGE - 1);
+		skip(at, m->hi - at > SELF_WINDOW ? at + SELF_WINDOW : m->hi);
+	}
+}
+
+/* The program's own mappings, as roots.  Called after every other root
+ * is known, the stacks' included. */
+static void map_roots(pid_t self)
+{
+	uintptr_t mtp = main_tp(self);
+	char a[24], b[24];
+	int foreign = 0;
+
+	if (!sc.nmaps)
+		return;
+	sc.skip_cap = sc.nloads + sc.nroots + sc.n + NTHR + 4 * sc.nmaps + 64 +
+		(sc.self_hi - sc.self_lo) / sizeof(uintptr_t);
+	if ((sc.skip = scan_map(sc.skip_cap * sizeof(struct span))) == NULL) {
+		note("# reach unscanned mappings: no memory for the scan", SAY_END);
+		return;
+	}
+	own(thr, NTHR * sizeof(*thr), 0);
+	{
+		/* the trace's whole reservation (its parts, when rotated) */
+		char *base = __atomic_load_n(&mtrec_file.base, __ATOMIC_ACQUIRE);
+
+		if (base)
+			skip((uintptr_t)base, (uintptr_t)base + mtrec_file.maplen);
+	}
+	for (int i = 0; i < sc.nown; i++)	/* mapped: whole pages */
+		skip(sc.own[i].lo, (sc.own[i].hi + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+	dl_iterate_phdr(object_spans, NULL);
+	for (size_t i = 0; i < sc.nroots; i++)
+		skip(sc.roots[i].from, sc.roots[i].hi);
+	if (sc.self_hi)
+		skip_self();
+	skip_thread_stacks(mtp);
+	for (size_t i = 0; i < sc.nmaps; i++) {
+		struct map *m = &sc.maps[i];
+
+		if (m->kind != MK_OTHER || (m->flags & (MF_RW | MF_SKIP)) != MF_RW)
+			continue;
+		if (!(m->flags & (MF_SHARED | MF_FILE)))
+			tcb_at_top(m, mtp);
+		switch (skip_malloc(m)) {
+		case -2:
+			foreign = 1;
+			break;
+		case -1:
+			m->flags |= MF_SKIP;
+			note("# reach unscanned mapping ", hex(a, m->lo), "-", hex(b, m->hi),
+			     ": holds chunks of malloc's main arena (mapped when brk() failed): "
+			     "its free memory would hide leaks", SAY_END);
+			break;
+		default:
+			break;
+		}
+	}
+	if (foreign) {
+		for (size_t i = 0; i < sc.nmaps; i++)
+			if (!(sc.maps[i].flags & (MF_SHARED | MF_FILE)))
+				sc.maps[i].flags |= MF_SKIP;
+		note("# reach unscanned anonymous mappings: malloc is not glibc's (live blocks without "
+		     "its chunk headers): its free memory and its own tables cannot be told from the "
+		     "program's", SAY_END);
+	}
+	if (sc.nskip >= sc.skip_cap) {
+		note("# reach unscanned mappings: no memory for the scan", SAY_END);
+		return;
+	}
+	sort_skip();
+	for (size_t i = 0; i < sc.nmaps; i++) {
+		const struct map *m = &sc.maps[i];
+
+		if (m->kind == MK_OTHER && (m->flags & (MF_RW | MF_SKIP)) == MF_RW)
+			map_pieces(m, m->lo, m->hi);
+	}
+}
+
 /* ---- the scan ------------------------------------------------------- */
 
 /* Each lost block not yet in a clique leads one: the lost blocks it
@@ -1480,6 +2074,7 @@ static __attribute__((noinline)) void scan(void)
 	if (load_maps() == 0) {
 		stack_roots(self, sp, sp, thread_pointer());
 		other_threads(self);
+		map_roots(self);
 	} else {
 		note("# reach unscanned stacks and TLS: /proc/self/maps cannot be read", SAY_END);
 	}
@@ -1536,7 +2131,7 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 		sink(sc.notes, sc.noteslen);
 	if (sc.roots_lost)
 		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
-			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments)", SAY_END);
+			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);
 	if (sc.notes_lost)
 		put_line("# reach unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
 			 "did not fit in memory", SAY_END);

@@ -21,22 +21,7 @@ PROG="$HELPER/rec-reach-roots"
 
 test_lazy_prereq VALGRIND 'command -v valgrind'
 
-# record TRACE ARGS...: the fixture under the recorder with MTREC_REACH=1.
-record() {
-	rec_trace_=$1 && shift &&
-	rm -f "$rec_trace_" &&
-	timeout 120 env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$PWD/$rec_trace_" MTREC_REACH=1 \
-		"$PROG" "$@"
-}
-
-# verdicts TRACE: "SIZE KIND" for each block of the fixture's own (the
-# dynamic linker's, the threads' DTVs, left out), sorted.
-verdicts() {
-	awk 'NR == FNR { if ($1 == "@" && ($3 == "+" || $3 == ">")) { size[$4] = $5; who[$4] = $2 }
-			 next }
-	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ && who[$3] !~ /ld-linux/ { print size[$3], $4 }' \
-		"$1" "$1" | sort
-}
+. "$TOP/tests/lib-reach.sh"
 
 # vg_verdicts LOG: the same from valgrind's loss records (one block each,
 # of the fixture's sizes).

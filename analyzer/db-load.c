@@ -25,14 +25,14 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 5
+#define MTA_SCHEMA_VERSION 6
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
 G_DEFINE_QUARK (mta-db-error-quark, mta_db_error)
 
 enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_LEAK,
-       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_TIMELINE, ST_SITE_TIMELINE,
+       ST_BAD_FREE, ST_THREAD, ST_RUN_TOTALS, ST_RUN_V2, ST_RUN_V3, ST_RUN_V6, ST_TIMELINE, ST_SITE_TIMELINE,
        ST_KIND, ST_KIND_STATS, ST_KIND_LEAK, ST_KIND_BAD_FREE, ST_REFCOUNT, ST_REFCOUNT_PATH, N_ST };
 
 /* One statement per row kind; the run's id is always parameter 1 where
@@ -53,8 +53,8 @@ static const char *const sql_text[N_ST] = {
 		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line,"
 		" temporary_allocations, peak_share_bytes, growth, growth_exponent)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[ST_LEAK] = "INSERT INTO leaks (run_id, address, size, site_id, stack_id, line, thread)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_LEAK] = "INSERT INTO leaks (run_id, address, size, site_id, stack_id, line, thread, reach)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_BAD_FREE] = "INSERT INTO bad_frees (run_id, address, kind, site_id, stack_id, line, thread)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_THREAD] = "INSERT INTO threads (run_id, tid, name) VALUES (?1, ?2, ?3)",
@@ -67,6 +67,8 @@ static const char *const sql_text[N_ST] = {
 		" timeline_axis = ?5 WHERE id = ?1",
 	[ST_RUN_V3] = "UPDATE runs SET stopped_line = ?2, stop_reason = ?3, lost_events = ?4,"
 		" lost_reason = ?5, freeres = ?6 WHERE id = ?1",
+	[ST_RUN_V6] = "UPDATE runs SET reach_line = ?2, reach_finished = ?3, reach_notes = ?4,"
+		" leak_kinds = ?5, all_leaked_blocks = ?6, all_leaked_bytes = ?7 WHERE id = ?1",
 	[ST_TIMELINE] = "INSERT INTO timeline (run_id, seq, line, time_ns) VALUES (?1, ?2, ?3, ?4)",
 	[ST_SITE_TIMELINE] = "INSERT INTO site_timeline (run_id, site_id, seq, live_blocks, live_bytes)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -117,6 +119,23 @@ static const char sql_has_frames_inlined[] =
 	" - (SELECT count(*) FROM pragma_table_info ('frames') WHERE name = 'inlined')";
 static const char sql_migrate_v3[] =
 	"ALTER TABLE frames ADD COLUMN inlined INTEGER;";
+
+/* Version 5 -> 6 (issue 17): reachability, in each table that lacks it
+ * (a table's count minus its column's: 1 when the table lacks it);
+ * leak_list is made again by the schema to show it. */
+#define LACKS(table, column) \
+	"SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" table "')" \
+	" - (SELECT count(*) FROM pragma_table_info ('" table "') WHERE name = '" column "')"
+static const char *const sql_migrate_v5[][2] = {
+	{ LACKS ("leaks", "reach"), "ALTER TABLE leaks ADD COLUMN reach TEXT;" },
+	{ LACKS ("runs", "reach_line"),
+	  "ALTER TABLE runs ADD COLUMN reach_line INTEGER;"
+	  "ALTER TABLE runs ADD COLUMN reach_finished INTEGER;"
+	  "ALTER TABLE runs ADD COLUMN reach_notes TEXT;"
+	  "ALTER TABLE runs ADD COLUMN leak_kinds TEXT;"
+	  "ALTER TABLE runs ADD COLUMN all_leaked_blocks INTEGER;"
+	  "ALTER TABLE runs ADD COLUMN all_leaked_bytes INTEGER;" },
+};
 
 static const char sql_new_run[] =
 	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
@@ -354,6 +373,15 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 		    !exec (d, "DROP VIEW IF EXISTS stack_frames", error))
 			return FALSE;
 	}
+	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 5) {
+		for (guint k = 0; k < G_N_ELEMENTS (sql_migrate_v5); k++) {
+			int64_t lacks = query_int (d, sql_migrate_v5[k][0], error);
+			if (lacks < 0 || (lacks > 0 && !exec (d, sql_migrate_v5[k][1], error)))
+				return FALSE;
+		}
+		if (!exec (d, "DROP VIEW IF EXISTS leak_list", error))
+			return FALSE;
+	}
 	if (!exec (d, schema, error))
 		return FALSE;
 	for (int i = 0; i < N_ST; i++)
@@ -587,9 +615,39 @@ store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **
 	return TRUE;
 }
 
+/* The run's reachability (v6; NULL where the trace has no verdicts). */
+static gboolean
+store_reach (MtaDb *d, const MtaRunInfo *i, GError **error)
+{
+	sqlite3_stmt *st = d->st[ST_RUN_V6];
+	g_autoptr (GString) notes = g_string_new (NULL);
+	g_autoptr (GString) kinds = g_string_new (NULL);
+
+	sqlite3_bind_int64 (st, 1, d->run_id);
+	if (i->reach) {
+		for (guint k = 0; k < i->reach_notes->len; k++)
+			g_string_append_printf (notes, "%s%s", k ? "\n" : "",
+						(const char *) i->reach_notes->pdata[k]);
+		sqlite3_bind_int64 (st, 2, (sqlite3_int64) i->reach_line);
+		sqlite3_bind_int (st, 3, i->reach_finished);
+		sqlite3_bind_text (st, 4, notes->str, -1, SQLITE_STATIC);
+	}
+	for (int k = 1; k <= MTA_REACH_N; k++)
+		if (i->leak_kinds & (1u << (k % MTA_REACH_N)))
+			g_string_append_printf (kinds, "%s%s", kinds->len ? "," : "",
+						mta_reach_name ((MtaReach) (k % MTA_REACH_N)));
+	if (i->leak_kinds)
+		sqlite3_bind_text (st, 5, kinds->str, -1, SQLITE_STATIC);
+	sqlite3_bind_int64 (st, 6, (sqlite3_int64) i->all_leaked_blocks);
+	sqlite3_bind_int64 (st, 7, (sqlite3_int64) i->all_leaked_bytes);
+	gboolean ok = step (d, ST_RUN_V6, error);
+	sqlite3_clear_bindings (st);
+	return ok;
+}
+
 static gboolean
 store_records (MtaDb *d, GArray *recs, GPtrArray *paths, const int64_t *site_ids,
-	       gboolean leaks, GError **error)
+	       gboolean leaks, gboolean reach, GError **error)
 {
 	int which = leaks ? ST_LEAK : ST_BAD_FREE;
 	sqlite3_stmt *st = d->st[which];
@@ -607,6 +665,10 @@ store_records (MtaDb *d, GArray *recs, GPtrArray *paths, const int64_t *site_ids
 		sqlite3_bind_int64 (st, 5, d->stack_base + r->path);
 		sqlite3_bind_int64 (st, 6, (sqlite3_int64) r->line);
 		bind_tid (st, 7, r->tid);
+		if (leaks && reach)
+			sqlite3_bind_text (st, 8, mta_reach_name ((MtaReach) r->reach), -1, SQLITE_STATIC);
+		else if (leaks)
+			sqlite3_bind_null (st, 8);
 		if (!step (d, which, error))
 			return FALSE;
 	}
@@ -814,12 +876,13 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 	if (!store_totals (d, mta_run_info (run), error) ||
 	    !store_timeline (d, run, error) ||
 	    !store_incomplete (d, &mta_run_info (run)->incomplete, error) ||
+	    !store_reach (d, mta_run_info (run), error) ||
 	    !store_sites (d, sites, site_ids, error) ||
 	    !store_paths (d, paths, site_ids, error) ||
 	    !store_site_stats (d, sites, site_ids, error) ||
 	    !store_site_timelines (d, run, site_ids, error) ||
-	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, error) ||
-	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, error) ||
+	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, mta_run_info (run)->reach, error) ||
+	    !store_records (d, mta_run_bad_frees (run), paths, site_ids, FALSE, FALSE, error) ||
 	    !store_threads (d, mta_run_threads (run), error) ||
 	    !store_kinds (d, run, site_ids, error))
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */

@@ -14,7 +14,7 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 5;              -- this schema's version
+PRAGMA user_version = 6;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
@@ -24,7 +24,10 @@ PRAGMA user_version = 5;              -- this schema's version
 -- Version 5 (issue 10) added the tables of the tracked kinds (kind_stats,
 -- kind_leaks, kind_bad_frees, refcounts, refcount_paths) and their views;
 -- the tables of malloc stay malloc's alone.  An older database gets them
--- at its next load; runs loaded before have no rows there.
+-- at its next load; runs loaded before have no rows there.  Version 6
+-- (issue 17) added the columns marked "v6" (the recorder's verdicts of
+-- reachability, share/reach.md) and the view leaks_by_reach; leak_list is
+-- made again to show them.  Runs loaded before have NULL there.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -65,8 +68,16 @@ CREATE TABLE IF NOT EXISTS runs (
 	stop_reason TEXT,                 -- v3: why it stopped ('the disk is full: ...')
 	lost_events INTEGER,              -- v3: events not recorded (sum of '# lost'), NULL: none said
 	lost_reason TEXT,                 -- v3: why (the first '# lost' line's)
-	freeres TEXT                      -- v3: '# freeres': 'done', or 'skipped: WHY' (libc's caches
+	freeres TEXT,                     -- v3: '# freeres': 'done', or 'skipped: WHY' (libc's caches
 	                                  --     were not released: libc's own blocks show as leaks)
+	reach_line INTEGER,               -- v6: the '# reach begin' line of the scan whose verdicts
+	                                  --     leaks.reach holds; NULL: the trace has none
+	reach_finished INTEGER,           -- v6: 1 when that scan has its '# reach end' line
+	reach_notes TEXT,                 -- v6: its '# reach unscanned' lines (WHAT: WHY), one per line
+	leak_kinds TEXT,                  -- v6: the kinds --leaks kept ('definite,indirect'), NULL: all;
+	                                  --     leaked_* and the leaks rows are those kinds only
+	all_leaked_blocks INTEGER,        -- v6: every block not freed, whatever --leaks kept
+	all_leaked_bytes INTEGER
 );
 
 -- A source location: where a block was allocated (charged), or one frame
@@ -165,7 +176,9 @@ CREATE TABLE IF NOT EXISTS leaks (
 	site_id INTEGER NOT NULL REFERENCES sites (id),
 	stack_id INTEGER NOT NULL REFERENCES stacks (id),
 	line INTEGER NOT NULL,            -- the allocation's line in the trace
-	thread INTEGER                    -- '# T' thread id; NULL: not recorded
+	thread INTEGER,                   -- '# T' thread id; NULL: not recorded
+	reach TEXT                        -- v6: 'definite', 'indirect', 'possible', 'reachable',
+	                                  --     'unknown' (no verdict); NULL: the trace has none
 );
 CREATE INDEX IF NOT EXISTS leaks_run ON leaks (run_id, site_id);
 
@@ -323,9 +336,19 @@ JOIN site_stats st ON st.run_id = g.run_id AND st.site_id = g.site_id;
 CREATE VIEW IF NOT EXISTS leak_list AS
 SELECT l.run_id, printf ('0x%x', l.address) AS address, l.size, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
-       s.object, l.line, l.thread, t.name AS thread_name, l.stack_id, l.site_id
+       s.object, l.line, l.thread, t.name AS thread_name, l.stack_id, l.site_id, l.reach
 FROM leaks l JOIN sites s ON s.id = l.site_id
 LEFT JOIN threads t ON t.run_id = l.run_id AND t.tid = l.thread;
+
+-- v6: the blocks not freed of each site by reachability (valgrind's
+-- kinds, share/reach.md), per run; only runs whose trace has verdicts.
+CREATE VIEW IF NOT EXISTS leaks_by_reach AS
+SELECT l.run_id, l.site_id, s.function,
+       CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
+       s.object, l.reach, count (*) AS blocks, sum (l.size) AS bytes
+FROM leaks l JOIN sites s ON s.id = l.site_id
+WHERE l.reach IS NOT NULL
+GROUP BY l.run_id, l.site_id, l.reach;
 
 -- Frees of memory never allocated, by site of the free.
 CREATE VIEW IF NOT EXISTS bad_frees_by_site AS

@@ -621,7 +621,7 @@ store_reach (MtaDb *d, const MtaRunInfo *i, GError **error)
 {
 	sqlite3_stmt *st = d->st[ST_RUN_V6];
 	g_autoptr (GString) notes = g_string_new (NULL);
-	g_autoptr (GString) kinds = g_string_new (NULL);
+	g_autofree char *kinds = mta_reach_mask_names (i->leak_kinds, ",");
 
 	sqlite3_bind_int64 (st, 1, d->run_id);
 	if (i->reach) {
@@ -632,12 +632,8 @@ store_reach (MtaDb *d, const MtaRunInfo *i, GError **error)
 		sqlite3_bind_int (st, 3, i->reach_finished);
 		sqlite3_bind_text (st, 4, notes->str, -1, SQLITE_STATIC);
 	}
-	for (int k = 1; k <= MTA_REACH_N; k++)
-		if (i->leak_kinds & (1u << (k % MTA_REACH_N)))
-			g_string_append_printf (kinds, "%s%s", kinds->len ? "," : "",
-						mta_reach_name ((MtaReach) (k % MTA_REACH_N)));
 	if (i->leak_kinds)
-		sqlite3_bind_text (st, 5, kinds->str, -1, SQLITE_STATIC);
+		sqlite3_bind_text (st, 5, kinds, -1, SQLITE_STATIC);
 	sqlite3_bind_int64 (st, 6, (sqlite3_int64) i->all_leaked_blocks);
 	sqlite3_bind_int64 (st, 7, (sqlite3_int64) i->all_leaked_bytes);
 	gboolean ok = step (d, ST_RUN_V6, error);

@@ -7,6 +7,7 @@
  * the stack that leaked the most there: its frame one level out.
  */
 #include "leak-set.h"
+#include "reach.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -32,6 +33,23 @@ static const char sql_sites[] =
 	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
 	" FROM site_stats st JOIN sites s ON s.id = st.site_id"
 	" WHERE st.run_id = ?1 AND st.leaked_blocks > 0";
+
+/* v6, --leaks: the run's leaking sites counting only the blocks of the
+ * kinds named (?2: ",definite,indirect,"), from leaks.reach; and whether
+ * the run has verdicts at all (a database from before v6 has no column
+ * for them: none). */
+static const char sql_sites_of_kinds[] =
+	"SELECT s.function, s.file, s.line, s.object, count(*), sum (l.size),"
+	"  (SELECT cs.function FROM stacks k"
+	"   JOIN frames f ON f.stack_id = k.id AND f.level = k.site_level + 1"
+	"   JOIN sites cs ON cs.id = f.site_id"
+	"   WHERE k.run_id = l.run_id AND k.site_id = l.site_id AND k.leaked_blocks > 0"
+	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
+	" FROM leaks l JOIN sites s ON s.id = l.site_id"
+	" WHERE l.run_id = ?1 AND instr (?2, ',' || l.reach || ',') > 0 GROUP BY l.site_id";
+static const char sql_has_verdicts[] =
+	"SELECT CASE WHEN (SELECT count(*) FROM pragma_table_info ('runs') WHERE name = 'reach_line') = 0"
+	" THEN 0 ELSE (SELECT count(*) FROM runs WHERE id = ?1 AND reach_line IS NOT NULL) END";
 
 /* v5: the tracked kinds' leaking sites, and the sites that took the
  * references of unbalanced objects (dropped, for objects below zero),
@@ -96,9 +114,12 @@ read_kind_sites (MtaLeakSet *set, sqlite3 *db, int64_t id)
 }
 
 MtaLeakSet *
-mta_leak_set_from_db (const char *name, const char *path, int64_t run, GError **error)
+mta_leak_set_from_db (const char *name, const char *path, int64_t run, guint leak_kinds,
+		      GError **error)
 {
 	g_autoptr (MtaLeakSet) set = mta_leak_set_new (name);
+	g_autofree char *runname = NULL;
+	g_autofree char *kinds = NULL, *names = NULL;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	gboolean ok = FALSE;
@@ -152,15 +173,42 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, GError **
 	sqlite3_finalize (st);
 	st = NULL;
 
-	if (sqlite3_prepare_v2 (db, sql_sites, -1, &st, NULL) != SQLITE_OK) {
+	runname = g_strdup_printf ("%s (run %" PRId64 ")", name, id);
+	if (leak_kinds != 0) {
+		if (sqlite3_prepare_v2 (db, sql_has_verdicts, -1, &st, NULL) != SQLITE_OK) {
+			fail (error, db, path);
+			goto out;
+		}
+		sqlite3_bind_int64 (st, 1, id);
+		if (sqlite3_step (st) != SQLITE_ROW) {
+			fail (error, db, path);
+			goto out;
+		}
+		if (sqlite3_column_int64 (st, 0) == 0 && set->leaked_blocks > 0) {
+			mta_leak_set_no_verdicts (runname, error);
+			goto out;
+		}
+		sqlite3_finalize (st);
+		st = NULL;
+		kinds = g_strdup_printf (",%s,", names = mta_reach_mask_names (leak_kinds, ","));
+		set->leaked_blocks = set->leaked_bytes = 0;
+	}
+	if (sqlite3_prepare_v2 (db, leak_kinds ? sql_sites_of_kinds : sql_sites, -1, &st, NULL) != SQLITE_OK) {
 		fail (error, db, path);
 		goto out;
 	}
 	sqlite3_bind_int64 (st, 1, id);
-	while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+	if (leak_kinds)
+		sqlite3_bind_text (st, 2, kinds, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+		uint64_t blocks = (uint64_t) sqlite3_column_int64 (st, 4), bytes = (uint64_t) sqlite3_column_int64 (st, 5);
 		mta_leak_set_add (set, text (st, 0), text (st, 1), (unsigned) sqlite3_column_int64 (st, 2),
-				  text (st, 3), text (st, 6), (uint64_t) sqlite3_column_int64 (st, 4),
-				  (uint64_t) sqlite3_column_int64 (st, 5));
+				  text (st, 3), text (st, 6), blocks, bytes);
+		if (leak_kinds) {
+			set->leaked_blocks += blocks;
+			set->leaked_bytes += bytes;
+		}
+	}
 	if (rc != SQLITE_DONE) {
 		fail (error, db, path);
 		goto out;
@@ -172,7 +220,7 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, GError **
 		goto out;
 	}
 	g_free (set->name);
-	set->name = g_strdup_printf ("%s (run %" PRId64 ")", name, id);
+	set->name = g_steal_pointer (&runname);
 	ok = TRUE;
 out:
 	sqlite3_finalize (st);

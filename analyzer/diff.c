@@ -32,6 +32,7 @@
  * which a change must reach to be reported.
  */
 #include "diff.h"
+#include "reach.h"
 #include "html-diff.h"
 #include "json-out.h"
 #include "run.h"
@@ -71,6 +72,8 @@ static gboolean opt_no_source;
 static gboolean opt_quiet;
 static MtaWarnFunc diff_warn;   /* main's, for the traces read */
 static char *opt_html;
+static char *opt_leaks;
+static guint diff_kinds;        /* --leaks, parsed (1 << MtaReach); 0 all */
 
 const GOptionEntry mta_diff_entries[] = {
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
@@ -93,6 +96,9 @@ const GOptionEntry mta_diff_entries[] = {
 	  "Do not report unreadable trace lines nor show the progress", NULL },
 	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
 	  "Also write the comparison as one self-contained HTML FILE (share/pictures.md)", "FILE" },
+	{ "leaks", 0, 0, G_OPTION_ARG_STRING, &opt_leaks,
+	  "Compare only the blocks not freed of KINDS: definite, indirect, possible, reachable, "
+	  "unknown, all (runs recorded with mtrec --reach)", "KINDS" },
 	{ NULL }
 };
 
@@ -126,7 +132,7 @@ const char mta_diff_description[] =
 
 /* Read one side from its argument (the forms of mta_diff_description). */
 static MtaLeakSet *
-load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
+load_side (const char *arg, const MtaWrappers *wrappers, guint leak_kinds, GError **error)
 {
 	g_autofree char *binary = NULL;
 	g_autofree char *db = NULL;
@@ -164,7 +170,7 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 				     arg, rest, db);
 			return NULL;
 		}
-		return mta_leak_set_from_db (arg, db, run, error);
+		return mta_leak_set_from_db (arg, db, run, leak_kinds, error);
 	}
 
 	g_auto (GStrv) traces = g_strsplit (rest, ",", -1);
@@ -185,7 +191,7 @@ load_side (const char *arg, const MtaWrappers *wrappers, GError **error)
 	}
 	MtaLeakSetOptions o = {
 		.binary = binary, .sysroot = opt_sysroot, .wrappers = wrappers, .quiet = opt_quiet,
-		.warn = diff_warn,
+		.warn = diff_warn, .leak_kinds = leak_kinds,
 	};
 	return mta_leak_set_from_traces (arg, traces, g_strv_length (traces), &o, error);
 }
@@ -575,8 +581,13 @@ print_text (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 
 	fprintf (out, "BASE     %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes\n", base->name,
 		 base->leaked_blocks, base->leaked_blocks == 1 ? "" : "s", base->leaked_bytes);
-	fprintf (out, "FEATURE  %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes\n\n", feature->name,
+	fprintf (out, "FEATURE  %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes\n", feature->name,
 		 feature->leaked_blocks, feature->leaked_blocks == 1 ? "" : "s", feature->leaked_bytes);
+	if (diff_kinds != 0) {
+		g_autofree char *kinds = mta_reach_mask_text (diff_kinds);
+		fprintf (out, "Only the blocks %s are compared (--leaks).\n", kinds);
+	}
+	fputc ('\n', out);
 	if (r->grown->len == 0)
 		fputs ("No new or grown leaks in FEATURE.\n", out);
 	else {
@@ -647,6 +658,13 @@ print_json (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 	fputs ("{\n  \"format\": \"mtanalyze-diff\", \"version\": 1,\n", out);
 	put_run (out, "base", base);
 	put_run (out, "feature", feature);
+	fputs ("  \"leak_kinds\": ", out);
+	if (diff_kinds == 0)
+		fputs ("null,\n", out);
+	else {
+		g_autofree char *names = mta_reach_mask_names (diff_kinds, "\", \"");
+		fprintf (out, "[\"%s\"],\n", names);
+	}
 	fprintf (out, "  \"min_blocks\": %" G_GINT64_FORMAT ", \"min_bytes\": %" G_GINT64_FORMAT
 		 ", \"suppressed_sites\": %u, \"below_threshold\": %u,\n",
 		 opt_min_blocks, opt_min_bytes, r->suppressed, r->below);
@@ -688,8 +706,12 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 		for (char **p = opt_skip; p && *p; p++)
 			mta_wrappers_add (wrappers, *p);
 	}
-	if ((base = load_side (argv[0], wrappers, error)) == NULL ||
-	    (feature = load_side (argv[1], wrappers, error)) == NULL)
+	guint leak_kinds = 0;
+	if (opt_leaks != NULL && !mta_reach_parse_kinds (opt_leaks, &leak_kinds, error))
+		return FALSE;
+	diff_kinds = leak_kinds;
+	if ((base = load_side (argv[0], wrappers, leak_kinds, error)) == NULL ||
+	    (feature = load_side (argv[1], wrappers, leak_kinds, error)) == NULL)
 		return FALSE;
 
 	r.grown = g_array_new (FALSE, FALSE, sizeof (Change));

@@ -343,11 +343,8 @@ put_reach (FILE *out, const MtaRun *run)
 	put_reach_counts (out, run, i->reach_blocks, i->reach_bytes);
 	fputs (",\n  \"leak_kinds\": ", out);
 	if (i->leak_kinds) {
-		fputs ("[", out);
-		for (int k = 1, n = 0; k <= MTA_REACH_N; k++)
-			if (i->leak_kinds & (1u << (k % MTA_REACH_N)))
-				fprintf (out, "%s\"%s\"", n++ ? ", " : "", mta_reach_name ((MtaReach) (k % MTA_REACH_N)));
-		fputs ("]", out);
+		g_autofree char *names = mta_reach_mask_names (i->leak_kinds, "\", \"");
+		fprintf (out, "[\"%s\"]", names);
 	} else
 		fputs ("null", out);
 	fprintf (out, ", \"all_leaked_blocks\": %" PRIu64 ", \"all_leaked_bytes\": %" PRIu64

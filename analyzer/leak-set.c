@@ -160,6 +160,14 @@ keep_curve (MtaLeakSet *set, const MtaRunInfo *info, const MtaSite *s)
 	added->curve = g_memdup2 (s->tl_bytes, info->tl_len * sizeof (uint64_t));
 }
 
+void
+mta_leak_set_no_verdicts (const char *name, GError **error)
+{
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+		     "--leaks: '%s' has no reachability verdicts ('# reach' lines): record with "
+		     "'mtrec --reach' (MTREC_REACH=1)", name);
+}
+
 MtaLeakSet *
 mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 			  const MtaLeakSetOptions *opts, GError **error)
@@ -169,6 +177,8 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 	mta_symbolizer_set_binary (sym, opts->binary);
 	g_autoptr (MtaRun) run = mta_run_new (sym, opts->wrappers, opts->binary);
 	MtaReader *reader = mta_reader_new (mta_run_line, run);
+
+	mta_run_set_leak_kinds (run, opts->leak_kinds);
 	gboolean ok = TRUE;
 
 	mta_reader_set_progress (reader, opts->quiet);
@@ -203,6 +213,13 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 				 bad == 1 ? "" : "s");
 		}
 
+		const MtaRunInfo *info = mta_run_info (run);
+		if (opts->leak_kinds != 0 && !info->reach && info->all_leaked_blocks > 0) {
+			mta_leak_set_no_verdicts (name, error);
+			ok = FALSE;
+		}
+	}
+	if (ok) {
 		const MtaRunInfo *info = mta_run_info (run);
 		GPtrArray *sites = mta_run_sites (run);
 		GPtrArray *paths = mta_run_paths (run);

@@ -49,6 +49,7 @@ typedef struct {
 	const char *sysroot;
 	const MtaWrappers *wrappers;  /* NULL: nothing skipped */
 	gboolean quiet;            /* -q: no warnings about unreadable lines, no progress */
+	guint leak_kinds;          /* --leaks: only blocks of these kinds (1 << MtaReach); 0 all */
 	MtaWarnFunc warn;          /* where warnings go */
 } MtaLeakSetOptions;
 
@@ -57,8 +58,13 @@ MtaLeakSet *mta_leak_set_from_traces (const char *name, char **traces, guint ntr
 				      const MtaLeakSetOptions *opts, GError **error);
 
 /* Run RUN of the database DB: a run id, or -1, -2 ... for the last run,
- * the one before it, ...  (db-read.c, the only SQL of diff). */
-MtaLeakSet *mta_leak_set_from_db (const char *name, const char *db, int64_t run, GError **error);
+ * the one before it, ...; with LEAK_KINDS only the blocks of those kinds,
+ * from leaks.reach (db-read.c, the only SQL of diff). */
+MtaLeakSet *mta_leak_set_from_db (const char *name, const char *db, int64_t run, guint leak_kinds,
+				  GError **error);
+
+/* The error of --leaks on a run without verdicts of reachability. */
+void mta_leak_set_no_verdicts (const char *name, GError **error);
 
 /* TRUE when PATH starts with SQLite's magic string. */
 gboolean mta_is_sqlite_file (const char *path);

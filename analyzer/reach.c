@@ -70,6 +70,17 @@ mta_reach_mask_text (guint mask)
 	return g_string_free (g, FALSE);
 }
 
+char *
+mta_reach_mask_names (guint mask, const char *sep)
+{
+	GString *g = g_string_new (NULL);
+
+	for (int k = 1; k <= MTA_REACH_N; k++)
+		if (mask & (1u << (k % MTA_REACH_N)))
+			g_string_append_printf (g, "%s%s", g->len ? sep : "", names[k % MTA_REACH_N]);
+	return g_string_free (g, FALSE);
+}
+
 static gboolean
 starts (const char *t, size_t len, const char *word)
 {

@@ -29,8 +29,11 @@ const char *mta_reach_words (MtaReach r);
 /* --leaks LIST: comma-separated names (the words above, "all"), into a
  * mask of 1 << MtaReach. */
 gboolean mta_reach_parse_kinds (const char *list, guint *mask, GError **error);
-/* "definite, indirect" for a mask. */
+/* "definitely lost or indirectly lost" for a mask. */
 char *mta_reach_mask_text (guint mask);
+/* The names of a mask's kinds joined by SEP ("definite,indirect"), in
+ * the order of the report, unknown last. */
+char *mta_reach_mask_names (guint mask, const char *sep);
 
 /* Which of the recorder's lines T (LEN bytes, from its '#') is. */
 typedef enum {

@@ -1,10 +1,12 @@
 #!/bin/sh
-# t3410-analyzer-reach-db.sh -- mtanalyze --db stores the recorder's
+# t3410-analyzer-reach-db-diff.sh -- mtanalyze --db stores the recorder's
 # reachability verdicts (schema version 6): each leaked block's kind in
 # leaks.reach, the scan's line, whether it finished, what it could not
 # scan and the --leaks filter in runs, the view leaks_by_reach; a trace
 # without verdicts leaves them NULL; a version 5 database is migrated at
-# its next load, its runs kept.
+# its next load, its runs kept.  mtanalyze diff --leaks KINDS compares
+# only the blocks of those kinds, from traces and from a database, and
+# refuses a run without verdicts (exit 2).
 . "$(dirname "$0")/lib.sh"
 
 q() { sqlite3 -batch -separator '|' "$@"; }
@@ -70,6 +72,77 @@ test_expect_success SQLITE3 'a version 5 database is migrated at its next load, 
 	test "$(q v5.db "SELECT id, leaked_blocks, leaked_bytes FROM runs WHERE id = 1")" = "$old" &&
 	test "$(q v5.db "SELECT count(*) FROM leaks WHERE run_id = 1 AND reach IS NULL")" = 2 &&
 	test "$(q v5.db "SELECT count(*) FROM leak_list WHERE run_id = 2 AND reach = \"definite\"")" = 1
+'
+
+# A feature that adds a leak (definite) and a cache (still reachable).
+cat >base.log <<\EOF
+= Start
+@ ./app:(lost+10)[0x1010] + 0x1000 0x30
+@ ./app:(cache+10)[0x1110] + 0x2000 0x100
+# reach begin 2
+# reach 0x1000 definite
+# reach 0x2000 reachable
+# reach end 10 0
+= End
+EOF
+cat >feature.log <<\EOF
+= Start
+@ ./app:(lost+10)[0x1010] + 0x1000 0x30
+@ ./app:(cache+10)[0x1110] + 0x2000 0x100
+@ ./app:(newleak+10)[0x1310] + 0x3000 0x20
+@ ./app:(newcache+10)[0x1410] + 0x4000 0x40
+# reach begin 4
+# reach 0x1000 definite
+# reach 0x2000 reachable
+# reach 0x3000 definite
+# reach 0x4000 reachable
+# reach end 10 0
+= End
+EOF
+
+# new_sites OUT: the functions of the new or grown sites of a text diff.
+new_sites() {
+	sed -n "s/^  new .*  \([a-z]*\)+0x10 in .*/\1/p" "$1" | sort | tr "\n" " "
+}
+
+test_expect_success 'diff: without --leaks every new block not freed, the cache too' '
+	test_expect_code 1 "$MTANALYZE" diff base.log feature.log >out &&
+	test "$(new_sites out)" = "newcache newleak " &&
+	! grep "(--leaks)" out
+'
+
+test_expect_success 'diff --leaks definite,indirect: only the leak, said in the header' '
+	test_expect_code 1 "$MTANALYZE" diff --leaks definite,indirect base.log feature.log >out &&
+	test "$(new_sites out)" = "newleak " &&
+	grep "^BASE     base.log: 1 leaked block, 48 bytes\$" out &&
+	grep "^Only the blocks definitely lost or indirectly lost are compared (--leaks)\.\$" out &&
+	test_expect_code 1 "$MTANALYZE" diff --json --leaks reachable base.log feature.log >d.json &&
+	python3 -c "import json; d = json.load(open(\"d.json\")); assert d[\"leak_kinds\"] == [\"reachable\"]; assert [c[\"function\"] for c in d[\"new_or_grown\"]] == [\"newcache+0x10\"], d"
+'
+
+test_expect_success 'diff --leaks possible: nothing new of that kind, exit 0' '
+	"$MTANALYZE" diff --leaks possible base.log feature.log >out &&
+	grep "^No new or grown leaks in FEATURE\.\$" out
+'
+
+test_expect_success SQLITE3 'diff --leaks between runs of a database, and a database run against a trace' '
+	test_expect_code 1 "$MTANALYZE" --db d.db base.log >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" --db d.db feature.log >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" diff --leaks definite d.db:1 d.db:2 >out &&
+	test "$(new_sites out)" = "newleak " &&
+	grep "^FEATURE  d.db:2 (run 2): 2 leaked blocks, 80 bytes\$" out &&
+	test_expect_code 1 "$MTANALYZE" diff --leaks reachable d.db:1 feature.log >out &&
+	test "$(new_sites out)" = "newcache "
+'
+
+test_expect_success SQLITE3 'diff --leaks on a run without verdicts: exit 2, naming it' '
+	grep -v "^# reach" base.log >base-plain.log &&
+	test_expect_code 2 "$MTANALYZE" diff --leaks definite base-plain.log feature.log 2>err &&
+	grep "^mtanalyze: --leaks: .base-plain.log. has no reachability verdicts" err &&
+	test_expect_code 2 "$MTANALYZE" diff --leaks definite v5.db:1 feature.log 2>err &&
+	grep "^mtanalyze: --leaks: .v5.db:1 (run 1). has no reachability verdicts" err &&
+	test_expect_code 2 "$MTANALYZE" diff --leaks sometimes base.log feature.log 2>err &&
+	grep "unknown kind .sometimes." err
 '
 
 test_done

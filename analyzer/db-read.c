@@ -190,7 +190,8 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, guint lea
 		}
 		sqlite3_finalize (st);
 		st = NULL;
-		kinds = g_strdup_printf (",%s,", names = mta_reach_mask_names (leak_kinds, ","));
+		names = mta_reach_mask_names (leak_kinds, ",");
+		kinds = g_strdup_printf (",%s,", names);
 		set->leaked_blocks = set->leaked_bytes = 0;
 	}
 	if (sqlite3_prepare_v2 (db, leak_kinds ? sql_sites_of_kinds : sql_sites, -1, &st, NULL) != SQLITE_OK) {

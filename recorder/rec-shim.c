@@ -743,7 +743,24 @@ __attribute__((constructor)) static void shim_constructor(void)
 	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
 }
 
+static void fini_after_destructors(void *unused)
+{
+	(void)unused;
+	mtrec_fini();
+}
+
+int __cxa_atexit(void (*func)(void *), void *arg, void *dso);
+
+/* The dynamic linker runs the objects' destructors from one exit handler
+ * (_dl_fini), ours among the first: a library's destructor that frees
+ * what its constructor allocated (libnuma's masks, in ovsdb-server) came
+ * after the trace's end, and its blocks showed as leaks.  A handler
+ * registered now runs when _dl_fini is done, after every destructor, as
+ * valgrind's leak check does; and at once when it cannot be registered.
+ * Not atexit(): that names our object, whose own last destructor
+ * (__cxa_finalize) would run the handler at once. */
 __attribute__((destructor)) static void shim_destructor(void)
 {
-	mtrec_fini();
+	if (__cxa_atexit(fini_after_destructors, NULL, NULL) != 0)
+		mtrec_fini();
 }

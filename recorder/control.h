@@ -1,4 +1,4 @@
-/* control.h -- requests from "mtrec ctl PID on|off|mark LABEL|status"
+/* control.h -- requests from "mtrec ctl PID on|off|mark LABEL|status|reach"
  * (rec-control.c): how they are found and answered.  A leaf: it calls
  * nothing of the recorder but prim.h, and hands each request to process
  * life (rec-life.c), which acts on it.
@@ -22,7 +22,7 @@
 #define MTREC_CONTROL_EVERY_NS 100000000ull	/* look at most this often */
 #define MTREC_CONTROL_ANSWER_AT 1024		/* requests are shorter */
 
-enum mtrec_ctl_cmd { MTREC_CTL_ON, MTREC_CTL_OFF, MTREC_CTL_MARK, MTREC_CTL_STATUS };
+enum mtrec_ctl_cmd { MTREC_CTL_ON, MTREC_CTL_OFF, MTREC_CTL_MARK, MTREC_CTL_STATUS, MTREC_CTL_REACH };
 
 struct mtrec_ctl_req {
 	enum mtrec_ctl_cmd cmd;

@@ -36,7 +36,7 @@ static const char *progname = "mtrec";
 static void ctl_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s ctl [--timeout=SECONDS] PID on|off|status|mark LABEL\n"
+		"Usage: %s ctl [--timeout=SECONDS] PID on|off|status|reach|mark LABEL\n"
 		"Start or stop recording, or write a mark line, in a running process that\n"
 		"has the recorder preloaded; no signal is used.\n"
 		"\n"
@@ -44,9 +44,11 @@ static void ctl_usage(FILE *out)
 		"  off           stop recording (\"= End\")\n"
 		"  mark LABEL    write \"# mark LABEL\" into the trace (when recording)\n"
 		"  status        say whether the process is recording\n"
+		"  reach         scan memory now for the blocks still live (MTREC_REACH=1,\n"
+		"                mtrec --reach): their verdicts go to the trace\n"
 		"  -t, --timeout=SECONDS  wait this long for the process to take the\n"
-		"                request [2]; it does so at its next allocation call, at\n"
-		"                most 100 ms after the request is made\n"
+		"                request [2; reach: 60]; it does so at its next allocation\n"
+		"                call, at most 100 ms after the request is made\n"
 		"  -h, --help    print this help and exit\n"
 		"\n"
 		"Exit status:\n"
@@ -314,7 +316,7 @@ int mtrec_ctl_main(int argc, char **argv)
 	struct target t = { 0 };
 	char req[ANSWER_AT], path[PATH_MAX + 64], *end;
 	const char *cmd;
-	double timeout = 2;
+	double timeout = -1;	/* not given: 2 s, 60 for a scan */
 	int c, fd, ret = 0, want;
 
 	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
@@ -336,7 +338,7 @@ int mtrec_ctl_main(int argc, char **argv)
 	}
 	if (argc - optind < 2) {
 		fprintf(stderr, "%s: ctl: %s\n", progname, argc == optind ? "no process given" :
-			"no request given (on, off, status or mark LABEL)");
+			"no request given (on, off, status, reach or mark LABEL)");
 		return ctl_try_help();
 	}
 	errno = 0;
@@ -346,10 +348,12 @@ int mtrec_ctl_main(int argc, char **argv)
 		return ctl_try_help();
 	}
 	cmd = argv[optind + 1];
+	if (timeout < 0)
+		timeout = strcmp(cmd, "reach") == 0 ? 60 : 2;
 	want = strcmp(cmd, "mark") == 0 ? 3 : 2;
 	if (strcmp(cmd, "on") != 0 && strcmp(cmd, "off") != 0 && strcmp(cmd, "status") != 0 &&
-	    want == 2) {
-		fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status or mark LABEL)\n",
+	    strcmp(cmd, "reach") != 0 && want == 2) {
+		fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status, reach or mark LABEL)\n",
 			progname, cmd);
 		return ctl_try_help();
 	}

@@ -30,9 +30,12 @@ void mtrec_reach_fork_child(void) MTREC_HIDDEN;
 /* Where the scan's lines go: whole lines, newlines included. */
 typedef void (*mtrec_reach_sink)(const char *text, size_t len);
 
-/* Scan now and hand "# reach begin" ... "# reach end" to sink.  The table
- * is frozen from then on: later events do not change it.  The caller
- * holds no lock a running thread may wait for while holding another. */
-void mtrec_reach_scan(mtrec_reach_sink sink) MTREC_HIDDEN;
+/* Scan now and hand "# reach begin" ... "# reach end" to sink; the
+ * number of blocks judged.  At exit (live 0) the table is frozen from
+ * then on: later events do not change it.  While the program runs (live
+ * 1, mtrec ctl PID reach) each part of it is copied under its lock and
+ * the table goes on.  The caller holds no lock a running thread may wait
+ * for while holding another, and makes one scan at a time. */
+size_t mtrec_reach_scan(mtrec_reach_sink sink, int live) MTREC_HIDDEN;
 
 #endif

@@ -112,6 +112,8 @@ static int parse(char *text, struct mtrec_ctl_req *r)
 		r->cmd = MTREC_CTL_OFF;
 	else if (strcmp(cmd, "status") == 0)
 		r->cmd = MTREC_CTL_STATUS;
+	else if (strcmp(cmd, "reach") == 0)
+		r->cmd = MTREC_CTL_REACH;
 	else if (strcmp(cmd, "mark") == 0 && arg)
 		r->cmd = MTREC_CTL_MARK;
 	else

@@ -242,6 +242,20 @@ void mtrec_stop(void)
 	mtrec_leave();
 }
 
+/* trace_off(), muntrace(): with MTREC_REACH=2, the scan first, in the
+ * program's thread that stops recording. */
+void mtrec_stop_asked(void)
+{
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended)
+			mtrec_reach_scan(mtrec_chunk_text, 1);
+		stop_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
+}
+
 void mtrec_mark(const char *label)
 {
 	mtrec_enter();
@@ -370,6 +384,48 @@ void mtrec_install_signal(void)
 
 /* ---- mtrec ctl (control.h) ---------------------------------------------- */
 
+/* mtrec ctl PID reach: the scan of MTREC_REACH now, in this thread, while
+ * the others run (its lines in this thread's chunk); answered with the
+ * blocks judged and the time it took. */
+static void reach_now(struct mtrec_ctl_req *r, int recording)
+{
+	char text[96], *o = text, *lim = text + sizeof(text) - 1;
+	uint64_t t0 = prim_monotonic_ns();
+	size_t n = 0;
+	int done = 0;
+
+	if (!settings.reach) {
+		mtrec_control_answer(r, 0, "MTREC_REACH was not set when the program started "
+				     "(no table of live blocks to scan)");
+		return;
+	}
+	if (!recording || mtrec_failed) {
+		mtrec_control_answer(r, 0, mtrec_failed ? "recording stopped for good: no scan"
+				     : "recording is off: no scan");
+		return;
+	}
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (mtrec_recording && !mtrec_failed && !g.ended) {
+			n = mtrec_reach_scan(mtrec_chunk_text, 1);
+			done = 1;
+		}
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
+	if (!done) {
+		mtrec_control_answer(r, 0, "recording stopped meanwhile: no scan");
+		return;
+	}
+	o = prim_puts(o, lim, "scan written to the trace: ");
+	o = prim_putu(o, lim, (unsigned long)n);
+	o = prim_puts(o, lim, n == 1 ? " block judged in " : " blocks judged in ");
+	o = prim_putu(o, lim, (unsigned long)((prim_monotonic_ns() - t0) / 1000000));
+	o = prim_puts(o, lim, " ms");
+	*o = '\0';
+	mtrec_control_answer(r, 1, text);
+}
+
 static void act(struct mtrec_ctl_req *r)
 {
 	int was = __atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE);
@@ -396,6 +452,9 @@ static void act(struct mtrec_ctl_req *r)
 		} else {
 			mtrec_control_answer(r, 0, "recording is off: mark not written");
 		}
+		break;
+	case MTREC_CTL_REACH:
+		reach_now(r, was);
 		break;
 	case MTREC_CTL_STATUS:
 		mtrec_control_answer(r, 1, mtrec_failed ? "recording stopped for good"
@@ -675,7 +734,7 @@ void mtrec_fini(void)
 	say_lost();
 	/* After the program's exit handlers and libc's freeres, before "= End". */
 	if (settings.reach && mtrec_recording && !mtrec_failed)
-		mtrec_reach_scan(mtrec_chunk_text);
+		mtrec_reach_scan(mtrec_chunk_text, 0);
 	if (mtrec_failed) {
 		if (mtrec_recording)
 			mtrec_file_note("= End\n", 6);

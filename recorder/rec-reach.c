@@ -971,17 +971,42 @@ static void copy_held(const struct stripe *s, size_t room)
 	}
 }
 
-/* Freeze the table and copy it, sorted: 0, or -1 without memory.  Each
- * stripe is waited for once, after the freeze, so that no update is under
- * way in it: a stripe not let go within half a second is read as it is. */
-static int copy_table(void)
+/* A stripe's entries, up to room; the number left out for want of room. */
+static size_t copy_stripe(const struct stripe *s, size_t room)
+{
+	size_t left = 0;
+
+	for (size_t j = 0; j < s->cap; j++)
+		if (s->e[j].addr > TOMB) {
+			if (room) {
+				sc.blk[sc.n++] = s->e[j];
+				room--;
+			} else {
+				left++;
+			}
+		}
+	return left;
+}
+
+/* Copy the table, sorted: 0, or -1 without memory.  At exit the table is
+ * frozen first, and each stripe waited for once, so that no update is
+ * under way in it.  While the program runs (live) each stripe is copied
+ * under its lock, room kept for the blocks allocated meanwhile.  Either
+ * way, a stripe not let go within half a second is read as it is. */
+static int copy_table(int live)
 {
 	uint64_t deadline = prim_monotonic_ns() + 500000000u;
 	int held[NSTRIPES], stuck = 0;
-	size_t n = 0;
+	size_t n = 0, left = 0;
 
-	__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
+	if (!live)
+		__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < NSTRIPES; i++) {
+		if (live) {
+			held[i] = 0;
+			n += __atomic_load_n(&stripes[i].cap, __ATOMIC_ACQUIRE) / 2;
+			continue;
+		}
 		held[i] = !lock_before(&stripes[i], deadline);
 		if (held[i]) {
 			stuck++;
@@ -993,6 +1018,8 @@ static int copy_table(void)
 		n += stripes[i].live;
 		own(stripes[i].e, stripes[i].cap * sizeof(struct ent), 0);
 	}
+	if (live)
+		n += n / 4 + 1024;	/* a stripe is at most half full, and grows meanwhile */
 	if (n > UINT32_MAX / 2)
 		return -1;
 	sc.blk = scan_map((n + 1) * sizeof(struct ent));
@@ -1001,13 +1028,28 @@ static int copy_table(void)
 	if (!sc.blk || !sc.state || !sc.stack)
 		return -1;
 	for (int i = 0; i < NSTRIPES; i++) {
+		if (live) {
+			if (!lock_before(&stripes[i], deadline)) {
+				stuck++;
+				copy_held(&stripes[i], n - sc.n);
+				continue;
+			}
+			left += copy_stripe(&stripes[i], n - sc.n);
+			own(stripes[i].e, stripes[i].cap * sizeof(struct ent), 0);
+			stripe_unlock(&stripes[i]);
+			continue;
+		}
 		if (held[i]) {
 			copy_held(&stripes[i], n - sc.n);
 			continue;
 		}
-		for (size_t j = 0; j < stripes[i].cap; j++)
-			if (stripes[i].e[j].addr > TOMB)
-				sc.blk[sc.n++] = stripes[i].e[j];
+		copy_stripe(&stripes[i], n - sc.n);
+	}
+	if (left) {
+		char a[24];
+
+		note("# reach unscanned table: ", dec(a, (unsigned long)left), " blocks allocated "
+		     "while it was copied", SAY_END);
 	}
 	if (stuck) {
 		char a[24];
@@ -2094,13 +2136,15 @@ static void release(void)
 	sc.nown = 0;
 }
 
-void mtrec_reach_scan(mtrec_reach_sink sink)
+size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
 {
 	uint64_t t0 = prim_monotonic_ns();
 	char a[24], b[24];
+	size_t judged;
 
-	if (!enabled || frozen)
-		return;
+	/* not from a signal handler that interrupted this thread in the table */
+	if (!enabled || frozen || (live && in_table))
+		return 0;
 	/* A signal handler's update from now on is queued: the table is ours. */
 	in_table = 1;
 	memset(&sc, 0, sizeof(sc));	/* (a fork child's copy of a scan under way) */
@@ -2113,9 +2157,11 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 	sc.buf = scan_map(BUF_SIZE);
 	if (!sc.out || !sc.notes || !sc.buf) {
 		release();
-		return;
+		if (live)
+			table_leave();
+		return 0;
 	}
-	if (copy_table() < 0) {
+	if (copy_table(live) < 0) {
 		sc.n = 0;
 		put_line("# reach begin 0", SAY_END);
 		put_line("# reach unscanned all: no memory for the scan", SAY_END);
@@ -2145,5 +2191,11 @@ void mtrec_reach_scan(mtrec_reach_sink sink)
 	put_line("# reach end ", dec(a, sc.scanned), " ",
 		 dec(b, (prim_monotonic_ns() - t0) / 1000000), SAY_END);
 	flush();
+	judged = sc.n;
 	release();
+	/* The table goes on: the updates this thread's signal handlers
+	 * queued meanwhile are made now. */
+	if (live)
+		table_leave();
+	return judged;
 }

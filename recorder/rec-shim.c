@@ -590,7 +590,7 @@ EXPORT void trace_on(void)
 EXPORT void trace_off(void)
 {
 	if (ready())
-		mtrec_stop();
+		mtrec_stop_asked();
 }
 
 EXPORT void trace_mark(const char *label)

@@ -23,14 +23,19 @@ static const char sql_run[] =
 	"SELECT id, start_epoch, leaked_blocks, leaked_bytes FROM runs"
 	" WHERE (?1 > 0 AND id = ?1) OR ?1 < 0 ORDER BY id DESC LIMIT 1 OFFSET max (0, -?1 - 1)";
 
+/* The caller of a site (X: the table with run_id and site_id) in the
+ * site's most leaking stack. */
+#define SQL_CALLER(x) \
+	"  (SELECT cs.function FROM stacks k" \
+	"   JOIN frames f ON f.stack_id = k.id AND f.level = k.site_level + 1" \
+	"   JOIN sites cs ON cs.id = f.site_id" \
+	"   WHERE k.run_id = " x ".run_id AND k.site_id = " x ".site_id AND k.leaked_blocks > 0" \
+	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
+
 /* The run's leaking sites, each with the caller in its most leaking stack. */
 static const char sql_sites[] =
 	"SELECT s.function, s.file, s.line, s.object, st.leaked_blocks, st.leaked_bytes,"
-	"  (SELECT cs.function FROM stacks k"
-	"   JOIN frames f ON f.stack_id = k.id AND f.level = k.site_level + 1"
-	"   JOIN sites cs ON cs.id = f.site_id"
-	"   WHERE k.run_id = st.run_id AND k.site_id = st.site_id AND k.leaked_blocks > 0"
-	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
+	SQL_CALLER ("st")
 	" FROM site_stats st JOIN sites s ON s.id = st.site_id"
 	" WHERE st.run_id = ?1 AND st.leaked_blocks > 0";
 
@@ -40,11 +45,7 @@ static const char sql_sites[] =
  * for them: none). */
 static const char sql_sites_of_kinds[] =
 	"SELECT s.function, s.file, s.line, s.object, count(*), sum (l.size),"
-	"  (SELECT cs.function FROM stacks k"
-	"   JOIN frames f ON f.stack_id = k.id AND f.level = k.site_level + 1"
-	"   JOIN sites cs ON cs.id = f.site_id"
-	"   WHERE k.run_id = l.run_id AND k.site_id = l.site_id AND k.leaked_blocks > 0"
-	"   ORDER BY k.leaked_bytes DESC, k.id LIMIT 1)"
+	SQL_CALLER ("l")
 	" FROM leaks l JOIN sites s ON s.id = l.site_id"
 	" WHERE l.run_id = ?1 AND instr (?2, ',' || l.reach || ',') > 0 GROUP BY l.site_id";
 static const char sql_has_verdicts[] =

@@ -324,10 +324,10 @@ put_reach_counts (FILE *out, const MtaRun *run, const uint64_t *blocks, const ui
 		return;
 	}
 	fputs ("{", out);
-	for (int k = 1; k <= MTA_REACH_N; k++) {
-		int r = k % MTA_REACH_N;    /* unknown last */
-		fprintf (out, "%s\"%s\": {\"blocks\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", k > 1 ? ", " : "",
-			 mta_reach_name ((MtaReach) r), blocks[r], bytes[r]);
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
+		fprintf (out, "%s\"%s\": {\"blocks\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", k ? ", " : "",
+			 mta_reach_name (r), blocks[r], bytes[r]);
 	}
 	fputs ("}", out);
 }

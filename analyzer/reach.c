@@ -60,8 +60,8 @@ mta_reach_mask_text (guint mask)
 	GString *g = g_string_new (NULL);
 	int n = 0, left = __builtin_popcount (mask & ((1u << MTA_REACH_N) - 1));
 
-	for (int k = 1; k < MTA_REACH_N + 1; k++) {
-		int r = k % MTA_REACH_N;    /* unknown last */
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
 		if (!(mask & (1u << r)))
 			continue;
 		n++;
@@ -75,9 +75,9 @@ mta_reach_mask_names (guint mask, const char *sep)
 {
 	GString *g = g_string_new (NULL);
 
-	for (int k = 1; k <= MTA_REACH_N; k++)
-		if (mask & (1u << (k % MTA_REACH_N)))
-			g_string_append_printf (g, "%s%s", g->len ? sep : "", names[k % MTA_REACH_N]);
+	for (int k = 0; k < MTA_REACH_N; k++)
+		if (mask & (1u << mta_reach_nth (k)))
+			g_string_append_printf (g, "%s%s", g->len ? sep : "", names[mta_reach_nth (k)]);
 	return g_string_free (g, FALSE);
 }
 

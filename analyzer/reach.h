@@ -20,6 +20,14 @@ typedef enum {
 	MTA_REACH_N
 } MtaReach;
 
+/* The I-th kind (0 <= I < MTA_REACH_N) in the order the reports give
+ * them, valgrind's: definite, indirect, possible, reachable, unknown. */
+static inline MtaReach
+mta_reach_nth (int i)
+{
+	return (MtaReach) ((i + 1) % MTA_REACH_N);
+}
+
 /* "definite", "indirect", "possible", "reachable", "unknown": the words
  * of the trace, --leaks and JSON. */
 const char *mta_reach_name (MtaReach r);

@@ -230,16 +230,12 @@ static void
 print_reach (const MtaRun *run, FILE *out)
 {
 	const MtaRunInfo *info = mta_run_info (run);
-	static const MtaReach order[] = {
-		MTA_REACH_DEFINITE, MTA_REACH_INDIRECT, MTA_REACH_POSSIBLE, MTA_REACH_REACHABLE,
-		MTA_REACH_UNKNOWN,
-	};
 
 	if (!info->reach)
 		return;
 	fputs ("Blocks not freed, by reachability (share/reach.md):\n", out);
-	for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
-		MtaReach r = order[k];
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
 		if (r == MTA_REACH_UNKNOWN && info->reach_blocks[r] == 0)
 			continue;
 		fprintf (out, "  %15s: %" PRIu64 " bytes in %" PRIu64 " block%s\n", mta_reach_words (r),
@@ -273,17 +269,13 @@ print_reach (const MtaRun *run, FILE *out)
 static void
 print_site_reach (const MtaRun *run, const MtaSite *s, FILE *out)
 {
-	static const MtaReach order[] = {
-		MTA_REACH_DEFINITE, MTA_REACH_INDIRECT, MTA_REACH_POSSIBLE, MTA_REACH_REACHABLE,
-		MTA_REACH_UNKNOWN,
-	};
 	gboolean first = TRUE;
 
 	if (!mta_run_info (run)->reach)
 		return;
 	fprintf (out, "%21s", "");
-	for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
-		MtaReach r = order[k];
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
 		if (s->reach_blocks[r] == 0)
 			continue;
 		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", s->reach_blocks[r],

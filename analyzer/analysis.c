@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "db-load.h"
 #include "html-out.h"
+#include "pprof-out.h"
 #include "json-out.h"
 #include "kinds.h"
 #include "run.h"
@@ -119,6 +120,8 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 	if (a->opts.html != NULL &&
 	    !mta_html_write_report (a->opts.html, a->run, a->opts.frames, a->opts.growth, error))
 		return -1;
+	if (a->opts.pprof != NULL && !mta_pprof_write (a->opts.pprof, a->run, error))
+		return -1;
 	if (a->opts.folded != MTA_FOLDED_NONE)
 		mta_folded_write (a->run, a->opts.folded, a->opts.folded_blocks, a->opts.growth, out);
 	else if (a->opts.json)
@@ -130,8 +133,12 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 			 " bytes, %" PRIu64 " bad free%s\n", run_id, a->opts.db, info->leaked_blocks,
 			 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
 			 info->bad_frees == 1 ? "" : "s");
-	else
-		mta_html_print_written (a->opts.html, info, out);
+	else {
+		if (a->opts.html != NULL)
+			mta_html_print_written (a->opts.html, info, out);
+		if (a->opts.pprof != NULL)
+			mta_html_print_written (a->opts.pprof, info, out);
+	}
 	if (a->opts.growth == 0 && a->opts.leak_kinds != 0)
 		return info->leaked_blocks > 0;
 	if (a->opts.growth == 0)

@@ -23,6 +23,7 @@ typedef struct {
 	MtaFolded folded;          /* --folded: print folded stacks of this count */
 	gboolean folded_blocks;    /* ... in blocks, not bytes */
 	const char *html;          /* --html: also write this report (html-out.c) */
+	const char *pprof;         /* --pprof: also write the run as a pprof profile */
 } MtaAnalysisOptions;
 
 typedef struct MtaAnalysis MtaAnalysis;

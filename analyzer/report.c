@@ -81,6 +81,7 @@ static char *opt_leaks;
 static char *opt_folded;
 static char *opt_folded_count;
 static char *opt_html;
+static char *opt_pprof;
 
 /* --folded[=WHAT]: a bare --folded is --folded=leaked.  (GOption's
  * optional arguments would take the next word, the trace, as WHAT.) */
@@ -126,6 +127,8 @@ const GOptionEntry mta_report_entries[] = {
 	  "Count bytes (default) or blocks in --folded lines", "bytes|blocks" },
 	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
 	  "Also write the report as one self-contained HTML FILE (share/pictures.md)", "FILE" },
+	{ "pprof", 0, 0, G_OPTION_ARG_FILENAME, &opt_pprof,
+	  "Also write the run as a gzip-compressed pprof profile FILE (share/pprof.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
 	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
@@ -236,7 +239,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	MtaCompat *compat = NULL;
 	g_autoptr (MtaAnalysis) sites = NULL;
 	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL ||
-		opt_leaks != NULL || opt_folded != NULL || opt_html != NULL;
+		opt_leaks != NULL || opt_folded != NULL || opt_html != NULL || opt_pprof != NULL;
 	guint growth = 0, leak_kinds = 0;
 	MtaFolded folded = MTA_FOLDED_NONE;
 	gboolean folded_blocks = FALSE;
@@ -279,11 +282,11 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	if (by_site) {
 		MtaAnalysisOptions o = {
 			.by_site = opt_by_site || ((opt_growth != NULL || opt_leaks != NULL) && !opt_json &&
-					       opt_db == NULL && opt_html == NULL),
+					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
 			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
-			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html,
+			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,
 		};
 		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
 		if (sites == NULL) {

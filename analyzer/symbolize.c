@@ -115,6 +115,24 @@ is_main_exe (MtaSymbolizer *s, const char *object)
 		(s->binary != NULL && same_basename (object, s->binary));
 }
 
+gboolean
+mta_symbolizer_object_info (MtaSymbolizer *s, const char *object, uint64_t *lo, uint64_t *hi,
+			    const char **build_id)
+{
+	const TraceObject *o = object_by_path (s, object);
+
+	if (o == NULL && s->exe != NULL && same_basename (object, s->exe))
+		for (guint i = s->objects->len; i-- > 0 && o == NULL;)
+			if (((const TraceObject *) s->objects->pdata[i])->path == NULL)
+				o = s->objects->pdata[i];
+	if (o == NULL)
+		return FALSE;
+	*lo = o->lo;
+	*hi = o->hi;
+	*build_id = o->build_id;
+	return TRUE;
+}
+
 /* Find the file of the object a caller field names. */
 static MtaModule *
 module_for_object (MtaSymbolizer *s, const char *object)

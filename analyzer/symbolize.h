@@ -79,6 +79,12 @@ struct MtaFrameInfo {
 	MtaFrameInfo *outer; /* the next frame at the same address, NULL: none */
 };
 
+/* The address range and build-id (NULL: not recorded) that the trace's
+ * '# object' lines give OBJECT, as a frame names it (the program by its
+ * path or argv[0]); FALSE when no line names it. */
+gboolean mta_symbolizer_object_info (MtaSymbolizer *s, const char *object, uint64_t *lo,
+				     uint64_t *hi, const char **build_id);
+
 /* When OBJECT (as a frame names it) has no function names -- no .symtab
  * and no debug file -- one sentence saying so and what would bring them
  * (the Debian -dbgsym package, found with dpkg-query, or --debug-dir);

@@ -1,11 +1,11 @@
-/* rec-chunk.c -- the chunk writer: where each line goes in the trace file.
+/* chunk.c -- the chunk writer: where each line goes in the trace file.
  *
- * The file is mapped shared (rec-file.c), so a line is in the page cache,
+ * The file is mapped shared (file.c), so a line is in the page cache,
  * and survives SIGKILL, as soon as it is written.  Each thread writes into
  * its own chunk of the file (CHUNK bytes, reserved with one atomic add), so
  * threads share no cache line per event.  Within a chunk, lines follow the
  * thread's own order; across chunks, the order of reservation is the order
- * in the file, which is what the ordering table of rec-events.c relies on.
+ * in the file, which is what the ordering table of events.c relies on.
  *
  * A chunk's last byte is a newline written when it is reserved, and its
  * first a newline written before its "# T" line: a chunk cut short by a
@@ -257,7 +257,7 @@ static int file_ready(size_t backed)
 /* Reserve the bytes of a chunk of len bytes that has room for need bytes
  * of lines; the start of its lines, or NULL.  Offsets become addresses
  * on each side of a part's start apart: the part before and the part
- * after may lie anywhere in the range (rec-file.c, "Rotation"). */
+ * after may lie anywhere in the range (file.c, "Rotation"). */
 static char *reserve(size_t len, size_t need, char **endp, size_t *end_offp)
 {
 	size_t off, end, start, b, backed;

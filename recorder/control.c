@@ -1,4 +1,4 @@
-/* rec-control.c -- finding and answering mtrec ctl's requests (control.h).
+/* control.c -- finding and answering mtrec ctl's requests (control.h).
  *
  * Why a file looked at from the program's own calls, and not a thread or a
  * socket: a thread of ours in someone else's process changes what it sees

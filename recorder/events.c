@@ -1,4 +1,4 @@
-/* rec-events.c -- event lines ("@ CALLER + ADDR SIZE" ...) and the order
+/* events.c -- event lines ("@ CALLER + ADDR SIZE" ...) and the order
  * they take in the file.
  *
  * Across threads, what matters is the order of events on one address: the
@@ -18,7 +18,7 @@
  * maximum), so a collision can cause a needless move, never a missed one;
  * they are keyed by page so that threads working in their own arenas touch
  * their own cache lines.  The same rule holds between the nesting levels
- * of one thread (rec-chunk.c) as between threads.
+ * of one thread (chunk.c) as between threads.
  *
  * Locks the thread already holds are never waited for (mtrec_lock): a
  * signal handler's event then goes without a stack, with the lookup-free
@@ -240,7 +240,7 @@ static char *put_event(char *o, const struct event_ctx *e, char op,
 
 /* A caller or a stack seen for the first time may lie in an object loaded
  * since the objects were last described: describe them first, and
- * redirect the slots of any that bypass the preload (rec-got.c). */
+ * redirect the slots of any that bypass the preload (got.c). */
 static MTREC_COLD void loader_moved(void)
 {
 	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
@@ -249,7 +249,7 @@ static MTREC_COLD void loader_moved(void)
 	mtrec_got_sync(&r);
 }
 
-/* Depth of dl_iterate_phdr() calls in this thread (rec-shim.c). */
+/* Depth of dl_iterate_phdr() calls in this thread (shim.c). */
 static __thread int in_loader_callback;
 
 void mtrec_loader_callback(int step)

@@ -1,4 +1,4 @@
-/* rec-file.c -- the trace file: its name, its mapping, its growth.
+/* file.c -- the trace file: its name, its mapping, its growth.
  *
  * Names.  MALLOC_TRACE names the file; "%p" in it becomes the process id.
  * A relative name is taken from the directory the session's first process
@@ -43,12 +43,12 @@
  * (k-1) mod P: the byte at offset off is at base + off % ring.  The first
  * P parts lie one after the other, as in one file; part k > P takes the
  * place of part k - P, which must have been retired first (unmapped once
- * no thread writes there, rec-chunk.c "Parts that complete"): otherwise
+ * no thread writes there, chunk.c "Parts that complete"): otherwise
  * the trace stops, as it did when the range was used up.  So a daemon
  * traced for days in parts never runs out of address space, however much
  * it writes in all.  A chunk's lines never span two parts, so they are
  * contiguous in memory; only the one chunk that covers a part's start
- * (rec-chunk.c) converts offsets on both sides of it.  Which part a byte
+ * (chunk.c) converts offsets on both sides of it.  Which part a byte
  * belongs to is read from the places' table (mtrec_file.part_at), and
  * anything that compares positions compares offsets or parts, never
  * addresses (an address says nothing about order any more).
@@ -79,7 +79,7 @@
 #define SHED_STEP (2u << 20)	/* and dropped in steps of this */
 #define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
 /* The first line says what the file is; a pad line takes the file to 64
- * bytes, so that every chunk after it is aligned (see rec-chunk.c). */
+ * bytes, so that every chunk after it is aligned (see chunk.c). */
 #define MAGIC "# mtrec 1\n#                                                    \n"
 
 struct mtrec_file mtrec_file = { .fd = -1 };

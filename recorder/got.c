@@ -1,4 +1,4 @@
-/* rec-got.c -- redirect the GOT/PLT slots through which other objects call
+/* got.c -- redirect the GOT/PLT slots through which other objects call
  * the interposed functions, for the objects the preload does not reach.
  *
  * LD_PRELOAD puts the recorder first in the global scope, but an object

@@ -1,4 +1,4 @@
-/* rec-life.c -- the recorder's process life: start-up, the session
+/* life.c -- the recorder's process life: start-up, the session
  * (which process owns the trace's name), scoping (trace_on, trace_off,
  * trace_mark, the MTREC_SIGNAL toggle), fork, and exit.
  *
@@ -10,9 +10,9 @@
  *
  * Stopping.  When recording must stop for good (full disk, a size limit,
  * the file truncated or gone), the recorder says so once on stderr and in
- * the trace ("# stopped WHY", rec-chunk.c), keeps counting the events it
+ * the trace ("# stopped WHY", chunk.c), keeps counting the events it
  * no longer writes, and at exit writes "# lost N ..." and "= End"
- * (rec-file.c keeps room for these lines). */
+ * (file.c keeps room for these lines). */
 #include "chunk.h"
 #include "control.h"
 #include "events.h"
@@ -568,7 +568,7 @@ static const struct mtrec_life_hooks hooks = {
 
 /* The session marker tells an exec'd program that it is not the first
  * process and must not take the trace file's name, and which absolute name
- * pattern the session uses (see rec-file.c). */
+ * pattern the session uses (see file.c). */
 static char session_env[4096 + 16] = "MTREC_SESSION=";
 
 void mtrec_init(mtrec_sigaction_fn real_sigaction)
@@ -872,7 +872,7 @@ static void child_lineage(pid_t parent)
  * protect anyway.  Each module re-creates its own lock in the child.
  *
  * The child keeps nothing of the parent's trace: it records into a file
- * of its own (named by the rule in rec-file.c), opened at its first event,
+ * of its own (named by the rule in file.c), opened at its first event,
  * so that a child that only execs or exits leaves no file.  Called by our
  * fork handler, or from the chunk writer when a child made without
  * handlers records. */

@@ -1,4 +1,4 @@
-/* rec-prim.c -- platform primitives for the recorder (see prim.h).
+/* prim.c -- platform primitives for the recorder (see prim.h).
  * Kept apart so that the core reads as the recording logic only. */
 #include "lock.h"
 #include "prim.h"

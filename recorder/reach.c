@@ -1,4 +1,4 @@
-/* rec-reach.c -- MTREC_REACH=1: which of the blocks still live at the end
+/* reach.c -- MTREC_REACH=1: which of the blocks still live at the end
  * of the recorded run the program could still reach, told as valgrind's
  * leak check tells it ("# reach" lines, share/trace-format.md).
  *
@@ -1673,8 +1673,8 @@ static void other_threads(pid_t self)
 #endif
 #define MAX_ARENAS 64		/* arena heaps in one mapping: more, and it is left out */
 /* What of the recorder's is left out from where its data points: its
- * largest tables that hold numbers (rec-chunk.c's slots, 2 MB, and
- * rec-events.c's offsets in the trace, 512 kB; rec-unwind.c's cache,
+ * largest tables that hold numbers (chunk.c's slots, 2 MB, and
+ * events.c's offsets in the trace, 512 kB; unwind.c's cache,
  * 1 MB) are pointed to at their start.  The rest of the recorder's memory
  * holds addresses of code, strings, hashes: reading it costs time, not
  * verdicts. */

@@ -1,6 +1,6 @@
-/* rec.h -- all the interposition shim (rec-shim.c, which owns every
- * exported symbol) sees of the recorder: process life (rec-life.c) and the
- * record calls (rec-events.c).  The recorder's own layers, from the
+/* rec.h -- all the interposition shim (shim.c, which owns every
+ * exported symbol) sees of the recorder: process life (life.c) and the
+ * record calls (events.c).  The recorder's own layers, from the
  * bottom: prim.h and lock.h; the leaves file.h, tables.h, symtab.h,
  * unwind.h; the chunk writer chunk.h; events and life. */
 #ifndef MTREC_REC_H
@@ -34,7 +34,7 @@ static inline int mtrec_wants(void)
 	return unlikely(mtrec_recording) && likely(!mtrec_busy);
 }
 
-/* ---- process life (rec-life.c) ---- */
+/* ---- process life (life.c) ---- */
 
 /* Library start-up, once, from the first wrapper call or the constructor;
  * real_sigaction is the next sigaction in the chain. */
@@ -85,14 +85,14 @@ void mtrec_loader_moved(void) MTREC_HIDDEN;
  * recorder gave address space back and the request is worth retrying. */
 int mtrec_out_of_memory(size_t size) MTREC_HIDDEN;
 /* The program's sigaction() for SIGBUS, while the recorder guards it
- * (rec-file.c): keep (and report) the program's action instead of
+ * (file.c): keep (and report) the program's action instead of
  * installing it; 1 when handled so. */
 int mtrec_sigbus_action(const struct sigaction *act, struct sigaction *old) MTREC_HIDDEN;
 
-/* ---- events (rec-events.c) ---- */
+/* ---- events (events.c) ---- */
 
 /* An allocation is recorded after it returned, a free before the block is
- * released (see rec-events.c for why the order matters). */
+ * released (see events.c for why the order matters). */
 void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
 void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
 /* An event of a tracked allocator or reference count (mtrec.h's

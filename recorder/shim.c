@@ -1,4 +1,4 @@
-/* rec-shim.c -- every symbol libmtrec.so exports: the interposed allocation
+/* shim.c -- every symbol libmtrec.so exports: the interposed allocation
  * functions, the scoping API (mtrec.h, glibc's mtrace/muntrace), dlclose,
  * and the bootstrap of the real functions.
  *
@@ -346,7 +346,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
  * place: their wrappers must leave it untouched.  On x86-64 they are
  * stubs that call dl_enter() and then jump (not call) to the real
  * function.  dl_enter() redirects the call slots of objects loaded since
- * the last look (rec-got.c): at a dlsym() after a dlopen(), the plugin's
+ * the last look (got.c): at a dlsym() after a dlopen(), the plugin's
  * slots are redirected before its functions are called; a dlopen()
  * catches those of the previous one.  The code an object runs inside
  * dlopen() itself (its constructors) cannot be caught so.
@@ -428,7 +428,7 @@ EXPORT int dlclose(void *handle)
 }
 
 /* ---- SIGBUS --------------------------------------------------------------
- * The recorder's SIGBUS handler (rec-file.c) must stay in place when the
+ * The recorder's SIGBUS handler (file.c) must stay in place when the
  * program installs its own (GlusterFS does, to print a backtrace): the
  * program's action is kept and run for every SIGBUS that is not ours, and
  * reported back as the current one.  sysv_signal, bsd_signal and sigset
@@ -467,7 +467,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 /* ---- exec ----------------------------------------------------------------
  * A new image does not run our exit code: the file is cut before the exec
- * (rec-life.c), and recording goes on when the exec fails.  Every
+ * (life.c), and recording goes on when the exec fails.  Every
  * function of the family is wrapped, since libc's own execvp and execl
  * call execve inside libc, where no wrapper sees them; the execl ones are
  * made into execv calls here. */
@@ -646,7 +646,7 @@ EXPORT void muntrace(void)
 
 /* ---- process life ----------------------------------------------------- */
 
-/* The functions redirected in objects that bypass the preload (rec-got.c):
+/* The functions redirected in objects that bypass the preload (got.c):
  * each slot bound to the next definition in the chain, or not bound yet,
  * is made to point to ours. */
 /* Our functions' own addresses.  Not "(void *)malloc": in a program

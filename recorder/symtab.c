@@ -1,4 +1,4 @@
-/* rec-symtab.c -- dladdr() in O(log n), for caller strings.
+/* symtab.c -- dladdr() in O(log n), for caller strings.
  *
  * glibc's dladdr (_dl_addr, elf/dl-addr.c) walks the whole dynamic symbol
  * table of the object on every call: each new caller in cc1 costs 29,000

@@ -1,4 +1,4 @@
-/* rec-caller.c -- the "@ CALLER " prefix of event lines, made once per
+/* tables-caller.c -- the "@ CALLER " prefix of event lines, made once per
  * distinct caller address.
  *
  * glibc calls dladdr() and formats the caller on every event, which is most
@@ -174,7 +174,7 @@ static void describe(const void *addr, struct where *w)
 
 	memset(w, 0, sizeof(*w));
 	w->rel = (uintptr_t)addr;
-	/* dladdr()'s answer, by binary search (rec-symtab.c): glibc's walks
+	/* dladdr()'s answer, by binary search (symtab.c): glibc's walks
 	 * the whole symbol table, 29,000 symbols per caller in cc1. */
 	if (!mtrec_symtab_addr(addr, &info))
 		return;

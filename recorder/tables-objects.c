@@ -1,10 +1,10 @@
-/* rec-objects.c -- "# object" and "# unload" lines: which file each
+/* tables-objects.c -- "# object" and "# unload" lines: which file each
  * address belongs to, with its build-id, so that the analyzer can
  * symbolize modules that were dlclose'd before exit and check that it reads
  * the very file that ran.
  *
  * dlopen() is not wrapped around (the dynamic linker looks at its caller;
- * rec-shim.c only looks before it jumps to it); the loader's own counters
+ * shim.c only looks before it jumps to it); the loader's own counters
  * of loads and unloads, read through dl_iterate_phdr(), tell when to look
  * again.  This runs on slow paths only
  * (a caller or a stack seen for the first time), and hands its lines to

@@ -1,7 +1,7 @@
-/* rec-stack.c -- interned call stacks (MTREC_DEPTH > 1).
+/* tables-stack.c -- interned call stacks (MTREC_DEPTH > 1).
  *
  * Each distinct stack gets an id; its definition, "# stack ID IP...", is
- * written by rec-events.c just before an event that uses it, once per part
+ * written by events.c just before an event that uses it, once per part
  * of the trace (so that each part can be read alone).  Lookups take no
  * lock: entries are published by storing their pointer last, and a full
  * table is replaced by a larger copy.  A miss is the caller's to act on. */

@@ -1,10 +1,10 @@
-/* rec-track.c -- allocators and reference counts tracked by function name
+/* track.c -- allocators and reference counts tracked by function name
  * (MTREC_TRACK; share/track.md).
  *
  * MTREC_TRACK is parsed once, at start, into a static table (no malloc:
  * we are inside the program's start-up).  Each tracked function gets the
  * wrapper of its table index -- 64 of them are prebuilt below -- whose
- * address rec-got.c puts in every call slot of the function, as for the
+ * address got.c puts in every call slot of the function, as for the
  * malloc family.  A wrapper takes six integer/pointer argument registers,
  * calls the real function with them, and records what the table says; the
  * real function ignores the registers it does not take.  That is why a

@@ -1,4 +1,4 @@
-/* rec-unwind.c -- the stack walker behind MTREC_DEPTH call stacks.
+/* unwind.c -- the stack walker behind MTREC_DEPTH call stacks.
  *
  * Debian builds everything with -fomit-frame-pointer, so following the RBP
  * chain gives garbage; glibc's backtrace() goes through libgcc_s, which

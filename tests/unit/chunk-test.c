@@ -1,5 +1,5 @@
-/* chunk-test.c -- unit test of recorder/rec-chunk.c, the chunk writer, on a
- * real trace file (recorder/rec-file.c) but without the shim, the events
+/* chunk-test.c -- unit test of recorder/chunk.c, the chunk writer, on a
+ * real trace file (recorder/file.c) but without the shim, the events
  * or process life above it: this program plays process life (it opens the
  * file, sets the hooks, brackets every call with mtrec_enter/leave).
  *

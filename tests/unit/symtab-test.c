@@ -1,4 +1,4 @@
-/* symtab-test.c -- unit test of recorder/rec-symtab.c: for every address
+/* symtab-test.c -- unit test of recorder/symtab.c: for every address
  * of a large sample, mtrec_symtab_find() must say exactly what dladdr()
  * says, and must answer (not hand over to dladdr) everywhere inside the
  * objects it can index.

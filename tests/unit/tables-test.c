@@ -1,6 +1,6 @@
 /* tables-test.c -- unit test of the recorder's tables: caller strings
- * (recorder/rec-caller.c), interned stacks (rec-stack.c) and loaded
- * objects (rec-objects.c), alone, without the chunk writer above them.
+ * (recorder/tables-caller.c), interned stacks (tables-stack.c) and loaded
+ * objects (tables-objects.c), alone, without the chunk writer above them.
  *
  *   - a caller's string is exactly what glibc 2.36's tr_where() prints,
  *     from dladdr(); a miss is NULL until the entry is added; adds from

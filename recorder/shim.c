@@ -9,6 +9,7 @@
  * impossible frees under threads). */
 #include "got.h"
 #include "rec.h"
+#include "shim.h"
 #include "track.h"
 
 #include <dlfcn.h>
@@ -45,29 +46,19 @@
 			(p) = (again); \
 	} while (0)
 
+/* shim.h's types are libc's. */
+#define SAME_TYPE(name, ret, params) \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(name), ret params), \
+		       "the type of " #name " in shim.h");
+MTREC_MALLOC_FAMILY(SAME_TYPE)
+MTREC_INTERPOSED(SAME_TYPE)
+
 /* The functions the shim forwards to: the next definitions in the chain. */
+#define REAL(name, ret, params) ret (*name) params;
 static struct {
-	void *(*malloc)(size_t);
-	void (*free)(void *);
-	void *(*calloc)(size_t, size_t);
-	void *(*realloc)(void *, size_t);
-	void *(*memalign)(size_t, size_t);
-	int (*posix_memalign)(void **, size_t, size_t);
-	void *(*aligned_alloc)(size_t, size_t);
-	void *(*valloc)(size_t);
-	void *(*pvalloc)(size_t);
-	int (*dlclose)(void *);
-	void *(*dlopen)(const char *, int);
+	MTREC_MALLOC_FAMILY(REAL)
+	MTREC_INTERPOSED(REAL)
 	void *(*dlsym)(void *, const char *);
-	mtrec_sigaction_fn sigaction;
-	sighandler_t (*signal)(int, sighandler_t);
-	int (*execve)(const char *, char *const[], char *const[]);
-	int (*execv)(const char *, char *const[]);
-	int (*execvp)(const char *, char *const[]);
-	int (*execvpe)(const char *, char *const[], char *const[]);
-	int (*fexecve)(int, char *const[], char *const[]);
-	int (*execveat)(int, const char *, char *const[], char *const[], int);
-	int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 } mtrec_real;
 
 /* ---- bootstrap -------------------------------------------------------
@@ -133,26 +124,9 @@ static void bootstrap(void)
 		return;
 	if (__atomic_exchange_n(&state, 1, __ATOMIC_ACQ_REL) == 1)
 		return;		/* recursive call from inside dlsym */
-	mtrec_real.calloc = next_sym("calloc");
-	mtrec_real.malloc = next_sym("malloc");
-	mtrec_real.free = next_sym("free");
-	mtrec_real.realloc = next_sym("realloc");
-	mtrec_real.memalign = next_sym("memalign");
-	mtrec_real.posix_memalign = next_sym("posix_memalign");
-	mtrec_real.aligned_alloc = next_sym("aligned_alloc");
-	mtrec_real.valloc = next_sym("valloc");
-	mtrec_real.pvalloc = next_sym("pvalloc");
-	mtrec_real.dlclose = next_sym("dlclose");
-	mtrec_real.dlopen = next_sym("dlopen");
-	mtrec_real.sigaction = next_sym("sigaction");
-	mtrec_real.signal = next_sym("signal");
-	mtrec_real.execve = next_sym("execve");
-	mtrec_real.execv = next_sym("execv");
-	mtrec_real.execvp = next_sym("execvp");
-	mtrec_real.execvpe = next_sym("execvpe");
-	mtrec_real.fexecve = next_sym("fexecve");
-	mtrec_real.execveat = next_sym("execveat");
-	mtrec_real.dl_iterate_phdr = next_sym("dl_iterate_phdr");
+#define RESOLVE(name, ret, params) mtrec_real.name = next_sym(#name);
+	MTREC_MALLOC_FAMILY(RESOLVE)
+	MTREC_INTERPOSED(RESOLVE)
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	mtrec_init(mtrec_real.sigaction);
 }
@@ -653,36 +627,22 @@ EXPORT void muntrace(void)
  * built without -fPIE that takes malloc's address (Debian's python3),
  * malloc's address everywhere, ours included, is the program's PLT entry
  * for it -- a slot made to point there calls itself for ever. */
-#define OWN(f) extern __typeof__(f) own_##f __attribute__((alias(#f), visibility("hidden")))
+#define OWN(name, ret, params) \
+	extern __typeof__(name) own_##name __attribute__((alias(#name), visibility("hidden")));
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-attributes"	/* only its address is taken */
 #endif
-OWN(malloc);
-OWN(free);
-OWN(calloc);
-OWN(realloc);
-OWN(reallocarray);
-OWN(memalign);
-OWN(posix_memalign);
-OWN(aligned_alloc);
-OWN(valloc);
-OWN(pvalloc);
+MTREC_MALLOC_FAMILY(OWN)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 
-static struct mtrec_got_func redirects[10 + MTREC_TRACK_MAX] = {
-	{ "malloc", (void *)own_malloc, NULL, 0, 0 },
-	{ "free", (void *)own_free, NULL, 0, 0 },
-	{ "calloc", (void *)own_calloc, NULL, 0, 0 },
-	{ "realloc", (void *)own_realloc, NULL, 0, 0 },
-	{ "reallocarray", (void *)own_reallocarray, NULL, 0, 0 },
-	{ "memalign", (void *)own_memalign, NULL, 0, 0 },
-	{ "posix_memalign", (void *)own_posix_memalign, NULL, 0, 0 },
-	{ "aligned_alloc", (void *)own_aligned_alloc, NULL, 0, 0 },
-	{ "valloc", (void *)own_valloc, NULL, 0, 0 },
-	{ "pvalloc", (void *)own_pvalloc, NULL, 0, 0 },
+#define ONE(name, ret, params) + 1
+#define NREDIRECTS (0 MTREC_MALLOC_FAMILY(ONE))	/* then the functions MTREC_TRACK names */
+#define REDIRECT(name, ret, params) { #name, (void *)own_##name, NULL, 0, 0 },
+static struct mtrec_got_func redirects[NREDIRECTS + MTREC_TRACK_MAX] = {
+	MTREC_MALLOC_FAMILY(REDIRECT)
 };
 
 /* Would the dynamic linker bind a lazy slot for NAME to ours?  Yes when
@@ -701,7 +661,6 @@ static int binds_to_ours(const char *name, const void *ours)
 	return d && dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
 	       sym->st_shndx == SHN_UNDEF;
 }
-#define NREDIRECTS 10	/* the malloc family; then the functions MTREC_TRACK names */
 
 /* Objects never patched: the recorder, libc, the dynamic linker, and the
  * allocators the real functions live in. */

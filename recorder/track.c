@@ -21,6 +21,7 @@
 #include "track.h"
 #include "got.h"
 #include "rec.h"
+#include "shim.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -122,10 +123,8 @@ static const track_fn wrappers[MTREC_TRACK_MAX] = {
  * malloc family's, never a tracked wrapper's. */
 static int interposed(const char *name)
 {
-	static const char *const names[] = {
-		"malloc", "free", "calloc", "realloc", "reallocarray", "memalign",
-		"posix_memalign", "aligned_alloc", "valloc", "pvalloc",
-	};
+#define NAME(name, ret, params) #name,
+	static const char *const names[] = { MTREC_MALLOC_FAMILY(NAME) };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(name, names[i]) == 0)

@@ -1,4 +1,4 @@
-# compact-lib.sh -- shared by the tests of `mtanalyze compact` (t3320-t3339).
+# lib-compact.sh -- shared by the tests of `mtanalyze compact` (t3320-t3339).
 #
 #   record_fixture NAME ITER [WAITFILE]  ana-compact under the recorder, in
 #                                        parts of 1M (stacks of 4 frames),

@@ -1,4 +1,4 @@
-# kinds-lib.sh -- sourced by the tests of tracked kinds (t33xx): write
+# lib-kinds.sh -- sourced by the tests of tracked kinds (t33xx): write
 # traces with "# k" lines whose callers are the marked lines of
 # tests/helper/ana-kinds.c.
 #

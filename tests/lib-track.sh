@@ -1,4 +1,4 @@
-# tests/track-lib.sh -- shared by the MTREC_TRACK tests (t2600-t2619).
+# tests/lib-track.sh -- shared by the MTREC_TRACK tests (t2600-t2619).
 
 POOL="$HELPER/rec-pool"
 REFOBJ="$HELPER/rec-refobj"

@@ -1,4 +1,4 @@
-/* ana7-shapes.c -- leaks of real daemons that are not growth, for the
+/* ana-daemon-shapes.c -- leaks of real daemons that are not growth, for the
  * growth rule's evidence (issue 11, t7005):
  *
  *   REHASH       2 blocks at start-up and 14 at shutdown, in the last
@@ -15,7 +15,7 @@
  * Each thread also makes a temporary allocation every iteration, so that
  * event order spreads like time.  Each leaking call carries its tag.
  *
- * usage: ana7-shapes [ITERATIONS [SLEEP_EVERY [SHAPES]]]: ITERATIONS per
+ * usage: ana-daemon-shapes [ITERATIONS [SLEEP_EVERY [SHAPES]]]: ITERATIONS per
  * thread; with SLEEP_EVERY, each thread sleeps 1 ms every SLEEP_EVERY
  * iterations (the recorder's clock then spans the run); SHAPES names the
  * leaks made, "rtcfs" (the default).  It calls mtrace(), for glibc's

@@ -1,4 +1,4 @@
-/* ana11-gfwrap.c -- leaks through allocation wrappers shaped like
+/* ana-gluster-wrappers.c -- leaks through allocation wrappers shaped like
  * GlusterFS's (t4005): __gf_calloc and __gf_malloc (libglusterfs's
  * mem-pool.c, without the accounting header), mem_get0 over __gf_calloc
  * and gf_strdup over __gf_malloc, called from three functions that leak

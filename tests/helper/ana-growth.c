@@ -1,4 +1,4 @@
-/* ana7-growth.c -- leaks that grow differently over a run, for the growth
+/* ana-growth.c -- leaks that grow differently over a run, for the growth
  * classes of issue 7 (t7000):
  *
  *   ONE-OFF      20 blocks at start-up, never freed          -> constant
@@ -13,7 +13,7 @@
  * and keeps a working set of 32 blocks that come and go (not leaks).
  * Each leaking call carries its tag in a comment, for grep -n.
  *
- * usage: ana7-growth [ITERATIONS [SLEEP_EVERY [LEAKS]]]: with SLEEP_EVERY,
+ * usage: ana-growth [ITERATIONS [SLEEP_EVERY [LEAKS]]]: with SLEEP_EVERY,
  * sleep 1 ms every SLEEP_EVERY iterations (so that the recorder's clock
  * spans the run); LEAKS names the leaks made, "ocsf" (the default) for
  * one-off, cache, steady and faster.  It calls mtrace(), so that glibc's

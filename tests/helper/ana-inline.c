@@ -1,4 +1,4 @@
-/* ana11-inline.c -- leaks made in inlined code, for the report by call
+/* ana-inline.c -- leaks made in inlined code, for the report by call
  * site (t4030).  Built at -O2 -g, xmalloc (on the default wrapper list)
  * is inlined into cache_put, and cache_put into worker: a return address
  * of malloc lies in worker's code, and only the DWARF inline records

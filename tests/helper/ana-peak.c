@@ -1,4 +1,4 @@
-/* ana7-peak.c -- a known peak and known temporary allocations (t7030).
+/* ana-peak.c -- a known peak and known temporary allocations (t7030).
  *
  *   phase 1: 100 blocks of 1000 bytes from phase_a (PEAK-A), all freed;
  *   phase 2: 60 from phase_b (PEAK-B) and 50 from phase_c (PEAK-C) live

@@ -1,4 +1,4 @@
-/* ana11-stripped.c -- a program whose wrapper has no name once stripped
+/* ana-stripped.c -- a program whose wrapper has no name once stripped
  * (t4005): xzalloc_cacheline, a static copy of Open vSwitch's (on the
  * default wrapper list), is called from new_port, new_flow and new_bridge,
  * which leak 3, 2 and 1 blocks (LEAK-x comments).  The test strips a copy

@@ -1,4 +1,4 @@
-/* ana4-wrapper.c -- leaks made through allocation wrappers, for the
+/* ana-wrappers.c -- leaks made through allocation wrappers, for the
  * report by call site (t4000).  xmalloc (on the default wrapper list) is
  * called from three places that leak 1, 2 and 3 blocks; pool_get (not on
  * the list) wraps xmalloc; strdup is libc's.  Each leaking call carries a

@@ -16,42 +16,6 @@
 
 #define JSON_FORMAT_VERSION 1
 
-void
-mta_json_put_string (FILE *out, const char *s)
-{
-	if (s == NULL) {
-		fputs ("null", out);
-		return;
-	}
-	fputc ('"', out);
-	const char *end = s + strlen (s);
-	while (s < end) {
-		unsigned char c = (unsigned char) *s;
-		if (c == '"' || c == '\\') {
-			fputc ('\\', out);
-			fputc (c, out);
-			s++;
-		} else if (c < 0x20) {
-			fprintf (out, "\\u%04x", c);
-			s++;
-		} else if (c < 0x80) {
-			fputc (c, out);
-			s++;
-		} else {
-			gunichar u = g_utf8_get_char_validated (s, end - s);
-			if (u == (gunichar) -1 || u == (gunichar) -2) {
-				fputs ("\\ufffd", out);
-				s++;
-			} else {
-				const char *n = g_utf8_next_char (s);
-				fwrite (s, 1, (size_t) (n - s), out);
-				s = n;
-			}
-		}
-	}
-	fputc ('"', out);
-}
-
 static void
 put_key (FILE *out, const char *key)
 {
@@ -62,20 +26,6 @@ static void
 put_u64 (FILE *out, const char *key, uint64_t v, gboolean comma)
 {
 	fprintf (out, "\"%s\": %" PRIu64 "%s", key, v, comma ? ", " : "");
-}
-
-void
-mta_json_put_location (FILE *out, const char *function, const char *file, unsigned line,
-		       const char *object)
-{
-	put_key (out, "function");
-	mta_json_put_string (out, function);
-	fputs (", ", out);
-	put_key (out, "file");
-	mta_json_put_string (out, file);
-	fprintf (out, ", \"line\": %u, ", line);
-	put_key (out, "object");
-	mta_json_put_string (out, object);
 }
 
 static void

@@ -119,7 +119,8 @@ uint64_t mta_perl_hex (MtaSpan s);
 
 /* TRUE when S is "0x" followed by 1-16 lowercase hex digits without a
  * leading zero (or exactly "0x0"): the form glibc's %p writes.  Such a
- * string and its value are in one-to-one correspondence. */
+ * string and its value are in one-to-one correspondence
+ * (canonical-hex.c). */
 gboolean mta_canonical_hex (MtaSpan s, uint64_t *value);
 
 static inline gboolean

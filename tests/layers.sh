@@ -14,11 +14,11 @@
 # linked without the others.  -k names the objects of a cycle that is
 # known and kept for now (the recorder's, recorder/README); that exact
 # set is reported but does not fail, so a new cycle, or a known one that
-# grew or shrank, fails until the list says so.
+# grew, shrank or went, fails until the list says so.
 #
 # Prints the calls between layers (or between objects when there are no
 # layers), then every upward call and every cycle; exits 1 on an upward
-# call or an unknown cycle, 2 on bad usage.
+# call, an unknown cycle or a known one gone, 2 on bad usage.
 name=objects layers= known=
 while getopts n:l:k: opt; do
 	case $opt in
@@ -97,9 +97,12 @@ END {
 		# sorted, space-separated, as -k is
 		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (mem[b] < mem[a]) { t = mem[a]; mem[a] = mem[b]; mem[b] = t }
 		for (a = 1; a <= m; a++) set = set mem[a] " "
-		if (index("\n" known, "\n" set "\n")) printf "  known cycle (%d objects): %s\n", m, set
+		if (index("\n" known, "\n" set "\n")) { printf "  known cycle (%d objects): %s\n", m, set; seen[set] = 1 }
 		else { printf "  cycle (%d objects): %s\n", m, set; bad = 1 }
 	}
+	nk = split(known, ks, "\n")
+	for (i = 1; i <= nk; i++) if (ks[i] != "" && !(ks[i] in seen)) {
+		printf "  known cycle gone: %s(take it off the list)\n", ks[i]; bad = 1 }
 	if (!bad) printf "  no upward call, no unknown cycle\n"
 	exit bad
 }'

@@ -6,7 +6,7 @@
 #
 # tests/layers.sh is tried first on small objects made here, so that each
 # of its verdicts (an upward call, a new cycle, a known cycle that
-# changed) is seen to fail.
+# changed or went) is seen to fail.
 . "$(dirname "$0")/lib.sh"
 
 LAYERS="$TOP/tests/layers.sh"
@@ -40,7 +40,9 @@ test_expect_success 'objects calling each other in a circle fail, unless listed 
 	grep -x "  cycle (3 objects): x y z " out &&
 	sh "$LAYERS" -k "z x y" flat/x.o flat/y.o flat/z.o >out &&
 	grep -x "  known cycle (3 objects): x y z " out &&
-	test_expect_code 1 sh "$LAYERS" -k "x y" flat/x.o flat/y.o flat/z.o
+	test_expect_code 1 sh "$LAYERS" -k "x y" flat/x.o flat/y.o flat/z.o &&
+	test_expect_code 1 sh "$LAYERS" -k "x y z" -k "p q" flat/x.o flat/y.o flat/z.o >out &&
+	grep -x "  known cycle gone: p q (take it off the list)" out
 '
 
 test_expect_success 'a missing object is an error, not a pass' '

@@ -249,19 +249,11 @@ static MTREC_COLD void loader_moved(void)
 	mtrec_got_sync(&r);
 }
 
-/* Depth of dl_iterate_phdr() calls in this thread (shim.c). */
-static __thread int in_loader_callback;
-
-void mtrec_loader_callback(int step)
-{
-	in_loader_callback += step;
-}
-
 static MTREC_COLD const struct mtrec_caller *new_caller(const void *caller)
 {
 	/* Under the loader's lock: a caller string without dladdr, not kept
 	 * (the next event from there, outside, gets the full one). */
-	if (in_loader_callback > 0)
+	if (prim_loader_depth > 0)
 		return mtrec_caller_unlisted(caller);
 	loader_moved();
 	return mtrec_caller_add(caller);

@@ -566,7 +566,7 @@ static void find_reals(int unloaded)
 			fd.todo++;
 	}
 	if (fd.todo)
-		dl_iterate_phdr(find_in, &fd);
+		prim_dl_iterate_phdr(find_in, &fd);
 	/* Objects already looked at may call a function only now defined
 	 * (a plugin's, loaded after them): look at every object again. */
 	if (fd.learned)
@@ -663,7 +663,7 @@ static unsigned long long read_subs(void)
 {
 	struct counters now = { 0, 0 };
 
-	dl_iterate_phdr(read_counters, &now);
+	prim_dl_iterate_phdr(read_counters, &now);
 	return now.subs;
 }
 
@@ -673,7 +673,7 @@ int mtrec_got_changed(void)
 
 	if (!G.funcs)
 		return 0;
-	dl_iterate_phdr(read_counters, &now);
+	prim_dl_iterate_phdr(read_counters, &now);
 	return now.adds != __atomic_load_n(&G.seen_adds, __ATOMIC_RELAXED) ||
 	       now.subs != __atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED);
 }
@@ -721,7 +721,7 @@ void mtrec_got_sync(struct mtrec_got_report *r)
 	if (G.finding)
 		find_reals(__atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED) != ~0ull &&
 			   read_subs() != __atomic_load_n(&G.seen_subs, __ATOMIC_RELAXED));
-	dl_iterate_phdr(visit_locked, &p);
+	prim_dl_iterate_phdr(visit_locked, &p);
 	if (!p.locked)
 		return;
 	for (int i = 0; i < G.ndone; i++)

@@ -15,6 +15,27 @@
 #include <time.h>
 #include <unistd.h>
 
+static int (*real_dl_iterate_phdr)(prim_phdr_fn, void *);
+__thread int prim_loader_depth;
+
+void prim_loader_init(int (*real)(prim_phdr_fn, void *))
+{
+	__atomic_store_n(&real_dl_iterate_phdr, real, __ATOMIC_RELEASE);
+}
+
+int prim_dl_iterate_phdr(prim_phdr_fn cb, void *data)
+{
+	int (*real)(prim_phdr_fn, void *) = __atomic_load_n(&real_dl_iterate_phdr, __ATOMIC_ACQUIRE);
+	int ret;
+
+	if (!real)
+		return 0;
+	prim_loader_depth++;
+	ret = real(cb, data);
+	prim_loader_depth--;
+	return ret;
+}
+
 pid_t prim_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

@@ -1989,7 +1989,7 @@ static void map_roots(pid_t self)
 	}
 	for (int i = 0; i < sc.nown; i++)	/* mapped: whole pages */
 		skip(sc.own[i].lo, (sc.own[i].hi + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
-	dl_iterate_phdr(object_spans, NULL);
+	prim_dl_iterate_phdr(object_spans, NULL);
 	for (size_t i = 0; i < sc.nroots; i++)
 		skip(sc.roots[i].from, sc.roots[i].hi);
 	if (sc.self_hi)
@@ -2112,7 +2112,7 @@ static __attribute__((noinline)) void scan(void)
 		note("# reach unscanned roots: no memory for the scan", SAY_END);
 		return;
 	}
-	dl_iterate_phdr(object_roots, NULL);
+	prim_dl_iterate_phdr(object_roots, NULL);
 	if (load_maps() == 0) {
 		stack_roots(self, sp, sp, thread_pointer());
 		other_threads(self);

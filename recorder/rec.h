@@ -101,9 +101,6 @@ void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
  * mtrace script ignores. */
 void mtrec_record_kind(const void *caller, const char *kind, char op, const void *p,
 		       int with_size, size_t size) MTREC_HIDDEN;
-/* The calling thread enters (+1) or leaves (-1) dl_iterate_phdr(): events
- * inside its callback get callers that need no loader lock. */
-void mtrec_loader_callback(int step) MTREC_HIDDEN;
 
 /* realloc both frees and allocates, and can fail: the outcome's place in
  * the file is held before the call, the outcome written after it. */

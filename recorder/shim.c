@@ -127,6 +127,7 @@ static void bootstrap(void)
 #define RESOLVE(name, ret, params) mtrec_real.name = next_sym(#name);
 	MTREC_MALLOC_FAMILY(RESOLVE)
 	MTREC_INTERPOSED(RESOLVE)
+	prim_loader_init(mtrec_real.dl_iterate_phdr);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	mtrec_init(mtrec_real.sigaction);
 }
@@ -375,19 +376,13 @@ DL_STUB(dlopen, 1);
  * allocates must not have the recorder ask dladdr() about its caller:
  * dladdr takes the loader's other lock, which a dlopen() in another thread
  * holds while it waits for the first (a deadlock glibc's own tracer has
- * too).  The recorder's own calls come here as well, harmlessly. */
+ * too).  The recorder's own calls go to libc's through prim.c, which
+ * counts both (prim_loader_depth). */
 EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-	int ret;
-
 	if (!mtrec_real.dl_iterate_phdr)
 		bootstrap();
-	if (!mtrec_real.dl_iterate_phdr)
-		return 0;	/* only while the recorder resolves its own functions */
-	mtrec_loader_callback(1);
-	ret = mtrec_real.dl_iterate_phdr(cb, data);
-	mtrec_loader_callback(-1);
-	return ret;
+	return prim_dl_iterate_phdr(cb, data);	/* 0 while the recorder resolves its own functions */
 }
 
 EXPORT int dlclose(void *handle)

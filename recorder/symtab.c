@@ -223,12 +223,12 @@ static struct object_set *new_set(struct object_set *old)
 	uintptr_t maxhi = 0;
 	size_t maxi = 0;
 
-	dl_iterate_phdr(count_objects, &n);
+	prim_dl_iterate_phdr(count_objects, &n);
 	len = page_up(sizeof(*set) + (n + 16) * sizeof(struct object));
 	if ((set = prim_map_anon(len)) == NULL)
 		return NULL;
 	set->maplen = len;
-	dl_iterate_phdr(collect, set);
+	prim_dl_iterate_phdr(collect, set);
 	if (set->n == 0) {
 		munmap(set, len);
 		return NULL;
@@ -268,7 +268,7 @@ static struct object_set *current_set(void)
 	struct counters now = { 0, 0 };
 	struct object_set *set, *fresh;
 
-	dl_iterate_phdr(read_counters, &now);
+	prim_dl_iterate_phdr(read_counters, &now);
 	set = __atomic_load_n(&objects, __ATOMIC_ACQUIRE);
 	if (set && set->adds == now.adds && set->subs == now.subs)
 		return set;

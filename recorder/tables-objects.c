@@ -301,11 +301,11 @@ void mtrec_objects_sync(mtrec_line_sink sink)
 	struct counters now = { 0, 0 };
 	struct pass p = { sink, 0 };
 
-	dl_iterate_phdr(read_counters, &now);
+	prim_dl_iterate_phdr(read_counters, &now);
 	if (now.adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) &&
 	    now.subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
-	dl_iterate_phdr(visit_locked, &p);
+	prim_dl_iterate_phdr(visit_locked, &p);
 	if (!p.locked)
 		return;
 	for (int i = 0; i < nknown; i++) {

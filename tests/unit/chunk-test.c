@@ -20,6 +20,7 @@
  * Usage: chunk-test DIR (scratch directory).  Prints "# ..." lines and a
  * last line "PASS" or "FAIL N".
  */
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -387,6 +388,8 @@ static void run(const char *name, void (*test)(const char *), const char *dir)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 
 	run("threads", test_threads, dir);
 	run("nesting", test_nesting, dir);

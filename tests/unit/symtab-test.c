@@ -218,6 +218,8 @@ static void check_lib_now(void *h, const char *what)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 	const char *libs[] = { "libsymodd-gnu.so", "libsymodd-sysv.so", "libsymodd-both.so",
 			       "libsymodd-strip.so" };
 	struct tally outside = { "outside", 0, 0 };

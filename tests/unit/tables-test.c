@@ -19,6 +19,7 @@
  * lines and a last line "PASS" or "FAIL N".
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,8 @@ static void test_objects(const char *lib)
 int main(int argc, char **argv)
 {
 	const char *lib = argc > 1 ? argv[1] : "./libtables-obj.so";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 
 	test_callers();
 	test_stacks();

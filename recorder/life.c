@@ -19,7 +19,6 @@
 #include "file.h"
 #include "got.h"
 #include "reach.h"
-#include "track.h"
 #include "lock.h"
 #include "rec.h"
 #include "tables.h"
@@ -288,11 +287,11 @@ static void say_patched(const char *object, unsigned slots, unsigned bound)
 
 /* MTREC_PATCH=0 leaves the malloc family's slots alone; the functions
  * MTREC_TRACK names are seen through their slots only, and keep them. */
-void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
-			 const void *const *keep, int nkeep)
+int mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
+			const void *const *keep, int nkeep)
 {
 	if (!g.enabled || (!settings.patch && !ntracked))
-		return;
+		return 0;
 	if (!settings.patch)
 		funcs += n, n = 0;
 	if (mtrec_got_init(funcs, n + ntracked, keep, nkeep,
@@ -300,10 +299,10 @@ void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
 		if (settings.patch > 1 || ntracked)
 			prim_say(ntracked ? "MTREC_TRACK" : "MTREC_PATCH",
 				 ": not supported on this architecture", SAY_END);
-		return;
+		return 0;
 	}
 	mtrec_got_sync(&(struct mtrec_got_report){ 0, 0, 0, 0, 0 });
-	mtrec_track_coverage(1);
+	return 1;
 }
 
 void mtrec_loader_moved(void)
@@ -311,7 +310,6 @@ void mtrec_loader_moved(void)
 	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
 
 	mtrec_got_sync(&r);
-	mtrec_track_coverage(0);
 }
 
 /* ---- the toggle signal (MTREC_SIGNAL) ---------------------------------- */

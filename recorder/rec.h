@@ -73,10 +73,11 @@ void mtrec_forget_callers(void) MTREC_HIDDEN;
  * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), unless
  * MTREC_PATCH=0, and everywhere those of the ntracked functions that
  * MTREC_TRACK names (funcs[n..n+ntracked), track.h), never touching the
- * objects that hold keep[0..nkeep). */
+ * objects that hold keep[0..nkeep).  1 when the slots were looked at (then
+ * the shim has track.c say what it found), 0 when not. */
 struct mtrec_got_func;
-void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
-			 const void *const *keep, int nkeep) MTREC_HIDDEN;
+int mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
+			const void *const *keep, int nkeep) MTREC_HIDDEN;
 /* From the dl* wrappers: objects may have been loaded since the last
  * look; redirect their slots. */
 void mtrec_loader_moved(void) MTREC_HIDDEN;

@@ -341,8 +341,10 @@ MTREC_HIDDEN void *mtrec_dl_enter(int which)
 	int saved = errno;
 	void *f;
 
-	if (ready())
+	if (ready()) {
 		mtrec_loader_moved();
+		mtrec_track_coverage(0);
+	}
 	f = which == 0 ? (void *)real_dlsym() : (void *)mtrec_real.dlopen;
 	errno = saved;
 	return f ? f : (void *)dl_fail;
@@ -682,10 +684,11 @@ static void setup_redirects(void)
 		if (redirects[i].real)
 			keep[nkeep++] = redirects[i].real;
 	}
-	mtrec_redirect_init(redirects, NREDIRECTS,
-			    mtrec_track_init(prim_getenv("MTREC_TRACK"), redirects + NREDIRECTS,
-					     MTREC_TRACK_MAX),
-			    keep, nkeep);
+	if (mtrec_redirect_init(redirects, NREDIRECTS,
+				mtrec_track_init(prim_getenv("MTREC_TRACK"), redirects + NREDIRECTS,
+						 MTREC_TRACK_MAX),
+				keep, nkeep))
+		mtrec_track_coverage(1);
 }
 
 __attribute__((constructor)) static void shim_constructor(void)

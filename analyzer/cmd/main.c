@@ -20,13 +20,13 @@
 
 #include <glib.h>
 
+#include "addr2line.h"
 #include "diff.h"
 #include "oom.h"
 #include "report.h"
 #include "session.h"
 #include "shrink.h"
 #include "compact.h"
-#include "symbolize.h"
 
 #define EXIT_TROUBLE 2
 
@@ -45,23 +45,11 @@ typedef struct {
 	void (*prepare_args) (int argc, char **argv);
 } Command;
 
-static gboolean cmd_addr2line (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error);
-
-/* addr2line has no options but its help must not be the report's. */
-static const GOptionEntry addr2line_entries[] = { { NULL } };
-static const char addr2line_description[] =
-	"Prints, one per line, the FILE:LINE the report uses for each hexadecimal\n"
-	"ADDR of the object FILE, so that it can be checked against binutils'\n"
-	"addr2line.\n"
-	"\n"
-	"Exit status: 0 printed, 2 trouble (a usage error).";
-
 static const Command commands[] = {
 	{ NULL, mta_report, "print what glibc's mtrace prints for the trace",
 	  mta_report_entries, mta_report_params, mta_report_description, mta_report_prepare_args },
-	{ "addr2line", cmd_addr2line, "print what 'addr2line -e FILE ADDR...' would",
-	  addr2line_entries, "FILE ADDR... - print what 'addr2line -e FILE ADDR...' prints",
-	  addr2line_description, NULL },
+	{ "addr2line", mta_addr2line, "print what 'addr2line -e FILE ADDR...' would",
+	  mta_addr2line_entries, mta_addr2line_params, mta_addr2line_description, NULL },
 	{ "diff", mta_diff, "list the leaks that FEATURE has and BASE has not",
 	  mta_diff_entries, mta_diff_params, mta_diff_description, NULL },
 	{ "shrink", mta_shrink, "write the trace without the blocks that were freed",
@@ -71,30 +59,6 @@ static const Command commands[] = {
 	{ "session", mta_session, "list the processes of a session, as a tree, with their leaks",
 	  mta_session_entries, mta_session_params, mta_session_description, NULL },
 };
-
-/* ------------------------------------------------------------ addr2line */
-
-/* The answers the report uses in place of binutils' addr2line, one per
- * line, so that they can be checked against the real program. */
-static gboolean
-cmd_addr2line (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
-{
-	(void) warn;
-	if (argc < 2) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			     "addr2line takes an object FILE and addresses");
-		return FALSE;
-	}
-	MtaSymbolizer *sym = mta_symbolizer_new (NULL, NULL, NULL);
-	for (int i = 1; i < argc; i++) {
-		const char *r = mta_symbolizer_addr2line (sym, argv[0],
-							  g_ascii_strtoull (argv[i], NULL, 16));
-		puts (r ? r : "??:0");
-	}
-	mta_symbolizer_free (sym);
-	*status = 0;
-	return TRUE;
-}
 
 /* ------------------------------------------------------------ main */
 

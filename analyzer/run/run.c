@@ -622,27 +622,40 @@ reach_finish (MtaRun *r)
 }
 
 static void
-ext_line (MtaRun *r, const char *t, size_t len)
+ext_line (MtaRun *r, const MtaLine *l)
 {
-	const char *end = t + len;
+	const char *t = l->text.p, *end = t + l->text.len;
+	size_t len = l->text.len;
 
-	if (len > 4 && memcmp (t, "# T ", 4) == 0) {
-		r->tid = (uint32_t) g_ascii_strtoull (t + 4, NULL, 10);
-		set_thread (r);
-		return;
+	switch (l->word) {
+	case MTA_WORD_T:
+		if (len > 4 && memcmp (t, "# T ", 4) == 0) {
+			r->tid = (uint32_t) g_ascii_strtoull (t + 4, NULL, 10);
+			set_thread (r);
+			return;
+		}
+		break;
+	case MTA_WORD_TIME:
+		if (len > 7 && memcmp (t, "# time ", 7) == 0) {
+			mta_timeline_clock (&r->timeline, r->cur_line, g_ascii_strtoull (t + 7, NULL, 10));
+			return;
+		}
+		break;
+	case MTA_WORD_STACK:
+		if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
+			while (end > t && (end[-1] == '\r' || end[-1] == ' '))
+				end--;
+			define_stack (r, t + 8, end);
+			return;
+		}
+		break;
+	case MTA_WORD_REACH:
+		if (len > 8 && reach_line (r, t, len))
+			return;
+		break;
+	default:
+		break;
 	}
-	if (len > 7 && memcmp (t, "# time ", 7) == 0) {
-		mta_timeline_clock (&r->timeline, r->cur_line, g_ascii_strtoull (t + 7, NULL, 10));
-		return;
-	}
-	if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
-		while (end > t && (end[-1] == '\r' || end[-1] == ' '))
-			end--;
-		define_stack (r, t + 8, end);
-		return;
-	}
-	if (len > 8 && memcmp (t, "# reach", 7) == 0 && reach_line (r, t, len))
-		return;
 	header_line (r, t, len);
 }
 
@@ -758,15 +771,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	r->cur_line = l->lineno;
 	if (l->kind == MTA_LINE_EXT) {
 		gboolean done = FALSE;
-		if (G_UNLIKELY (l->text.len > 5 && (l->text.p[2] == 'r' || l->text.p[2] == 'p' ||
-						    l->text.p[2] == 't') && l->text.p[3] != ' ')) {
+		if (G_UNLIKELY (l->word == MTA_WORD_RUNSUM || l->word == MTA_WORD_PATHSUM ||
+				l->word == MTA_WORD_TSTATE)) {
 			if (!compact_line (r, l, &done, error))
 				return FALSE;
 			if (done)
 				return TRUE;
 		}
 		if (!mta_incomplete_line (&r->info.incomplete, l))
-			ext_line (r, l->text.p, l->text.len);
+			ext_line (r, l);
 		return TRUE;
 	}
 	if (G_UNLIKELY (l->kind == MTA_LINE_TRACKED)) {

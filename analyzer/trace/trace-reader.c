@@ -368,6 +368,18 @@ classify_tracked (MtaLine *l)
 	l->kind = MTA_LINE_TRACKED;
 }
 
+/* The word of a '#' line whose first column is C0: "# WORD ...". */
+static void
+set_word (MtaLine *l)
+{
+	if (l->cols[0].len != 1)
+		l->word = MTA_WORD_NONE;    /* "#word": not an extension line's form */
+	else if (l->ncols == 1)
+		l->word = MTA_WORD_FILLER;
+	else
+		l->word = mta_trace_word (l->cols[1].p, l->cols[1].len);
+}
+
 /* Decide what L is and fill its event fields. */
 static ALWAYS_INLINE void
 classify (MtaLine *l)
@@ -375,6 +387,7 @@ classify (MtaLine *l)
 	const MtaSpan *c = l->cols;
 	int n = 0;
 
+	l->word = MTA_WORD_NONE;
 	l->op = 0;
 	l->addr = l->size = 0;
 	l->addr_canonical = FALSE;
@@ -387,6 +400,7 @@ classify (MtaLine *l)
 	}
 	if (c[0].p[0] == '#') {
 		l->kind = MTA_LINE_EXT;
+		set_word (l);
 		if (G_UNLIKELY (c[0].len == 1 && l->ncols >= 2 && c[1].len == 1 && c[1].p[0] == 'k'))
 			classify_tracked (l);
 		return;
@@ -407,6 +421,7 @@ classify (MtaLine *l)
 			l->text.p = l->cols[0].p;
 			l->text.len = (size_t) (end - l->text.p);
 			l->kind = MTA_LINE_EXT;
+			set_word (l);
 			return;
 		}
 	}
@@ -758,7 +773,7 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	l->source_lineno = ++pt->lineno;
 	classify (l);
 	/* a compacted trace's "# at N": its next line is line N of the run */
-	if (UNLIKELY (l->kind == MTA_LINE_EXT && l->text.len > 5 && l->text.p[2] == 'a') &&
+	if (UNLIKELY (l->word == MTA_WORD_AT) &&
 	    !mta_compact_line_at (l, &r->lineno, r->content_lineno, error))
 		return FALSE;
 	/* events (and lines that may be damaged events) are what reports

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "trace-words.h"
+
 typedef struct {
 	const char *p;
 	size_t len;
@@ -48,6 +50,10 @@ typedef struct {
 	gboolean has_nul;         /* a NUL byte in one of the columns */
 	MtaSpan cols[MTA_MAX_COLS];
 	MtaLineKind kind;
+	/* For MTA_LINE_EXT and MTA_LINE_TRACKED: the extension line's word
+	 * (trace-words.h), MTA_WORD_NONE when no reader knows it; NONE for
+	 * every other kind. */
+	MtaWord word;
 	/* For MTA_LINE_EVENT only: */
 	char op;                  /* '+', '-', '<', '>' or '!' */
 	MtaSpan caller;           /* empty when the line has no "@ CALLER" */

@@ -76,6 +76,49 @@ static const struct want tracked[] = {
 	{ "# k obj u 0x60", MTA_LINE_TRACKED, 'u', 0x60, TRUE, 0, "", -1, "obj" },
 };
 
+/* The word of each extension line, classified once by the reader. */
+static const struct {
+	const char *text;
+	MtaWord word;
+	MtaLineKind kind;
+} words[] = {
+	{ "# time 123456", MTA_WORD_TIME, MTA_LINE_EXT },
+	{ "# T 4242", MTA_WORD_T, MTA_LINE_EXT },
+	{ "# thread 4242 worker", MTA_WORD_THREAD, MTA_LINE_EXT },
+	{ "# at 17", MTA_WORD_AT, MTA_LINE_EXT },
+	{ "# tstate 1 -", MTA_WORD_TSTATE, MTA_LINE_EXT },
+	{ "# reach end 100 2", MTA_WORD_REACH, MTA_LINE_EXT },
+	{ "# k pool - 0x50", MTA_WORD_K, MTA_LINE_TRACKED },
+	{ "# k pool ? 0x50", MTA_WORD_K, MTA_LINE_BAD },
+	{ "#      ", MTA_WORD_FILLER, MTA_LINE_EXT },
+	{ "# timely 1", MTA_WORD_NONE, MTA_LINE_EXT },   /* a word no reader knows: skipped */
+	{ "# Time 1", MTA_WORD_NONE, MTA_LINE_EXT },
+	{ "#time 1", MTA_WORD_NONE, MTA_LINE_EXT },
+	{ "+ 0x30 0x8", MTA_WORD_NONE, MTA_LINE_EVENT },
+	{ "= Start", MTA_WORD_NONE, MTA_LINE_MARKER },
+};
+
+static void
+check_words (void)
+{
+	MtaLine l;
+
+	for (size_t i = 0; i < G_N_ELEMENTS (words); i++) {
+		memset (&l, 0, sizeof l);
+		mta_line_parse (&l, words[i].text, strlen (words[i].text));
+		CHECK (l.word == words[i].word && l.kind == words[i].kind,
+		       "'%s': word %d ('%s'), kind %d", words[i].text, l.word,
+		       mta_trace_word_name (l.word), l.kind);
+	}
+	/* a line after NUL padding an older recorder left: its word counts */
+	static const char padded[] = "\0\0# T 7";
+	memset (&l, 0, sizeof l);
+	mta_line_parse (&l, padded, sizeof padded - 1);
+	CHECK (l.kind == MTA_LINE_EXT && l.word == MTA_WORD_T, "NULs, then '# T 7': word %d", l.word);
+	CHECK (strcmp (mta_trace_word_name (MTA_WORD_TSTATE), "tstate") == 0 &&
+	       strcmp (mta_trace_word_name (MTA_WORD_NONE), "") == 0, "word names");
+}
+
 static gboolean
 span_is (MtaSpan s, const char *want)
 {
@@ -237,10 +280,12 @@ main (int argc, char **argv)
 	for (size_t i = 0; i < G_N_ELEMENTS (tracked); i++)
 		check_line (&tracked[i]);
 	check_hex ();
+	check_words ();
 	check_buffers ();
 	if (argc == 3)
 		check_files (argv[1], argv[2]);
-	printf ("# %zu lines classified, %zu tracked, two parts read%s\n",
-		G_N_ELEMENTS (lines), G_N_ELEMENTS (tracked), argc == 3 ? " twice" : "");
+	printf ("# %zu lines classified, %zu tracked, %zu words, two parts read%s\n",
+		G_N_ELEMENTS (lines), G_N_ELEMENTS (tracked), G_N_ELEMENTS (words),
+		argc == 3 ? " twice" : "");
 	return verdict ();
 }

@@ -1,5 +1,5 @@
-/* events.h -- what process life (rec-life.c) sets up in the event layer
- * (rec-events.c); the record calls themselves are the shim's (rec.h). */
+/* events.h -- what process life (life.c) sets up in the event layer
+ * (events.c); the record calls themselves are the shim's (rec.h). */
 #ifndef MTREC_EVENTS_H
 #define MTREC_EVENTS_H
 

@@ -1,4 +1,4 @@
-/* reach.h -- MTREC_REACH=1 (rec-reach.c): a table of the blocks the trace
+/* reach.h -- MTREC_REACH=1 (reach.c): a table of the blocks the trace
  * holds live, and at the end of the recorded run a conservative scan of
  * memory, as valgrind's leak check makes, that tells of each live block
  * whether the program could still reach it ("# reach" lines,

@@ -3,7 +3,7 @@
  * libunwind), with a lock-free cache of per-address frame rules.  x86-64 only;
  * elsewhere mtrec_unwind returns 0.  The recorder's own frames are skipped
  * through their CFI too, so rec-*.c must keep unwind tables (the x86-64
- * default).  Implemented in rec-unwind.c.
+ * default).  Implemented in unwind.c.
  */
 #ifndef MTREC_UNWIND_H
 #define MTREC_UNWIND_H

@@ -9,7 +9,7 @@
 # when every kind is balanced; damaged "# k" lines are warned about and
 # skipped.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/kinds-lib.sh"
+. "$TOP/tests/lib-kinds.sh"
 
 if ! need_analyzer || [ ! -x "$KINDS_APP" ]; then
 	test_skip 'kinds by site' 'needs the analyzer and tests/helper/ana-kinds'

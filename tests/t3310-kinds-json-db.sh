@@ -6,7 +6,7 @@
 # database made by mtanalyze before the kinds gets the new tables at its
 # next load and keeps its runs.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/kinds-lib.sh"
+. "$TOP/tests/lib-kinds.sh"
 
 if ! need_analyzer || [ ! -x "$KINDS_APP" ] || ! command -v python3 >/dev/null ||
    ! command -v sqlite3 >/dev/null; then

@@ -35,6 +35,7 @@ struct item {
 	char op;		/* '+' alloc, '-' free, 'r' ref, 'u' unref */
 	unsigned char arg;	/* 1-based argument; 0: the return value (ref) or no size (alloc) */
 	unsigned char argm;	/* alloc N*M: M, else 0 */
+	unsigned char deref;	/* alloc *N: the size is the word argument N points to */
 	unsigned char fam;	/* family number, for the nesting guard */
 	unsigned char told;	/* coverage: 0 not yet, 1 told without slots, 2 with slots */
 };
@@ -56,6 +57,10 @@ static uintptr_t size_of(const struct item *it, const uintptr_t *a)
 {
 	if (it->arg == 0)
 		return 0;	/* not known: "SIZE 0" in the trace */
+	/* A pool that holds its object size in its first word (GlusterFS's
+	 * struct mem_pool): read once the allocation from it succeeded. */
+	if (it->deref)
+		return a[it->arg - 1] ? *(const unsigned long *)a[it->arg - 1] : 0;
 	return it->argm ? a[it->arg - 1] * a[it->argm - 1] : a[it->arg - 1];
 }
 
@@ -138,11 +143,14 @@ static void bad(const char *item, const char *why)
 	prim_say("MTREC_TRACK: '", item, "': ", why, "; ignored", SAY_END);
 }
 
-/* "N" or "N*M" (1..6; N alone may be 0): 0, or -1. */
-static int parse_arg(const char *s, int op, unsigned char *arg, unsigned char *argm)
+/* "N", "N*M" or "*N" (1..6; N alone may be 0): 0, or -1. */
+static int parse_arg(const char *s, int op, unsigned char *arg, unsigned char *argm,
+		     unsigned char *deref)
 {
-	*arg = 0, *argm = 0;
-	if (!*s)
+	*arg = 0, *argm = 0, *deref = 0;
+	if (op == '+' && s[0] == '*' && s[1] >= '1' && s[1] <= '6' && s[2] == '\0')
+		*arg = (unsigned char)(s[1] - '0'), *deref = 1;
+	else if (!*s)
 		*arg = op == '+' ? 0 : 1;	/* the defaults: size unknown; argument 1 */
 	else if (s[0] >= '0' && s[0] <= '6' && s[1] == '\0')
 		*arg = (unsigned char)(s[0] - '0');
@@ -203,8 +211,8 @@ static void add_item(char *buf, const char *text, char *group)
 	   : strcmp(kind, "ref") == 0 ? 'r' : strcmp(kind, "unref") == 0 ? 'u' : 0;
 	if (!op)
 		return bad(text, "KIND is one of alloc, free, ref, unref");
-	if (parse_arg(arg ? arg : "", op, &it->arg, &it->argm) < 0)
-		return bad(text, op == '+' ? "ARG is 0 (size unknown), N or N*M, N and M from 1 to 6"
+	if (parse_arg(arg ? arg : "", op, &it->arg, &it->argm, &it->deref) < 0)
+		return bad(text, op == '+' ? "ARG is 0 (size unknown), N, N*M or *N, N and M from 1 to 6"
 			   : op == 'r' ? "ARG is 0 (the return value) or an argument from 1 to 6"
 			   : "ARG is an argument from 1 to 6");
 	if (family && !valid_name(family, FAMILY_LEN))

@@ -1,15 +1,26 @@
 /* rec-trkdeep.c -- for t2645: calls tobj_new() of librec-trkdeep.so at the
  * bottom of a chain of LEVELS nested calls (down()), keeps one object
- * (leaked at exit) and drops the other.
+ * (leaked at exit) and drops the other.  With "pool" (t2646), gets 3
+ * objects of 72 bytes from a pool of librec-trkdeep.so, keeps one at
+ * POOL-KEPT and puts the other two back.
  *
- *   rec-trkdeep [LEVELS] */
+ *   rec-trkdeep [LEVELS [pool]] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct tobj;
 struct tobj *tobj_new(size_t n);
 struct tobj *tobj_ref(struct tobj *o);
 void tobj_unref(struct tobj *o);
+
+struct tpool {
+	unsigned long size;
+	unsigned long active;
+};
+
+void *tpool_get(struct tpool *pool);
+void tpool_put(void *p);
 
 static struct tobj *kept;
 
@@ -32,9 +43,25 @@ static __attribute__((noinline)) void down(int levels)
 	__asm__ volatile("" ::: "memory");	/* no tail call: every level keeps its frame */
 }
 
+static void *pool_kept;
+
+static void pool_use(void)
+{
+	struct tpool pool = { 72, 0 };
+	void *a = tpool_get(&pool), *b = tpool_get(&pool);
+
+	pool_kept = tpool_get(&pool);	/* POOL-KEPT */
+	tpool_put(a);
+	tpool_put(b);
+}
+
 int main(int argc, char **argv)
 {
 	down(argc > 1 ? atoi(argv[1]) : 1);
+	if (argc > 2 && strcmp(argv[2], "pool") == 0) {
+		pool_use();
+		printf("%p\n", pool_kept);
+	}
 	printf("%p\n", (void *)kept);
 	return 0;
 }

@@ -59,10 +59,8 @@ print_ref_group (const MtaRun *run, const MtaKind *k, const MtaRefGroup *g, guin
 	g_autofree char *net = mta_net_count_text (g->net);
 	char head[64];
 
-	fprintf (out, "  %s: %s object%s with net count %s", k->name, n, g->objects == 1 ? "" : "s", net);
-	if (g->negative)
-		fprintf (out, ", below zero (down to %" G_GINT64_FORMAT ")", g->lowest);
-	fprintf (out, ", e.g. %#" PRIx64 "\n", g->example);
+	fprintf (out, "  %s: %s object%s with net count %s, e.g. %#" PRIx64 "\n", k->name, n,
+		 g->objects == 1 ? "" : "s", net, g->example);
 	for (int pass = 0; pass < 2; pass++) {
 		gboolean any = FALSE;
 		for (guint i = 0; i < g->paths->len; i++) {
@@ -78,6 +76,27 @@ print_ref_group (const MtaRun *run, const MtaKind *k, const MtaRefGroup *g, guin
 		}
 		if (!any)
 			fprintf (out, "    %s: none\n", pass == 0 ? "references taken at" : "dropped at");
+	}
+}
+
+/* The unreferences that found no reference to drop: one line per path
+ * (and its callers), however many objects. */
+static void
+print_outside (const MtaRun *run, const MtaKind *k, guint first, guint frames, FILE *out)
+{
+	uint64_t unrefs = 0;
+	char head[96];
+
+	for (guint i = first; i < k->ref_groups->len; i++)
+		unrefs += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
+	fprintf (out, "\nBelow zero, kind '%s': %" PRIu64 " reference%s dropped that no tracked call took "
+		 "(taken before the recording began, or by a path not tracked), %u path%s\n\n", k->name,
+		 unrefs, unrefs == 1 ? "" : "s", k->ref_groups->len - first,
+		 k->ref_groups->len - first == 1 ? "" : "s");
+	for (guint i = first; i < k->ref_groups->len; i++) {
+		const MtaRefGroup *g = k->ref_groups->pdata[i];
+		g_snprintf (head, sizeof head, "  %-16s x%-8" PRIu64, k->name, g->objects);
+		print_path (run, g_array_index (g->paths, MtaRefPath, 0).path, frames, head, out);
 	}
 }
 
@@ -103,18 +122,25 @@ print_kind (const MtaRun *run, const MtaKind *k, guint frames, gboolean stopped,
 	}
 	if (k->ref_groups == NULL)
 		return;
-	if (k->ref_groups->len == 0) {
-		fprintf (out, "Every reference of kind '%s' was dropped.\n", k->name);
-		return;
-	}
+	guint above = 0;
 	uint64_t objects = 0;
-	for (guint i = 0; i < k->ref_groups->len; i++)
-		objects += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
-	fprintf (out, "Unbalanced references%s, kind '%s': %" PRIu64 " object%s, %u entr%s\n\n",
-		 stopped ? " when the recording stopped" : "", k->name, objects, objects == 1 ? "" : "s",
-		 k->ref_groups->len, k->ref_groups->len == 1 ? "y" : "ies");
-	for (guint i = 0; i < k->ref_groups->len; i++)
-		print_ref_group (run, k, k->ref_groups->pdata[i], frames, out);
+	for (; above < k->ref_groups->len; above++) {
+		const MtaRefGroup *g = k->ref_groups->pdata[above];
+		if (g->negative)
+			break;	/* the groups below zero come last */
+		objects += g->objects;
+	}
+	if (above == 0)
+		fprintf (out, "Every reference of kind '%s' was dropped.\n", k->name);
+	else {
+		fprintf (out, "Unbalanced references%s, kind '%s': %" PRIu64 " object%s above zero, %u entr%s\n\n",
+			 stopped ? " when the recording stopped" : "", k->name, objects, objects == 1 ? "" : "s",
+			 above, above == 1 ? "y" : "ies");
+		for (guint i = 0; i < above; i++)
+			print_ref_group (run, k, k->ref_groups->pdata[i], frames, out);
+	}
+	if (above < k->ref_groups->len)
+		print_outside (run, k, above, frames, out);
 }
 
 void

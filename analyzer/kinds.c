@@ -106,8 +106,6 @@ kind_free_block (Kind *k, const MtaLine *l, uint32_t path, uint32_t tid)
 {
 	MtaLiveEntry *b = mta_live_lookup (&k->blocks, l->addr);
 
-	if (k->refs != NULL)
-		mta_refs_released (k->refs, l->addr);
 	if (b != NULL) {
 		mta_live_remove_entry (&k->blocks, b);
 		k->pub.frees++;
@@ -132,6 +130,14 @@ mta_kinds_event (MtaKinds *ks, const MtaLine *l, uint32_t path, uint32_t tid)
 		break;
 	case '-':
 		kind_free_block (k, l, path, tid);
+		/* The memory went back -- a pool object put back (mem_put), of a
+		 * kind other than its references' (dict_t's objects are
+		 * gf_mem_pool's): the lives at the address end in every kind. */
+		for (guint i = 0; i < ks->kinds->len; i++) {
+			Kind *o = ks->kinds->pdata[i];
+			if (o->refs != NULL)
+				mta_refs_released (o->refs, l->addr);
+		}
 		break;
 	case 'r':
 	case 'u':
@@ -221,8 +227,12 @@ mta_kinds_any_leak (const MtaKinds *ks)
 {
 	for (guint i = 0; i < ks->kinds->len; i++) {
 		const MtaKind *k = mta_kinds_get (ks, i);
-		if (k->leaked_blocks > 0 || (k->ref_groups != NULL && k->ref_groups->len > 0))
+		if (k->leaked_blocks > 0)
 			return TRUE;
+		/* references dropped that no tracked call took are not a leak */
+		for (guint j = 0; k->ref_groups != NULL && j < k->ref_groups->len; j++)
+			if (!((const MtaRefGroup *) k->ref_groups->pdata[j])->negative)
+				return TRUE;
 	}
 	return FALSE;
 }

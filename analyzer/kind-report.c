@@ -17,9 +17,10 @@ mta_net_count_text (int64_t net)
 }
 
 static void
-print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks, FILE *out)
+print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks, guint frames,
+	     FILE *out)
 {
-	GPtrArray *sites = mta_run_sites (run);
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
 
 	if (leaks)
 		fprintf (out, "\n  %-16s %9s %12s  %s\n", "Kind", "Blocks", "Bytes", "Site");
@@ -33,6 +34,13 @@ print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean l
 				 label);
 		else
 			fprintf (out, "  %-16s %9" PRIu64 "  %s\n", k->name, ks->blocks, label);
+		/* the callers of its first one: a pool object's site is often
+		 * the library's constructor (dict_new), its user further up */
+		g_autoptr (GArray) tail = mta_path_tail (paths->pdata[ks->path], frames);
+		for (guint j = 0; j < tail->len; j++) {
+			g_autofree char *caller = mta_site_label (sites->pdata[g_array_index (tail, uint32_t, j)]);
+			fprintf (out, "%*scalled from %s\n", leaks ? 43 : 30, "", caller);
+		}
 	}
 }
 
@@ -111,14 +119,14 @@ print_kind (const MtaRun *run, const MtaKind *k, guint frames, gboolean stopped,
 			 " bytes, %u site%s\n", stopped ? " before the recording stopped" : "", k->name,
 			 k->leaked_blocks, k->leaked_blocks == 1 ? "" : "s", k->leaked_bytes,
 			 k->leak_sites->len, k->leak_sites->len == 1 ? "" : "s");
-		print_sites (run, k, k->leak_sites, TRUE, out);
+		print_sites (run, k, k->leak_sites, TRUE, frames, out);
 	} else if (k->allocs > 0)
 		fprintf (out, "Every block of kind '%s' was released.\n", k->name);
 	if (k->bad_free_sites->len > 0) {
 		fprintf (out, "\nReleases of kind '%s' of blocks it never allocated, by call site: %" PRIu64
 			 " release%s, %u site%s\n", k->name, k->bad_frees, k->bad_frees == 1 ? "" : "s",
 			 k->bad_free_sites->len, k->bad_free_sites->len == 1 ? "" : "s");
-		print_sites (run, k, k->bad_free_sites, FALSE, out);
+		print_sites (run, k, k->bad_free_sites, FALSE, frames, out);
 	}
 	if (k->ref_groups == NULL)
 		return;

@@ -187,7 +187,7 @@ sites_of (const GArray *records, const GPtrArray *paths)
 		gpointer v = g_hash_table_lookup (index, GUINT_TO_POINTER (site + 1));
 		MtaKindSite *s;
 		if (v == NULL) {
-			MtaKindSite n = { site, 0, 0, r->line };
+			MtaKindSite n = { site, 0, 0, r->line, r->path };
 			g_array_append_val (sites, n);
 			g_hash_table_insert (index, GUINT_TO_POINTER (site + 1), GUINT_TO_POINTER (sites->len));
 			s = &g_array_index (sites, MtaKindSite, sites->len - 1);
@@ -195,7 +195,10 @@ sites_of (const GArray *records, const GPtrArray *paths)
 			s = &g_array_index (sites, MtaKindSite, GPOINTER_TO_UINT (v) - 1);
 		s->blocks++;
 		s->bytes += r->op == '+' ? r->size : 0;
-		s->first_line = MIN (s->first_line, r->line);
+		if (r->line < s->first_line) {
+			s->first_line = r->line;
+			s->path = r->path;
+		}
 	}
 	g_array_sort (sites, kind_site_cmp);
 	return sites;

@@ -24,6 +24,7 @@ typedef struct {
 	uint32_t site;             /* the run's site (run.h) */
 	uint64_t blocks, bytes;    /* leaked, or bad frees (bytes 0) */
 	uint64_t first_line;       /* its first leaked block or bad free */
+	uint32_t path;             /* that one's call path: the callers shown */
 } MtaKindSite;
 
 typedef struct {

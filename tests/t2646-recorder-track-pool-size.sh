@@ -24,6 +24,19 @@ test_expect_success 'the kept one is charged to POOL-KEPT' '
 	test_cmp expect where
 '
 
+test_expect_success 'the report: the kept object with its size and its callers (depth 16), JSON too' '
+	need_analyzer &&
+	env MTREC_TRACK="tpool_get:alloc:*1:tpool,tpool_put:free:1:tpool" MTREC_DEPTH=16 \
+		LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/d.log" "$HELPER/rec-trkdeep" 1 pool >/dev/null &&
+	test_expect_code 1 "$MTANALYZE" --by-site --frames 2 d.log >rep &&
+	grep -A2 -E "^  tpool +1 +72  pool_use at $SRC:$(line_of "/\* POOL-KEPT") in " rep >row &&
+	sed -n 2p row | grep -E "^ {43}called from main at $SRC:[0-9]+ in " &&
+	test_expect_code 1 "$MTANALYZE" --json --frames 2 d.log >rep.json &&
+	py "json.dumps ([(s[\"leaked_bytes\"], s[\"line\"], [f[\"function\"] for f in s[\"frames\"]][:1]) for k in d[\"kinds\"] if k[\"kind\"] == \"tpool\" for s in k[\"leak_sites\"]])" rep.json >actual &&
+	echo "[[72, $(line_of "/\* POOL-KEPT"), [\"main\"]]]" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a bad *N is refused, named once; free:*1 too' '
 	env MTREC_TRACK="tpool_get:alloc:*7,tpool_put:free:*1" LD_PRELOAD="$LIBMTREC" \
 		MALLOC_TRACE="$OUT/bad.log" "$HELPER/rec-trkdeep" 1 pool >/dev/null 2>err &&

@@ -9,7 +9,10 @@
 # path however many objects, and never merges the lives that follow.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/kinds-lib.sh"
-need_analyzer
+if ! need_analyzer || [ ! -x "$KINDS_APP" ] || ! command -v python3 >/dev/null; then
+	test_skip 'lives of referenced objects' 'needs the analyzer, tests/helper/ana-kinds and python3'
+	test_done; exit
+fi
 S="$KINDS_SRC"
 
 # lives N: at one address A, N balanced lives, a drop below zero, a life

@@ -69,6 +69,18 @@ test_expect_success 'JSON: the same two entries, the one above zero first' '
 	test_cmp expect actual
 '
 
+test_expect_success 'HTML: the kinds, the entry above zero with its paths, the path below zero' '
+	test_expect_code 1 "$MTANALYZE" --html run.html --frames 1 run.log >/dev/null &&
+	sed -n "/<section id=\"kinds\">/,/<\/section>/p" run.html >kinds &&
+	grep -q "^<h3 class=\"kind\">Kind dict_t</h3>$" kinds &&
+	grep -q "^<p>1005 references taken, 1503 dropped; 1 object left above zero, 1 entry.</p>$" kinds &&
+	test "$(grep -c "<details class=\"refgroup\">" kinds)" = 1 &&
+	grep -q "<summary>1 object with net count +1, e.g. 0x7f0000100000</summary>" kinds &&
+	grep -q "^<li>x1 dict_copy at $S:$(kinds_line DICT-COPY) in " kinds &&
+	grep -q "^<p>501 references dropped that no tracked call took" kinds &&
+	grep -q "^<tr><td class=\"num\">501</td><td>dict_unref_extra at $S:$(kinds_line DICT-UNREF-EXTRA) in " kinds
+'
+
 test_expect_success 'only drops below zero: not a leak (exit 0), still reported' '
 	kinds_trace >neg.log <<-\END &&
 	k dict_t dict_unref_extra u 0x55d0d0000100

@@ -16,12 +16,18 @@
  * call and an allocation or a reference after it returns, so that another
  * thread's "+" of a reused address never lands before our "-".  A tracked
  * call made inside another tracked call of the same family in the same
- * thread (mem_get0 calling mem_get, dict_new calling dict_ref) is not
- * recorded: the outer call says it, charged to the program's line. */
+ * thread and made from the library that defines it (mem_get0 calling
+ * mem_get, dict_new calling dict_ref) is not recorded: the outer call says
+ * it, charged to the program's line.  One made from elsewhere is the
+ * program's own, called back from inside the library (an inode_link whose
+ * table prune calls FUSE's invalidator, which takes a reference; an
+ * inode_unref whose destruction calls a translator's forget, which drops
+ * others): it is recorded. */
 #include "track.h"
 #include "got.h"
 #include "rec.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -38,6 +44,7 @@ struct item {
 	unsigned char deref;	/* alloc *N: the size is the word argument N points to */
 	unsigned char fam;	/* family number, for the nesting guard */
 	unsigned char told;	/* coverage: 0 not yet, 1 told without slots, 2 with slots */
+	uintptr_t lib, lo, hi;	/* the mapping of the object that defines `lib' (the real function) */
 };
 
 static struct item items[MTREC_TRACK_MAX];
@@ -64,16 +71,38 @@ static uintptr_t size_of(const struct item *it, const uintptr_t *a)
 	return it->argm ? a[it->arg - 1] * a[it->argm - 1] : a[it->arg - 1];
 }
 
+/* Whether CALLER lies in the object that defines REAL: a call the library
+ * makes to itself.  _dl_find_object takes no lock; its answer is kept per
+ * function (a store of three words: a reader that sees them torn looks
+ * again, as a miss). */
+static int from_own_library(struct item *it, uintptr_t real, const void *caller)
+{
+	uintptr_t lo = __atomic_load_n(&it->lo, __ATOMIC_ACQUIRE);
+	uintptr_t hi = __atomic_load_n(&it->hi, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&it->lib, __ATOMIC_ACQUIRE) != real || hi == 0) {
+		struct dl_find_object fo;
+
+		if (_dl_find_object((void *)real, &fo) != 0)
+			return 1;	/* not known: as before, the outer call says it */
+		lo = (uintptr_t)fo.dlfo_map_start, hi = (uintptr_t)fo.dlfo_map_end;
+		__atomic_store_n(&it->lo, lo, __ATOMIC_RELEASE);
+		__atomic_store_n(&it->hi, hi, __ATOMIC_RELEASE);
+		__atomic_store_n(&it->lib, real, __ATOMIC_RELEASE);
+	}
+	return (uintptr_t)caller - lo < hi - lo;
+}
+
 static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a2, uintptr_t a3,
 			    uintptr_t a4, uintptr_t a5, uintptr_t a6)
 {
-	const struct item *it = &items[i];
+	struct item *it = &items[i];
 	track_fn real = (track_fn)__atomic_load_n(&table[i].real, __ATOMIC_ACQUIRE);
 	const uintptr_t a[6] = { a1, a2, a3, a4, a5, a6 };
-	uint64_t bit = 1ull << it->fam;
+	uint64_t bit = 1ull << it->fam, was = inside;
 	uintptr_t ret, p;
 
-	if ((inside & bit) || !mtrec_wants())
+	if (((inside & bit) && from_own_library(it, (uintptr_t)real, caller)) || !mtrec_wants())
 		return real(a1, a2, a3, a4, a5, a6);
 	inside |= bit;
 	if (it->op == '-' || it->op == 'u') {
@@ -88,7 +117,7 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 			mtrec_record_kind(caller, it->family, it->op, (const void *)p, it->op == '+',
 					  it->op == '+' ? size_of(it, a) : 0);
 	}
-	inside &= ~bit;
+	inside = was;	/* a call back from the library leaves its caller inside */
 	return ret;
 }
 

@@ -4,7 +4,10 @@
  * its frames may be recorded there (SPEC: the recorder's own functions
  * never appear in a recorded stack).  tpool_get() hands out objects of
  * the size its pool holds in its first word, as GlusterFS's mem_get does
- * (t2646: ARG *1). */
+ * (t2646: ARG *1).  tobj_unref() calls the program's destructor, set by
+ * tobj_set_dtor(), before it frees an object: a call back from inside a
+ * tracked function (t2647); tobj_dup() calls tobj_new() through the
+ * library's own PLT: a nested call of the library itself. */
 #include <stdlib.h>
 
 struct tobj {
@@ -15,6 +18,10 @@ struct tobj {
 struct tobj *tobj_new(size_t n);
 struct tobj *tobj_ref(struct tobj *o);
 void tobj_unref(struct tobj *o);
+void tobj_set_dtor(void (*fn)(struct tobj *));
+struct tobj *tobj_dup(const struct tobj *o);
+
+static void (*dtor)(struct tobj *);
 
 struct tpool {
 	unsigned long size;	/* first, as struct mem_pool's sizeof_type */
@@ -41,9 +48,22 @@ struct tobj *tobj_ref(struct tobj *o)
 	return o;
 }
 
+struct tobj *tobj_dup(const struct tobj *o)
+{
+	(void)o;
+	return tobj_new(8);	/* DUP-NEW */
+}
+
+void tobj_set_dtor(void (*fn)(struct tobj *))
+{
+	dtor = fn;
+}
+
 void tobj_unref(struct tobj *o)
 {
 	if (--o->refs == 0) {
+		if (dtor)
+			dtor(o);
 		free(o->buf);
 		free(o);
 	}

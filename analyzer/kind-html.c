@@ -110,8 +110,9 @@ put_refs (FILE *out, const MtaRun *run, const MtaKind *k, int frames)
 	for (guint i = above; i < k->ref_groups->len; i++)
 		below += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
 	fprintf (out, "<h3>Unbalanced references</h3>\n<p>%" PRIu64 " reference%s taken, %" PRIu64
-		 " dropped; %" PRIu64 " object%s left above zero, %u entr%s.</p>\n", k->refs, plural (k->refs),
-		 k->unrefs, objects, plural (objects), above, above == 1 ? "y" : "ies");
+		 " dropped, of %" PRIu64 " object%s; %" PRIu64 " object%s left above zero, %u entr%s.</p>\n",
+		 k->refs, plural (k->refs), k->unrefs, k->ref_objects, plural (k->ref_objects), objects,
+		 plural (objects), above, above == 1 ? "y" : "ies");
 	shown = MIN (above, MAX_ROWS);
 	put_cut (out, shown, above, "entries");
 	for (guint i = 0; i < shown; i++) {

@@ -112,8 +112,11 @@ static void
 print_kind (const MtaRun *run, const MtaKind *k, guint frames, gboolean stopped, FILE *out)
 {
 	fprintf (out, "\nKind '%s': %" PRIu64 " allocation%s, %" PRIu64 " release%s, %" PRIu64
-		 " reference%s taken, %" PRIu64 " dropped\n", k->name, k->allocs, k->allocs == 1 ? "" : "s",
+		 " reference%s taken, %" PRIu64 " dropped", k->name, k->allocs, k->allocs == 1 ? "" : "s",
 		 k->frees, k->frees == 1 ? "" : "s", k->refs, k->refs == 1 ? "" : "s", k->unrefs);
+	if (k->ref_groups != NULL)
+		fprintf (out, ", of %" PRIu64 " object%s", k->ref_objects, k->ref_objects == 1 ? "" : "s");
+	fputc ('\n', out);
 	if (k->leak_sites->len > 0) {
 		fprintf (out, "Not released%s, kind '%s', by call site: %" PRIu64 " block%s, %" PRIu64
 			 " bytes, %u site%s\n", stopped ? " before the recording stopped" : "", k->name,

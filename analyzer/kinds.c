@@ -220,8 +220,10 @@ mta_kinds_finish (MtaKinds *ks, const GPtrArray *paths)
 		g_array_sort (k->pub.leaks, record_by_addr);
 		k->pub.leak_sites = sites_of (k->pub.leaks, paths);
 		k->pub.bad_free_sites = sites_of (k->pub.bad_free_records, paths);
-		if (k->refs != NULL)
+		if (k->refs != NULL) {
 			k->pub.ref_groups = mta_refs_groups (k->refs);
+			k->pub.ref_objects = mta_refs_lives (k->refs);
+		}
 	}
 }
 

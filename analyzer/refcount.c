@@ -28,7 +28,7 @@ typedef struct {
 struct MtaRefTable {
 	GHashTable *objects;       /* address -> RefObject *, the lives going on */
 	GHashTable *outside;       /* path + 1 -> Outside * */
-	uint64_t taken, dropped;
+	uint64_t taken, dropped, lives;
 };
 
 static void
@@ -62,6 +62,7 @@ mta_refs_free (MtaRefTable *t)
 
 uint64_t mta_refs_taken (const MtaRefTable *t) { return t->taken; }
 uint64_t mta_refs_dropped (const MtaRefTable *t) { return t->dropped; }
+uint64_t mta_refs_lives (const MtaRefTable *t) { return t->lives; }
 
 static MtaRefPath *
 object_path (RefObject *o, uint32_t path)
@@ -114,6 +115,7 @@ mta_refs_event (MtaRefTable *t, char op, uint64_t addr, uint32_t path, uint64_t 
 	if (o == NULL) {
 		o = g_new0 (RefObject, 1);
 		o->first_line = line;
+		t->lives++;
 		if (allocated) {
 			/* its creator holds the first reference */
 			o->count = 1;

@@ -58,5 +58,7 @@ GPtrArray *mta_refs_groups (MtaRefTable *t);
 
 uint64_t mta_refs_taken (const MtaRefTable *t);
 uint64_t mta_refs_dropped (const MtaRefTable *t);
+/* The objects seen: lives begun (share/analyzer.md). */
+uint64_t mta_refs_lives (const MtaRefTable *t);
 
 #endif

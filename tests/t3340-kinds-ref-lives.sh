@@ -48,6 +48,7 @@ test_expect_success 'the lives at one address: the one left at +1 is the one ent
 	test_expect_code 1 "$MTANALYZE" --by-site --frames 1 run.log >out 2>err &&
 	test_must_be_empty err &&
 	sed -n "/^Kind .dict_t./,/^Peak/p" out &&
+	grep -q "^Kind .dict_t.: 0 allocations, 0 releases, 1005 references taken, 1503 dropped, of 503 objects$" out &&
 	grep -q "^Unbalanced references, kind .dict_t.: 1 object above zero, 1 entry$" out &&
 	grep -A6 "^  dict_t: 1 object with net count +1, e.g. 0x7f0000100000$" out >entry &&
 	grep -E "^      x1 +dict_new at $S:$(kinds_line DICT-NEW) in " entry &&
@@ -73,7 +74,7 @@ test_expect_success 'HTML: the kinds, the entry above zero with its paths, the p
 	test_expect_code 1 "$MTANALYZE" --html run.html --frames 1 run.log >/dev/null &&
 	sed -n "/<section id=\"kinds\">/,/<\/section>/p" run.html >kinds &&
 	grep -q "^<h3 class=\"kind\">Kind dict_t</h3>$" kinds &&
-	grep -q "^<p>1005 references taken, 1503 dropped; 1 object left above zero, 1 entry.</p>$" kinds &&
+	grep -q "^<p>1005 references taken, 1503 dropped, of 503 objects; 1 object left above zero, 1 entry.</p>$" kinds &&
 	test "$(grep -c "<details class=\"refgroup\">" kinds)" = 1 &&
 	grep -q "<summary>1 object with net count +1, e.g. 0x7f0000100000</summary>" kinds &&
 	grep -q "^<li>x1 dict_copy at $S:$(kinds_line DICT-COPY) in " kinds &&

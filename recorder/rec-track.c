@@ -51,8 +51,10 @@ static struct item items[MTREC_TRACK_MAX];
 static int nitems;
 static struct mtrec_got_func *table;	/* items[i]'s entry is table[i] */
 
-/* Families this thread is inside a tracked call of (bit = family number). */
+/* Families this thread is inside a tracked call of (bit = family number),
+ * and the program's line that made the innermost of those calls. */
 static __thread uint64_t inside;
+static __thread const void *outer_caller;
 
 typedef uintptr_t (*track_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 
@@ -93,6 +95,26 @@ static int from_own_library(struct item *it, uintptr_t real, const void *caller)
 	return (uintptr_t)caller - lo < hi - lo;
 }
 
+/* Whether CALLER lies in this library: a tracked function that ends in a
+ * tail call of another (fd_anonymous jumping to fd_anonymous_with_flags)
+ * returns into our wrapper, so the inner one's caller is ours. */
+static int from_recorder(const void *caller)
+{
+	static uintptr_t lo, hi;
+	uintptr_t l = __atomic_load_n(&lo, __ATOMIC_ACQUIRE), h = __atomic_load_n(&hi, __ATOMIC_ACQUIRE);
+
+	if (h == 0) {
+		struct dl_find_object fo;
+
+		if (_dl_find_object((void *)&from_recorder, &fo) != 0)
+			return 0;
+		l = (uintptr_t)fo.dlfo_map_start, h = (uintptr_t)fo.dlfo_map_end;
+		__atomic_store_n(&lo, l, __ATOMIC_RELEASE);
+		__atomic_store_n(&hi, h, __ATOMIC_RELEASE);
+	}
+	return (uintptr_t)caller - l < h - l;
+}
+
 static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a2, uintptr_t a3,
 			    uintptr_t a4, uintptr_t a5, uintptr_t a6)
 {
@@ -100,11 +122,17 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 	track_fn real = (track_fn)__atomic_load_n(&table[i].real, __ATOMIC_ACQUIRE);
 	const uintptr_t a[6] = { a1, a2, a3, a4, a5, a6 };
 	uint64_t bit = 1ull << it->fam, was = inside;
+	const void *was_caller = outer_caller;
 	uintptr_t ret, p;
+	int own;
 
-	if (((inside & bit) && from_own_library(it, (uintptr_t)real, caller)) || !mtrec_wants())
+	if ((own = inside && from_recorder(caller)) != 0)
+		caller = outer_caller;	/* a tail call: the outer call's line */
+	if (((inside & bit) && (own || from_own_library(it, (uintptr_t)real, caller))) ||
+	    !mtrec_wants())
 		return real(a1, a2, a3, a4, a5, a6);
 	inside |= bit;
+	outer_caller = caller;
 	if (it->op == '-' || it->op == 'u') {
 		if ((p = a[it->arg - 1]) != 0)
 			mtrec_record_kind(caller, it->family, it->op, (const void *)p, 0, 0);
@@ -118,6 +146,7 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 					  it->op == '+' ? size_of(it, a) : 0);
 	}
 	inside = was;	/* a call back from the library leaves its caller inside */
+	outer_caller = was_caller;
 	return ret;
 }
 

@@ -7,7 +7,9 @@
  * (t2646: ARG *1).  tobj_unref() calls the program's destructor, set by
  * tobj_set_dtor(), before it frees an object: a call back from inside a
  * tracked function (t2647); tobj_dup() calls tobj_new() through the
- * library's own PLT: a nested call of the library itself. */
+ * library's own PLT: a nested call of the library itself; tobj_new_tail()
+ * ends in a tail call of tobj_new() (a jmp: the inner call returns
+ * straight to the outer one's caller). */
 #include <stdlib.h>
 
 struct tobj {
@@ -20,6 +22,7 @@ struct tobj *tobj_ref(struct tobj *o);
 void tobj_unref(struct tobj *o);
 void tobj_set_dtor(void (*fn)(struct tobj *));
 struct tobj *tobj_dup(const struct tobj *o);
+struct tobj *tobj_new_tail(size_t n);
 
 static void (*dtor)(struct tobj *);
 
@@ -52,6 +55,11 @@ struct tobj *tobj_dup(const struct tobj *o)
 {
 	(void)o;
 	return tobj_new(8);	/* DUP-NEW */
+}
+
+__attribute__((optimize("O2", "optimize-sibling-calls"))) struct tobj *tobj_new_tail(size_t n)
+{
+	return tobj_new(n);
 }
 
 void tobj_set_dtor(void (*fn)(struct tobj *))

@@ -5,7 +5,8 @@
  * POOL-KEPT and puts the other two back.  With "dtor" (t2647), 50
  * parents each hold a reference to a child (CHILD-REF), dropped by the
  * destructor tobj_unref() calls back (DTOR-UNREF): every child balanced;
- * and one copy made by tobj_dup() at DUP, dropped at once.
+ * and one copy made by tobj_dup() at DUP, one object by tobj_new_tail()
+ * at TAIL, each dropped at once.
  *
  *   rec-trkdeep [LEVELS [pool|dtor]] */
 #include <stdio.h>
@@ -18,6 +19,7 @@ struct tobj *tobj_ref(struct tobj *o);
 void tobj_unref(struct tobj *o);
 void tobj_set_dtor(void (*fn)(struct tobj *));
 struct tobj *tobj_dup(const struct tobj *o);
+struct tobj *tobj_new_tail(size_t n);
 
 struct tpool {
 	unsigned long size;
@@ -67,6 +69,7 @@ static void with_dtor(void)
 		tobj_unref(children[i]);
 	}
 	tobj_unref(tobj_dup(parents[0]));	/* DUP */
+	tobj_unref(tobj_new_tail(8));	/* TAIL */
 	for (int i = 0; i < 50; i++)
 		tobj_unref(parents[i]);
 }

@@ -16,13 +16,19 @@
  * call and an allocation or a reference after it returns, so that another
  * thread's "+" of a reused address never lands before our "-".  A tracked
  * call made inside another tracked call of the same family in the same
- * thread (mem_get0 calling mem_get, dict_new calling dict_ref) is not
- * recorded: the outer call says it, charged to the program's line. */
+ * thread and made from the library that defines it (mem_get0 calling
+ * mem_get, dict_new calling dict_ref) is not recorded: the outer call says
+ * it, charged to the program's line.  One made from elsewhere is the
+ * program's own, called back from inside the library (an inode_link whose
+ * table prune calls FUSE's invalidator, which takes a reference; an
+ * inode_unref whose destruction calls a translator's forget, which drops
+ * others): it is recorded. */
 #include "track.h"
 #include "got.h"
 #include "rec.h"
 #include "shim.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,16 +42,20 @@ struct item {
 	char op;		/* '+' alloc, '-' free, 'r' ref, 'u' unref */
 	unsigned char arg;	/* 1-based argument; 0: the return value (ref) or no size (alloc) */
 	unsigned char argm;	/* alloc N*M: M, else 0 */
+	unsigned char deref;	/* alloc *N: the size is the word argument N points to */
 	unsigned char fam;	/* family number, for the nesting guard */
 	unsigned char told;	/* coverage: 0 not yet, 1 told without slots, 2 with slots */
+	uintptr_t lib, lo, hi;	/* the mapping of the object that defines `lib' (the real function) */
 };
 
 static struct item items[MTREC_TRACK_MAX];
 static int nitems;
 static struct mtrec_got_func *table;	/* items[i]'s entry is table[i] */
 
-/* Families this thread is inside a tracked call of (bit = family number). */
+/* Families this thread is inside a tracked call of (bit = family number),
+ * and the program's line that made the innermost of those calls. */
 static __thread uint64_t inside;
+static __thread const void *outer_caller;
 
 typedef uintptr_t (*track_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 
@@ -57,21 +67,73 @@ static uintptr_t size_of(const struct item *it, const uintptr_t *a)
 {
 	if (it->arg == 0)
 		return 0;	/* not known: "SIZE 0" in the trace */
+	/* A pool that holds its object size in its first word (GlusterFS's
+	 * struct mem_pool): read once the allocation from it succeeded. */
+	if (it->deref)
+		return a[it->arg - 1] ? *(const unsigned long *)a[it->arg - 1] : 0;
 	return it->argm ? a[it->arg - 1] * a[it->argm - 1] : a[it->arg - 1];
+}
+
+/* Whether CALLER lies in the object that defines REAL: a call the library
+ * makes to itself.  _dl_find_object takes no lock; its answer is kept per
+ * function (a store of three words: a reader that sees them torn looks
+ * again, as a miss). */
+static int from_own_library(struct item *it, uintptr_t real, const void *caller)
+{
+	uintptr_t lo = __atomic_load_n(&it->lo, __ATOMIC_ACQUIRE);
+	uintptr_t hi = __atomic_load_n(&it->hi, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&it->lib, __ATOMIC_ACQUIRE) != real || hi == 0) {
+		struct dl_find_object fo;
+
+		if (_dl_find_object((void *)real, &fo) != 0)
+			return 1;	/* not known: as before, the outer call says it */
+		lo = (uintptr_t)fo.dlfo_map_start, hi = (uintptr_t)fo.dlfo_map_end;
+		__atomic_store_n(&it->lo, lo, __ATOMIC_RELEASE);
+		__atomic_store_n(&it->hi, hi, __ATOMIC_RELEASE);
+		__atomic_store_n(&it->lib, real, __ATOMIC_RELEASE);
+	}
+	return (uintptr_t)caller - lo < hi - lo;
+}
+
+/* Whether CALLER lies in this library: a tracked function that ends in a
+ * tail call of another (fd_anonymous jumping to fd_anonymous_with_flags)
+ * returns into our wrapper, so the inner one's caller is ours. */
+static int from_recorder(const void *caller)
+{
+	static uintptr_t lo, hi;
+	uintptr_t l = __atomic_load_n(&lo, __ATOMIC_ACQUIRE), h = __atomic_load_n(&hi, __ATOMIC_ACQUIRE);
+
+	if (h == 0) {
+		struct dl_find_object fo;
+
+		if (_dl_find_object((void *)&from_recorder, &fo) != 0)
+			return 0;
+		l = (uintptr_t)fo.dlfo_map_start, h = (uintptr_t)fo.dlfo_map_end;
+		__atomic_store_n(&lo, l, __ATOMIC_RELEASE);
+		__atomic_store_n(&hi, h, __ATOMIC_RELEASE);
+	}
+	return (uintptr_t)caller - l < h - l;
 }
 
 static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a2, uintptr_t a3,
 			    uintptr_t a4, uintptr_t a5, uintptr_t a6)
 {
-	const struct item *it = &items[i];
+	struct item *it = &items[i];
 	track_fn real = (track_fn)__atomic_load_n(&table[i].real, __ATOMIC_ACQUIRE);
 	const uintptr_t a[6] = { a1, a2, a3, a4, a5, a6 };
-	uint64_t bit = 1ull << it->fam;
+	uint64_t bit = 1ull << it->fam, was = inside;
+	const void *was_caller = outer_caller;
 	uintptr_t ret, p;
+	int own;
 
-	if ((inside & bit) || !mtrec_wants())
+	if ((own = inside && from_recorder(caller)) != 0)
+		caller = outer_caller;	/* a tail call: the outer call's line */
+	if (((inside & bit) && (own || from_own_library(it, (uintptr_t)real, caller))) ||
+	    !mtrec_wants())
 		return real(a1, a2, a3, a4, a5, a6);
 	inside |= bit;
+	outer_caller = caller;
 	if (it->op == '-' || it->op == 'u') {
 		if ((p = a[it->arg - 1]) != 0)
 			mtrec_record_kind(caller, it->family, it->op, (const void *)p, 0, 0);
@@ -84,7 +146,8 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 			mtrec_record_kind(caller, it->family, it->op, (const void *)p, it->op == '+',
 					  it->op == '+' ? size_of(it, a) : 0);
 	}
-	inside &= ~bit;
+	inside = was;	/* a call back from the library leaves its caller inside */
+	outer_caller = was_caller;
 	return ret;
 }
 
@@ -137,11 +200,14 @@ static void bad(const char *item, const char *why)
 	prim_say("MTREC_TRACK: '", item, "': ", why, "; ignored", SAY_END);
 }
 
-/* "N" or "N*M" (1..6; N alone may be 0): 0, or -1. */
-static int parse_arg(const char *s, int op, unsigned char *arg, unsigned char *argm)
+/* "N", "N*M" or "*N" (1..6; N alone may be 0): 0, or -1. */
+static int parse_arg(const char *s, int op, unsigned char *arg, unsigned char *argm,
+		     unsigned char *deref)
 {
-	*arg = 0, *argm = 0;
-	if (!*s)
+	*arg = 0, *argm = 0, *deref = 0;
+	if (op == '+' && s[0] == '*' && s[1] >= '1' && s[1] <= '6' && s[2] == '\0')
+		*arg = (unsigned char)(s[1] - '0'), *deref = 1;
+	else if (!*s)
 		*arg = op == '+' ? 0 : 1;	/* the defaults: size unknown; argument 1 */
 	else if (s[0] >= '0' && s[0] <= '6' && s[1] == '\0')
 		*arg = (unsigned char)(s[0] - '0');
@@ -202,8 +268,8 @@ static void add_item(char *buf, const char *text, char *group)
 	   : strcmp(kind, "ref") == 0 ? 'r' : strcmp(kind, "unref") == 0 ? 'u' : 0;
 	if (!op)
 		return bad(text, "KIND is one of alloc, free, ref, unref");
-	if (parse_arg(arg ? arg : "", op, &it->arg, &it->argm) < 0)
-		return bad(text, op == '+' ? "ARG is 0 (size unknown), N or N*M, N and M from 1 to 6"
+	if (parse_arg(arg ? arg : "", op, &it->arg, &it->argm, &it->deref) < 0)
+		return bad(text, op == '+' ? "ARG is 0 (size unknown), N, N*M or *N, N and M from 1 to 6"
 			   : op == 'r' ? "ARG is 0 (the return value) or an argument from 1 to 6"
 			   : "ARG is an argument from 1 to 6");
 	if (family && !valid_name(family, FAMILY_LEN))

@@ -843,7 +843,7 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 {
 	uint64_t *cache;
 	uintptr_t hi, ip, lo_self, len_self;
-	int n = 0, started = 0, exact = 0, bp_ok = 1, steps = 0;
+	int n = 0, exact = 0, bp_ok = 1, steps = 0;
 
 	if (max <= 0)
 		return 0;
@@ -873,8 +873,10 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 
 		if (ip < 4096 || ++steps > 4096)
 			break;		/* 0 ends the stack; small values are junk */
-		if (started || ip - lo_self >= len_self) {
-			started = 1;
+		/* Not only the leading frames: a tracked function's wrapper
+		   (rec-track.c) stays on the stack while the function runs,
+		   and the malloc it makes unwinds through it to the program. */
+		if (ip - lo_self >= len_self) {
 			ips[n++] = (void *)ip;
 			if (n == max)
 				break;

@@ -18,6 +18,7 @@
 #include "folded-out.h"
 #include "growth.h"
 #include "html-page.h"
+#include "kind-html.h"
 #include "json-out.h"
 #include "site-report.h"
 
@@ -549,6 +550,7 @@ write_report (FILE *out, gconstpointer data)
 	put_bad_frees (out, r);
 	put_peak (out, r);
 	put_temporary (out, r);
+	mta_kind_html (r->run, r->frames, out);
 	fputs ("</main>\n", out);
 	mta_html_end (out);
 }

@@ -18,8 +18,26 @@ put_site (FILE *out, const MtaSite *s)
 	mta_json_put_location (out, s->function, s->file, s->line, s->object);
 }
 
+/* The callers of PATH's site, up to FRAMES: "frames": [...]. */
 static void
-put_kind_sites (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks)
+put_frames (FILE *out, const MtaRun *run, uint32_t path, int frames)
+{
+	const MtaPath *p = mta_run_paths (run)->pdata[path];
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GArray) tail = mta_path_tail (p, (guint) MAX (frames, 0));
+
+	fputs ("\"frames\": [", out);
+	for (guint i = 0; i < tail->len; i++) {
+		fputs (i ? ", {" : "{", out);
+		put_site (out, sites->pdata[g_array_index (tail, uint32_t, i)]);
+		fputs ("}", out);
+	}
+	fputs ("]", out);
+}
+
+static void
+put_kind_sites (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks,
+		int frames)
 {
 	GPtrArray *sites = mta_run_sites (run);
 
@@ -34,7 +52,9 @@ put_kind_sites (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *li
 				 ks->bytes);
 		else
 			fprintf (out, ", \"bad_frees\": %" PRIu64, ks->blocks);
-		fprintf (out, ", \"first_line\": %" PRIu64 "}", ks->first_line);
+		fprintf (out, ", \"first_line\": %" PRIu64 ", ", ks->first_line);
+		put_frames (out, run, ks->path, frames);
+		fputs ("}", out);
 	}
 	fputs (list->len ? "\n      ]" : "]", out);
 }
@@ -76,7 +96,7 @@ put_records (FILE *out, const MtaRun *run, const MtaKind *k, const GArray *recor
 }
 
 static void
-put_kind (FILE *out, const MtaRun *run, const MtaKind *k)
+put_kind (FILE *out, const MtaRun *run, const MtaKind *k, int frames)
 {
 	fputs ("{\"kind\": ", out);
 	mta_json_put_string (out, k->name);
@@ -85,10 +105,12 @@ put_kind (FILE *out, const MtaRun *run, const MtaKind *k)
 		 ", \"bad_frees\": %" PRIu64 ", \"references\": %" PRIu64 ", \"unreferences\": %" PRIu64,
 		 k->allocs, k->frees, k->bytes_allocated, k->leaked_blocks, k->leaked_bytes, k->bad_frees,
 		 k->refs, k->unrefs);
+	if (k->ref_groups != NULL)
+		fprintf (out, ", \"objects\": %" PRIu64, k->ref_objects);
 	fputs (",\n      \"leak_sites\": [", out);
-	put_kind_sites (out, run, k, k->leak_sites, TRUE);
+	put_kind_sites (out, run, k, k->leak_sites, TRUE, frames);
 	fputs (",\n      \"bad_free_sites\": [", out);
-	put_kind_sites (out, run, k, k->bad_free_sites, FALSE);
+	put_kind_sites (out, run, k, k->bad_free_sites, FALSE, frames);
 	fputs (",\n      \"leaks\": [", out);
 	put_records (out, run, k, k->leaks, k->leak_sites);
 	fputs (",\n      \"bad_free_records\": [", out);
@@ -102,17 +124,12 @@ put_ref_path (FILE *out, const MtaRun *run, const MtaRefPath *rp, uint64_t count
 {
 	const MtaPath *p = mta_run_paths (run)->pdata[rp->path];
 	GPtrArray *sites = mta_run_sites (run);
-	g_autoptr (GArray) tail = mta_path_tail (p, (guint) MAX (frames, 0));
 
 	fprintf (out, "{\"count\": %" PRIu64 ", \"stack\": %" PRId64 ", ", count, p->trace_id);
 	put_site (out, sites->pdata[MAX (p->site, 0)]);
-	fputs (", \"frames\": [", out);
-	for (guint i = 0; i < tail->len; i++) {
-		fputs (i ? ", {" : "{", out);
-		put_site (out, sites->pdata[g_array_index (tail, uint32_t, i)]);
-		fputs ("}", out);
-	}
-	fputs ("]}", out);
+	fputs (", ", out);
+	put_frames (out, run, rp->path, frames);
+	fputs ("}", out);
 }
 
 static void
@@ -149,7 +166,7 @@ mta_kind_json (const MtaRun *run, int frames, FILE *out)
 	fputs ("  \"kinds\": [", out);
 	for (guint i = 0; i < mta_kinds_count (ks); i++) {
 		fputs (i ? ",\n    " : "\n    ", out);
-		put_kind (out, run, mta_kinds_get (ks, i));
+		put_kind (out, run, mta_kinds_get (ks, i), frames);
 	}
 	fputs (mta_kinds_count (ks) ? "\n  ],\n" : "],\n", out);
 	fputs ("  \"refcounts\": [", out);

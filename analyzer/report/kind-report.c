@@ -17,9 +17,10 @@ mta_net_count_text (int64_t net)
 }
 
 static void
-print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks, FILE *out)
+print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean leaks, guint frames,
+	     FILE *out)
 {
-	GPtrArray *sites = mta_run_sites (run);
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
 
 	if (leaks)
 		fprintf (out, "\n  %-16s %9s %12s  %s\n", "Kind", "Blocks", "Bytes", "Site");
@@ -33,6 +34,13 @@ print_sites (const MtaRun *run, const MtaKind *k, const GArray *list, gboolean l
 				 label);
 		else
 			fprintf (out, "  %-16s %9" PRIu64 "  %s\n", k->name, ks->blocks, label);
+		/* the callers of its first one: a pool object's site is often
+		 * the library's constructor (dict_new), its user further up */
+		g_autoptr (GArray) tail = mta_path_tail (paths->pdata[ks->path], frames);
+		for (guint j = 0; j < tail->len; j++) {
+			g_autofree char *caller = mta_site_label (sites->pdata[g_array_index (tail, uint32_t, j)]);
+			fprintf (out, "%*scalled from %s\n", leaks ? 43 : 30, "", caller);
+		}
 	}
 }
 
@@ -59,10 +67,8 @@ print_ref_group (const MtaRun *run, const MtaKind *k, const MtaRefGroup *g, guin
 	g_autofree char *net = mta_net_count_text (g->net);
 	char head[64];
 
-	fprintf (out, "  %s: %s object%s with net count %s", k->name, n, g->objects == 1 ? "" : "s", net);
-	if (g->negative)
-		fprintf (out, ", below zero (down to %" G_GINT64_FORMAT ")", g->lowest);
-	fprintf (out, ", e.g. %#" PRIx64 "\n", g->example);
+	fprintf (out, "  %s: %s object%s with net count %s, e.g. %#" PRIx64 "\n", k->name, n,
+		 g->objects == 1 ? "" : "s", net, g->example);
 	for (int pass = 0; pass < 2; pass++) {
 		gboolean any = FALSE;
 		for (guint i = 0; i < g->paths->len; i++) {
@@ -81,40 +87,71 @@ print_ref_group (const MtaRun *run, const MtaKind *k, const MtaRefGroup *g, guin
 	}
 }
 
+/* The unreferences that found no reference to drop: one line per path
+ * (and its callers), however many objects. */
+static void
+print_outside (const MtaRun *run, const MtaKind *k, guint first, guint frames, FILE *out)
+{
+	uint64_t unrefs = 0;
+	char head[96];
+
+	for (guint i = first; i < k->ref_groups->len; i++)
+		unrefs += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
+	fprintf (out, "\nBelow zero, kind '%s': %" PRIu64 " reference%s dropped that no tracked call took "
+		 "(taken before the recording began, or by a path not tracked), %u path%s\n\n", k->name,
+		 unrefs, unrefs == 1 ? "" : "s", k->ref_groups->len - first,
+		 k->ref_groups->len - first == 1 ? "" : "s");
+	for (guint i = first; i < k->ref_groups->len; i++) {
+		const MtaRefGroup *g = k->ref_groups->pdata[i];
+		g_snprintf (head, sizeof head, "  %-16s x%-8" PRIu64, k->name, g->objects);
+		print_path (run, g_array_index (g->paths, MtaRefPath, 0).path, frames, head, out);
+	}
+}
+
 static void
 print_kind (const MtaRun *run, const MtaKind *k, guint frames, gboolean stopped, FILE *out)
 {
 	fprintf (out, "\nKind '%s': %" PRIu64 " allocation%s, %" PRIu64 " release%s, %" PRIu64
-		 " reference%s taken, %" PRIu64 " dropped\n", k->name, k->allocs, k->allocs == 1 ? "" : "s",
+		 " reference%s taken, %" PRIu64 " dropped", k->name, k->allocs, k->allocs == 1 ? "" : "s",
 		 k->frees, k->frees == 1 ? "" : "s", k->refs, k->refs == 1 ? "" : "s", k->unrefs);
+	if (k->ref_groups != NULL)
+		fprintf (out, ", of %" PRIu64 " object%s", k->ref_objects, k->ref_objects == 1 ? "" : "s");
+	fputc ('\n', out);
 	if (k->leak_sites->len > 0) {
 		fprintf (out, "Not released%s, kind '%s', by call site: %" PRIu64 " block%s, %" PRIu64
 			 " bytes, %u site%s\n", stopped ? " before the recording stopped" : "", k->name,
 			 k->leaked_blocks, k->leaked_blocks == 1 ? "" : "s", k->leaked_bytes,
 			 k->leak_sites->len, k->leak_sites->len == 1 ? "" : "s");
-		print_sites (run, k, k->leak_sites, TRUE, out);
+		print_sites (run, k, k->leak_sites, TRUE, frames, out);
 	} else if (k->allocs > 0)
 		fprintf (out, "Every block of kind '%s' was released.\n", k->name);
 	if (k->bad_free_sites->len > 0) {
 		fprintf (out, "\nReleases of kind '%s' of blocks it never allocated, by call site: %" PRIu64
 			 " release%s, %u site%s\n", k->name, k->bad_frees, k->bad_frees == 1 ? "" : "s",
 			 k->bad_free_sites->len, k->bad_free_sites->len == 1 ? "" : "s");
-		print_sites (run, k, k->bad_free_sites, FALSE, out);
+		print_sites (run, k, k->bad_free_sites, FALSE, frames, out);
 	}
 	if (k->ref_groups == NULL)
 		return;
-	if (k->ref_groups->len == 0) {
-		fprintf (out, "Every reference of kind '%s' was dropped.\n", k->name);
-		return;
-	}
+	guint above = 0;
 	uint64_t objects = 0;
-	for (guint i = 0; i < k->ref_groups->len; i++)
-		objects += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
-	fprintf (out, "Unbalanced references%s, kind '%s': %" PRIu64 " object%s, %u entr%s\n\n",
-		 stopped ? " when the recording stopped" : "", k->name, objects, objects == 1 ? "" : "s",
-		 k->ref_groups->len, k->ref_groups->len == 1 ? "y" : "ies");
-	for (guint i = 0; i < k->ref_groups->len; i++)
-		print_ref_group (run, k, k->ref_groups->pdata[i], frames, out);
+	for (; above < k->ref_groups->len; above++) {
+		const MtaRefGroup *g = k->ref_groups->pdata[above];
+		if (g->negative)
+			break;	/* the groups below zero come last */
+		objects += g->objects;
+	}
+	if (above == 0)
+		fprintf (out, "Every reference of kind '%s' was dropped.\n", k->name);
+	else {
+		fprintf (out, "Unbalanced references%s, kind '%s': %" PRIu64 " object%s above zero, %u entr%s\n\n",
+			 stopped ? " when the recording stopped" : "", k->name, objects, objects == 1 ? "" : "s",
+			 above, above == 1 ? "y" : "ies");
+		for (guint i = 0; i < above; i++)
+			print_ref_group (run, k, k->ref_groups->pdata[i], frames, out);
+	}
+	if (above < k->ref_groups->len)
+		print_outside (run, k, above, frames, out);
 }
 
 void

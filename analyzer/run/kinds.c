@@ -106,8 +106,6 @@ kind_free_block (Kind *k, const MtaLine *l, uint32_t path, uint32_t tid)
 {
 	MtaLiveEntry *b = mta_live_lookup (&k->blocks, l->addr);
 
-	if (k->refs != NULL)
-		mta_refs_released (k->refs, l->addr);
 	if (b != NULL) {
 		mta_live_remove_entry (&k->blocks, b);
 		k->pub.frees++;
@@ -132,6 +130,14 @@ mta_kinds_event (MtaKinds *ks, const MtaLine *l, uint32_t path, uint32_t tid)
 		break;
 	case '-':
 		kind_free_block (k, l, path, tid);
+		/* The memory went back -- a pool object put back (mem_put), of a
+		 * kind other than its references' (dict_t's objects are
+		 * gf_mem_pool's): the lives at the address end in every kind. */
+		for (guint i = 0; i < ks->kinds->len; i++) {
+			Kind *o = ks->kinds->pdata[i];
+			if (o->refs != NULL)
+				mta_refs_released (o->refs, l->addr);
+		}
 		break;
 	case 'r':
 	case 'u':
@@ -181,7 +187,7 @@ sites_of (const GArray *records, const GPtrArray *paths)
 		gpointer v = g_hash_table_lookup (index, GUINT_TO_POINTER (site + 1));
 		MtaKindSite *s;
 		if (v == NULL) {
-			MtaKindSite n = { site, 0, 0, r->line };
+			MtaKindSite n = { site, 0, 0, r->line, r->path };
 			g_array_append_val (sites, n);
 			g_hash_table_insert (index, GUINT_TO_POINTER (site + 1), GUINT_TO_POINTER (sites->len));
 			s = &g_array_index (sites, MtaKindSite, sites->len - 1);
@@ -189,7 +195,10 @@ sites_of (const GArray *records, const GPtrArray *paths)
 			s = &g_array_index (sites, MtaKindSite, GPOINTER_TO_UINT (v) - 1);
 		s->blocks++;
 		s->bytes += r->op == '+' ? r->size : 0;
-		s->first_line = MIN (s->first_line, r->line);
+		if (r->line < s->first_line) {
+			s->first_line = r->line;
+			s->path = r->path;
+		}
 	}
 	g_array_sort (sites, kind_site_cmp);
 	return sites;
@@ -211,8 +220,10 @@ mta_kinds_finish (MtaKinds *ks, const GPtrArray *paths)
 		g_array_sort (k->pub.leaks, record_by_addr);
 		k->pub.leak_sites = sites_of (k->pub.leaks, paths);
 		k->pub.bad_free_sites = sites_of (k->pub.bad_free_records, paths);
-		if (k->refs != NULL)
+		if (k->refs != NULL) {
 			k->pub.ref_groups = mta_refs_groups (k->refs);
+			k->pub.ref_objects = mta_refs_lives (k->refs);
+		}
 	}
 }
 
@@ -221,8 +232,12 @@ mta_kinds_any_leak (const MtaKinds *ks)
 {
 	for (guint i = 0; i < ks->kinds->len; i++) {
 		const MtaKind *k = mta_kinds_get (ks, i);
-		if (k->leaked_blocks > 0 || (k->ref_groups != NULL && k->ref_groups->len > 0))
+		if (k->leaked_blocks > 0)
 			return TRUE;
+		/* references dropped that no tracked call took are not a leak */
+		for (guint j = 0; k->ref_groups != NULL && j < k->ref_groups->len; j++)
+			if (!((const MtaRefGroup *) k->ref_groups->pdata[j])->negative)
+				return TRUE;
 	}
 	return FALSE;
 }

@@ -24,6 +24,7 @@ typedef struct {
 	uint32_t site;             /* the run's site (run.h) */
 	uint64_t blocks, bytes;    /* leaked, or bad frees (bytes 0) */
 	uint64_t first_line;       /* its first leaked block or bad free */
+	uint32_t path;             /* that one's call path: the callers shown */
 } MtaKindSite;
 
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
 	uint64_t allocs, frees, bytes_allocated, bad_frees;
 	uint64_t leaked_blocks, leaked_bytes;
 	uint64_t refs, unrefs;     /* r and u events */
+	uint64_t ref_objects;      /* the objects they were of (lives) */
 	/* after mta_kinds_finish: */
 	GArray *leak_sites;        /* MtaKindSite, most bytes first */
 	GArray *bad_free_sites;    /* MtaKindSite, most first */

@@ -14,16 +14,21 @@
 #include <string.h>
 
 typedef struct {
-	int64_t count, lowest;
-	gboolean negative;
+	int64_t count;
 	uint64_t first_line;
 	guint n, cap;
 	MtaRefPath *paths;
 } RefObject;
 
+/* The unreferences of one path that found no reference to drop. */
+typedef struct {
+	uint64_t unrefs, first_line, example;
+} Outside;
+
 struct MtaRefTable {
-	GHashTable *objects;       /* address -> RefObject * */
-	uint64_t taken, dropped;
+	GHashTable *objects;       /* address -> RefObject *, the lives going on */
+	GHashTable *outside;       /* path + 1 -> Outside * */
+	uint64_t taken, dropped, lives;
 };
 
 static void
@@ -41,6 +46,7 @@ mta_refs_new (void)
 	/* addresses are 64-bit, like pointers on the hosts we build on */
 	G_STATIC_ASSERT (sizeof (gpointer) >= sizeof (uint64_t));
 	t->objects = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, object_free);
+	t->outside = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
 	return t;
 }
 
@@ -50,11 +56,13 @@ mta_refs_free (MtaRefTable *t)
 	if (t == NULL)
 		return;
 	g_hash_table_destroy (t->objects);
+	g_hash_table_destroy (t->outside);
 	g_free (t);
 }
 
 uint64_t mta_refs_taken (const MtaRefTable *t) { return t->taken; }
 uint64_t mta_refs_dropped (const MtaRefTable *t) { return t->dropped; }
+uint64_t mta_refs_lives (const MtaRefTable *t) { return t->lives; }
 
 static MtaRefPath *
 object_path (RefObject *o, uint32_t path)
@@ -72,6 +80,23 @@ object_path (RefObject *o, uint32_t path)
 	return p;
 }
 
+/* An unreference of ADDR with no reference to drop: taken before the
+ * recording began or by a call not tracked.  Counted by its path alone. */
+static void
+outside_event (MtaRefTable *t, uint64_t addr, uint32_t path, uint64_t line)
+{
+	gpointer key = GUINT_TO_POINTER (path + 1);
+	Outside *x = g_hash_table_lookup (t->outside, key);
+
+	if (x == NULL) {
+		x = g_new0 (Outside, 1);
+		x->first_line = line;
+		x->example = addr;
+		g_hash_table_insert (t->outside, key, x);
+	}
+	x->unrefs++;
+}
+
 void
 mta_refs_event (MtaRefTable *t, char op, uint64_t addr, uint32_t path, uint64_t line,
 		gboolean allocated, uint32_t alloc_path)
@@ -79,12 +104,21 @@ mta_refs_event (MtaRefTable *t, char op, uint64_t addr, uint32_t path, uint64_t 
 	gpointer key = (gpointer) (uintptr_t) addr;
 	RefObject *o = g_hash_table_lookup (t->objects, key);
 
+	if (op == 'r')
+		t->taken++;
+	else
+		t->dropped++;
+	if (op != 'r' && (o == NULL ? !allocated : o->count == 0)) {
+		outside_event (t, addr, path, line);
+		return;
+	}
 	if (o == NULL) {
 		o = g_new0 (RefObject, 1);
 		o->first_line = line;
+		t->lives++;
 		if (allocated) {
 			/* its creator holds the first reference */
-			o->count = o->lowest = 1;
+			o->count = 1;
 			object_path (o, alloc_path)->refs++;
 		}
 		g_hash_table_insert (t->objects, key, o);
@@ -92,30 +126,23 @@ mta_refs_event (MtaRefTable *t, char op, uint64_t addr, uint32_t path, uint64_t 
 	if (op == 'r') {
 		o->count++;
 		object_path (o, path)->refs++;
-		t->taken++;
 	} else {
 		o->count--;
 		object_path (o, path)->unrefs++;
-		t->dropped++;
 	}
-	if (o->count < o->lowest)
-		o->lowest = o->count;
-	if (o->count < 0)
-		o->negative = TRUE;
-	/* balanced and no longer allocated: nothing left to know */
-	if (o->count == 0 && !allocated && !o->negative)
+	/* the last reference dropped: this life is over, the next reference
+	 * to the address is a new object (unless its kind still holds it
+	 * allocated: then it lives on until released) */
+	if (o->count == 0 && !allocated)
 		g_hash_table_remove (t->objects, key);
 }
 
 void
 mta_refs_released (MtaRefTable *t, uint64_t addr)
 {
-	RefObject *o = g_hash_table_lookup (t->objects, (gpointer) (uintptr_t) addr);
-
-	/* a release that leaves references behind is not what we report;
-	 * one below zero stays reported */
-	if (o != NULL && !o->negative)
-		g_hash_table_remove (t->objects, (gpointer) (uintptr_t) addr);
+	/* the memory went back (the kind's free, a pool's put): whatever the
+	 * count, this life is over */
+	g_hash_table_remove (t->objects, (gpointer) (uintptr_t) addr);
 }
 
 static int
@@ -140,7 +167,7 @@ group_cmp (gconstpointer a, gconstpointer b)
 {
 	const MtaRefGroup *x = *(MtaRefGroup *const *) a, *y = *(MtaRefGroup *const *) b;
 	if (x->negative != y->negative)
-		return x->negative ? -1 : 1;
+		return x->negative ? 1 : -1;
 	if (x->objects != y->objects)
 		return x->objects > y->objects ? -1 : 1;
 	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
@@ -160,7 +187,7 @@ group_free (gpointer p)
 static uint64_t
 group_hash (const RefObject *o)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t) o->count ^ ((uint64_t) o->negative << 63);
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t) o->count;
 	for (guint i = 0; i < o->n; i++) {
 		uint64_t roles = (uint64_t) (o->paths[i].refs > 0) | (uint64_t) (o->paths[i].unrefs > 0) << 1;
 		h = (h ^ ((uint64_t) o->paths[i].path << 2 | roles)) * 0x100000001b3ULL;
@@ -171,7 +198,7 @@ group_hash (const RefObject *o)
 static gboolean
 group_matches (const MtaRefGroup *g, const RefObject *o)
 {
-	if (g->net != o->count || g->negative != o->negative || g->paths->len != o->n)
+	if (g->net != o->count || g->negative || g->paths->len != o->n)
 		return FALSE;
 	for (guint i = 0; i < o->n; i++) {
 		const MtaRefPath *p = &g_array_index (g->paths, MtaRefPath, i);
@@ -186,9 +213,7 @@ static MtaRefGroup *
 group_new (const RefObject *o)
 {
 	MtaRefGroup *g = g_new0 (MtaRefGroup, 1);
-	g->net = o->count;
-	g->negative = o->negative;
-	g->lowest = o->lowest;
+	g->net = g->lowest = o->count;
 	g->paths = g_array_sized_new (FALSE, TRUE, sizeof (MtaRefPath), o->n);
 	for (guint i = 0; i < o->n; i++) {
 		MtaRefPath p = { o->paths[i].path, 0, 0 };
@@ -204,12 +229,35 @@ group_add (MtaRefGroup *g, const RefObject *o, uint64_t addr)
 		g->first_line = o->first_line;
 		g->example = addr;
 	}
-	g->lowest = MIN (g->lowest, o->lowest);
 	/* same paths in the same order (both sorted by path) */
 	for (guint i = 0; i < o->n; i++) {
 		MtaRefPath *p = &g_array_index (g->paths, MtaRefPath, i);
 		p->refs += o->paths[i].refs;
 		p->unrefs += o->paths[i].unrefs;
+	}
+}
+
+/* One entry per path that dropped references it found none of: below
+ * zero, its "objects" the unreferences, whatever objects they were of. */
+static void
+add_outside (MtaRefTable *t, GPtrArray *groups)
+{
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init (&it, t->outside);
+	while (g_hash_table_iter_next (&it, &key, &value)) {
+		const Outside *x = value;
+		MtaRefGroup *g = g_new0 (MtaRefGroup, 1);
+		MtaRefPath p = { GPOINTER_TO_UINT (key) - 1, 0, x->unrefs };
+		g->net = g->lowest = -1;
+		g->negative = TRUE;
+		g->objects = x->unrefs;
+		g->first_line = x->first_line;
+		g->example = x->example;
+		g->paths = g_array_sized_new (FALSE, TRUE, sizeof (MtaRefPath), 1);
+		g_array_append_val (g->paths, p);
+		g_ptr_array_add (groups, g);
 	}
 }
 
@@ -232,7 +280,7 @@ mta_refs_groups (MtaRefTable *t)
 	g_hash_table_iter_init (&it, t->objects);
 	while (g_hash_table_iter_next (&it, &key, &value)) {
 		RefObject *o = value;
-		if (o->count == 0 && !o->negative)
+		if (o->count == 0)
 			continue;
 		qsort (o->paths, o->n, sizeof *o->paths, path_cmp);
 		uint64_t h = group_hash (o);
@@ -256,6 +304,7 @@ mta_refs_groups (MtaRefTable *t)
 		MtaRefGroup *g = groups->pdata[i];
 		g_array_sort (g->paths, path_by_events);
 	}
+	add_outside (t, groups);
 	g_ptr_array_sort (groups, group_cmp);
 	return groups;
 }

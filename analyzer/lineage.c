@@ -21,6 +21,20 @@
 #define STACK_ID_BASE (UINT64_C(1) << 48)
 #define UNRESOLVED (UINT64_C(1) << 63) /* a live entry's seq: stack id not yet defined */
 
+/* When a process ended, as far as its trace says: "# start" (the wall
+ * clock when the file was opened) plus the last "# time" (since then).
+ * A recorder writes one just before the "= End" of the exit; a trace that
+ * has no "= End" (the process left by _exit, as daemon(3)'s parent does,
+ * or was killed, or still runs) ended some time after its last line. */
+typedef struct {
+	int64_t start_ns;            /* wall clock, ns since 1970; -1: unknown */
+	uint64_t last_ns;            /* the last "# time" */
+	gboolean ended;              /* its last "=" line is "= End" */
+	gboolean exact;              /* a "# time" came after its last event: the moment of its end */
+	gboolean exec;               /* "# exec" after its last event: a new image replaced the heap */
+	gboolean timed;              /* a "# time" since the last event */
+} MtaLineageEnd;
+
 struct MtaLineage {
 	MtaLineFunc func;
 	gpointer data;
@@ -38,6 +52,7 @@ struct MtaLineage {
 	gboolean stopped;            /* "# stopped": blocks live then are not the end */
 	uint64_t last_fork_line;
 	int64_t pid;                 /* its own "# pid", -1: none */
+	MtaLineageEnd end;           /* when this process ended, as far as its trace says */
 	uint64_t last_lineno;
 	const char *last_source;
 };
@@ -102,6 +117,69 @@ parse_pid (const MtaLine *l)
 	MtaHeader h;
 
 	return mta_header_parse (l->text.p, l->text.len, &h) && h.kind == MTA_HEADER_PID ? h.pid : -1;
+}
+
+/* ------------------------------------------------------------ ends */
+
+
+/* "SEC.NSEC" in ns, or -1. */
+static int64_t
+parse_start (MtaSpan s)
+{
+	uint64_t sec = 0, ns = 0;
+	size_t i = 0, d = 0;
+
+	for (; i < s.len && s.p[i] >= '0' && s.p[i] <= '9' && i < 12; i++)
+		sec = sec * 10 + (uint64_t) (s.p[i] - '0');
+	if (i == 0 || i >= s.len || s.p[i] != '.')
+		return -1;
+	for (i++; i < s.len && d < 9 && s.p[i] >= '0' && s.p[i] <= '9'; i++, d++)
+		ns = ns * 10 + (uint64_t) (s.p[i] - '0');
+	for (; d < 9; d++)
+		ns *= 10;
+	return (int64_t) (sec * 1000000000u + ns);
+}
+
+static void
+end_time (MtaLineageEnd *e, uint64_t ns)
+{
+	if (ns > e->last_ns)
+		e->last_ns = ns;
+	e->timed = TRUE;
+}
+
+/* Any line of the trace, in order: KIND, and whether it is "= End". */
+static void
+end_line (MtaLineageEnd *e, MtaLineKind kind, gboolean is_end)
+{
+	if (kind == MTA_LINE_EVENT || kind == MTA_LINE_TRACKED) {
+		e->timed = e->exec = FALSE;
+	} else if (kind == MTA_LINE_MARKER) {
+		e->ended = is_end;
+		e->exact = is_end && e->timed;
+		if (is_end)
+			e->exec = FALSE;
+	}
+}
+
+/* The last moment the trace shows its process alive (wall clock, ns). */
+static int64_t
+end_last (const MtaLineageEnd *e)
+{
+	return e->start_ns + (int64_t) e->last_ns;
+}
+
+/* The trace's own lines that say when its process ended. */
+static void
+end_feed (MtaLineageEnd *e, const MtaLine *l)
+{
+	uint64_t ns;
+
+	end_line (e, l->kind, l->kind == MTA_LINE_MARKER && l->ncols >= 2 && mta_span_eq (l->cols[1], "End"));
+	if (ext_is (l, "time", 3) && span_u64 (l->cols[2], &ns))
+		end_time (e, ns);
+	else if (ext_is (l, "exec", 2))
+		e->exec = TRUE;
 }
 
 /* ------------------------------------------------------------ the parent's heap */
@@ -449,6 +527,8 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 		lg->pid = parse_pid (l);
 	} else if (ext_is (l, "stopped", 2)) {
 		lg->stopped = TRUE;
+	} else if (ext_is (l, "start", 3) && lg->end.start_ns < 0) {
+		lg->end.start_ns = parse_start (l->cols[2]);
 	}
 }
 
@@ -506,6 +586,7 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 
 	lg->last_lineno = line->lineno;
 	lg->last_source = line->source;
+	end_feed (&lg->end, line);
 	if (line->kind == MTA_LINE_EXT)
 		own_ext (lg, line);
 	else if (!lg->started && (line->kind == MTA_LINE_EVENT || line->kind == MTA_LINE_MARKER)) {
@@ -516,85 +597,265 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 	return lg->func (line, lg->data, error);
 }
 
-/* Whether the process may have handed its blocks to the child of its last
- * fork: it forked, its trace is whole, and nothing it allocated after that
- * fork is still allocated at its end. */
+/* The blocks this process may hand over, into lg->live: those it
+ * allocated before its last fork and still had at its end (the child
+ * holds a copy of them; what it allocated after the fork is its own).
+ * Only for a trace whose process forked, is whole and says its pid. */
 static gboolean
-may_hand_over (MtaLineage *lg)
+blocks_at_fork (MtaLineage *lg)
 {
+	g_autoptr (GArray) later = NULL;
 	const MtaLiveEntry *e;
 
-	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg) ||
-	    lg->live.count == 0)
+	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg))
 		return FALSE;
+	later = g_array_new (FALSE, FALSE, sizeof (uint64_t));
 	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
 		if (e->seq > lg->last_fork_line)
-			return FALSE;
-	return TRUE;
+			g_array_append_val (later, e->addr);
+	for (guint i = 0; i < later->len; i++)
+		mta_live_remove (&lg->live, g_array_index (later, uint64_t, i));
+	return lg->live.count > 0;
 }
 
-/* Whether the header of the file PATH (its first 64 KiB: a part's header
- * zone) has the line WANT. */
-static gboolean
-header_has (const char *path, const char *want)
+static int
+by_name (gconstpointer a, gconstpointer b)
 {
-	char buf[65536];
+	return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* A trace beside this one whose header says it is the trace of a child
+ * that inherited the heap at this process's last fork. */
+typedef struct {
+	char *path;
+	int64_t pid;
+	uint64_t part;
+	uint64_t last_fork;          /* its last "# fork MARK" in the part's last MiB, 0: none */
+	MtaLineageEnd end;
+} ChildTrace;
+
+static void
+child_trace_free (gpointer p)
+{
+	ChildTrace *c = p;
+	g_free (c->path);
+	g_free (c);
+}
+
+/* Each line of BUF (N bytes) to FUNC; NUL bytes end a line as a newline does. */
+static void
+each_line (const char *buf, size_t n, void (*func) (const char *p, size_t len, gpointer data), gpointer data)
+{
+	for (const char *p = buf, *end = buf + n; p < end;) {
+		const char *q = p;
+		while (q < end && *q != '\n' && *q != '\0')
+			q++;
+		if (q > p)
+			func (p, (size_t) (q - p), data);
+		p = q + 1;
+	}
+}
+
+typedef struct {
+	const char *want;
+	size_t want_len;
+	ChildTrace *c;
+	gboolean found, is_trace;
+} HeaderScan;
+
+static void
+header_line (const char *p, size_t len, gpointer data)
+{
+	HeaderScan *hs = data;
+	MtaHeader h;
+
+	if (len == 9 && memcmp (p, "# mtrec 1", 9) == 0)
+		hs->is_trace = TRUE;
+	if (len > hs->want_len && memcmp (p, hs->want, hs->want_len) == 0)
+		hs->found = TRUE;
+	if (!mta_header_parse (p, len, &h))
+		return;
+	if (h.kind == MTA_HEADER_PID && hs->c->pid < 0)
+		hs->c->pid = h.pid;
+	else if (h.kind == MTA_HEADER_PART)
+		hs->c->part = h.n;
+	else if (h.kind == MTA_HEADER_START && hs->c->end.start_ns < 0)
+		hs->c->end.start_ns = parse_start ((MtaSpan) { h.rest.p, h.rest.len });
+}
+
+static void
+tail_line (const char *p, size_t len, gpointer data)
+{
+	ChildTrace *c = data;
+	MtaLine l;
+	uint64_t mark;
+
+	mta_line_parse (&l, p, len);
+	end_feed (&c->end, &l);
+	if (ext_is (&l, "fork", 3) && span_u64 (l.cols[2], &mark))
+		c->last_fork = mark;
+}
+
+#define HEADER_BYTES 65536           /* a part's header zone */
+#define TAIL_BYTES (1 << 20)         /* where a trace's end is looked for */
+
+/* The child's trace at PATH when its header (its first 64 KiB) has the
+ * line WANT, with when it ended read from its last MiB; else NULL. */
+static ChildTrace *
+child_trace_read (const char *path, const char *want)
+{
+	g_autofree char *buf = g_malloc (TAIL_BYTES);
+	ChildTrace *c = g_new0 (ChildTrace, 1);
+	HeaderScan hs = { want, strlen (want), c, FALSE, FALSE };
 	FILE *f = fopen (path, "rb");
-	size_t n, len = strlen (want);
-	gboolean found = FALSE;
+	size_t n;
+	off_t size, from;
 
+	c->pid = -1;
+	c->part = 1;
+	c->end.start_ns = -1;
 	if (f == NULL)
-		return FALSE;
-	n = fread (buf, 1, sizeof buf - 1, f);
+		goto none;
+	n = fread (buf, 1, HEADER_BYTES, f);
+	each_line (buf, n, header_line, &hs);
+	if (!hs.is_trace || !hs.found || fseeko (f, 0, SEEK_END) != 0 || (size = ftello (f)) < 0)
+		goto none;
+	from = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+	if (fseeko (f, from, SEEK_SET) != 0)
+		goto none;
+	n = fread (buf, 1, TAIL_BYTES, f);
 	fclose (f);
-	if (n < 10 || memcmp (buf, "# mtrec 1\n", 10) != 0)
-		return FALSE;
-	for (const char *p = buf, *end = buf + n; p < end && !found;) {
-		const char *nl = memchr (p, '\n', (size_t) (end - p));
-		if (nl == NULL)
-			break;
-		found = (size_t) (nl - p) > len && memcmp (p, want, len) == 0;
-		p = nl + 1;
-	}
-	return found;
-}
-
-/* The trace of the child that inherited this process's heap at its last
- * fork: a file beside this trace whose header says "# parent PID MARK"
- * (any name: MALLOC_TRACE may hold %p; the child of a double fork names
- * its grandparent).  A child that exec'd at once leaves a trace without
- * that line: it dropped the heap, and the blocks stay the parent's. */
-static char *
-find_child_trace (const MtaLineage *lg)
-{
-	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
-	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
-						 lg->pid, lg->info.handed_mark);
-	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-	const char *name;
-
-	while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-		g_autofree char *path = g_build_filename (dir, name, NULL);
-		if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && header_has (path, want))
-			return g_steal_pointer (&path);
-	}
+	/* the first line of a tail is cut: from the next one */
+	const char *p = buf;
+	if (from > 0)
+		while (p < buf + n && *p++ != '\n')
+			;
+	each_line (p, n - (size_t) (p - buf), tail_line, c);
+	c->path = g_strdup (path);
+	return c;
+none:
+	if (f != NULL)
+		fclose (f);
+	g_free (c);
 	return NULL;
 }
 
-/* Handed over: the process could have, and a child's trace says it
- * inherited the heap. */
+/* The traces of the children that inherited this process's heap at its
+ * last fork: files beside this trace whose header says "# parent PID
+ * MARK" (any name: MALLOC_TRACE may hold %p; the child of a double fork,
+ * and the children a middle process forked before any event of its own,
+ * name the grandparent), the last part of each, by name.  A child that
+ * exec'd before its first event left no such trace: it dropped the heap. */
+static GPtrArray *
+find_child_traces (const MtaLineage *lg, int64_t pid, uint64_t mark)
+{
+	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
+	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+						 pid, mark);
+	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+	g_autoptr (GHashTable) by_pid = g_hash_table_new (g_int64_hash, g_int64_equal);
+	GPtrArray *children = g_ptr_array_new_with_free_func (child_trace_free);
+	const char *name;
+
+	while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+		g_ptr_array_add (names, g_build_filename (dir, name, NULL));
+	g_ptr_array_sort (names, by_name);
+	for (guint i = 0; i < names->len; i++) {
+		const char *path = names->pdata[i];
+		ChildTrace *c, *had;
+		if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (c = child_trace_read (path, want)) == NULL)
+			continue;
+		had = g_hash_table_lookup (by_pid, &c->pid);
+		if (had != NULL && had->part >= c->part) {
+			child_trace_free (c);
+			continue;
+		}
+		if (had != NULL)
+			g_ptr_array_remove (children, had);
+		g_ptr_array_add (children, c);
+		g_hash_table_insert (by_pid, &c->pid, c);
+	}
+	return children;
+}
+
+/* NULL when the child C lived on after this process ended; else why it
+ * did not, as far as the traces say. */
+static const char *
+outlived_not (const MtaLineage *lg, const ChildTrace *c)
+{
+	if (c->end.exec)
+		return "exec'd, and its copy of the heap went with the exec";
+	if (lg->end.start_ns < 0 || c->end.start_ns < 0)
+		return "cannot be ordered with this process's end (a trace has no '# start' line)";
+	if (lg->end.ended && !lg->end.exact)
+		return "cannot be ordered with this process's end (its trace does not say when it "
+		       "exited: a recorder older than the '# time' line at exit)";
+	if (end_last (&c->end) > end_last (&lg->end))
+		return NULL;
+	return c->end.ended ? "ended before this process did (it waited for its child)"
+			    : "shows no sign of life after this process ended";
+}
+
+/* The heir of this process's heap: a process that inherited it at the
+ * fork MARK of process PID (this one, or a descendant that forked again:
+ * the middle process of a double fork that recorded) and lived on after
+ * this process ended, without exec, into *PATH and *PID_OUT.  Else FALSE,
+ * with the first reason met into *WHY and the trace it is about into
+ * *WHY_PATH (NULL: no child's trace at all). */
+static gboolean
+find_heir (const MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, int64_t *pid_out,
+	   const char **why, char **why_path)
+{
+	g_autoptr (GPtrArray) children = find_child_traces (lg, pid, mark);
+
+	for (guint i = 0; i < children->len; i++) {
+		const ChildTrace *c = children->pdata[i];
+		const char *not = outlived_not (lg, c);
+		if (not == NULL) {
+			*path = g_strdup (c->path);
+			*pid_out = c->pid;
+			return TRUE;
+		}
+		if (*why_path == NULL) {
+			*why = not;
+			*why_path = g_strdup (c->path);
+		}
+		if (!c->end.exec && c->last_fork > 0 && c->pid >= 0 && depth + 1 < MAX_GENERATIONS &&
+		    find_heir (lg, c->pid, c->last_fork, depth + 1, path, pid_out, why, why_path))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* Handed over: the process ended while a process that inherited its heap
+ * at its last fork lived on, and that process did not exec: it holds the
+ * blocks, and its trace reports those it never frees.  Otherwise the
+ * blocks stay this process's (it outlived its children, or they dropped
+ * their copy at an exec), and a note says why. */
 static gboolean
 handed_over (MtaLineage *lg)
 {
-	if (!may_hand_over (lg))
+	g_autofree char *why_path = NULL;
+	const char *why = NULL;
+	int64_t pid = -1;
+
+	if (!blocks_at_fork (lg))
 		return FALSE;
-	lg->info.handed_trace = find_child_trace (lg);
-	if (lg->info.handed_trace != NULL)
+	if (find_heir (lg, lg->pid, lg->info.handed_mark, 0, &lg->info.handed_trace, &pid, &why, &why_path)) {
+		if (pid >= 0)
+			lg->info.handed_to_pid = pid;
 		return TRUE;
-	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
-	     "nothing it allocated, but no trace of a child that inherited its heap was found "
-	     "beside '%s': the blocks it still had are reported as its leaks (its child may "
-	     "have exec'd, or recorded nothing)", lg->info.handed_mark, lg->child_trace);
+	}
+	if (why_path == NULL)
+		say (lg, "note: no trace of a child that inherited this process's heap at its last "
+		     "fork ('# fork %" G_GUINT64_FORMAT "') was found beside '%s': the blocks it still "
+		     "had are reported as its leaks (its child may have exec'd, or recorded nothing)",
+		     lg->info.handed_mark, lg->child_trace);
+	else
+		say (lg, "note: the blocks this process had at its last fork ('# fork %" G_GUINT64_FORMAT
+		     "') and still had at its end are reported as its leaks, not handed to its child: "
+		     "the child whose trace is '%s' %s", lg->info.handed_mark, why_path, why);
 	return FALSE;
 }
 
@@ -625,14 +886,14 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 			return FALSE;
 	}
 	child = lg->info.handed_to_pid > 0 ?
-		g_strdup_printf ("child process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
-		g_strdup ("child");
-	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
-	     "nothing it allocated: the %" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT
-	     " bytes) it still had were handed to its %s, whose trace '%s' reports them; "
-	     "they are not counted as leaks here (--no-inherit: count them)",
-	     lg->info.handed_mark, lg->info.handed_blocks, lg->info.handed_bytes, child,
-	     lg->info.handed_trace);
+		g_strdup_printf ("process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
+		g_strdup ("the process");
+	say (lg, "note: this process ended while %s, which holds a copy of its heap from its "
+	     "last fork ('# fork %" G_GUINT64_FORMAT "'), lived on: the %" G_GUINT64_FORMAT
+	     " blocks (%" G_GUINT64_FORMAT " bytes) it had allocated before that fork and still "
+	     "had were handed to it, and its trace '%s' reports them; they are not counted as "
+	     "leaks here (--no-inherit: count them)", child, lg->info.handed_mark,
+	     lg->info.handed_blocks, lg->info.handed_bytes, lg->info.handed_trace);
 	return TRUE;
 }
 
@@ -652,6 +913,7 @@ mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
 	lg->info.parent_pid = -1;
 	lg->info.handed_to_pid = -1;
 	lg->pid = -1;
+	lg->end.start_ns = -1;
 	mta_strtab_init (&lg->strings);
 	mta_live_init (&lg->live);
 	return lg;

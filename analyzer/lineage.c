@@ -31,8 +31,10 @@ typedef struct {
 	uint64_t last_ns;            /* the last "# time" */
 	gboolean ended;              /* its last "=" line is "= End" */
 	gboolean exact;              /* a "# time" came after its last event: the moment of its end */
-	gboolean exec;               /* "# exec" after its last event: a new image replaced the heap */
-	gboolean timed;              /* a "# time" since the last event */
+	gboolean exec;               /* "# exec", no event of its thread after: a new image replaced the heap */
+	gboolean timed;              /* a "# time", no event of its thread since */
+	uint64_t tid;                /* the thread of the lines ("# T") */
+	uint64_t time_tid, exec_tid; /* the thread that wrote the last "# time", "# exec" */
 } MtaLineageEnd;
 
 struct MtaLineage {
@@ -146,14 +148,21 @@ end_time (MtaLineageEnd *e, uint64_t ns)
 	if (ns > e->last_ns)
 		e->last_ns = ns;
 	e->timed = TRUE;
+	e->time_tid = e->tid;
 }
 
-/* Any line of the trace, in order: KIND, and whether it is "= End". */
+/* Any line of the trace, in order: KIND, and whether it is "= End".  The
+ * exit's "# time" and an "# exec" are written by the thread that exits or
+ * execs: another thread's event in a chunk of its own after them does not
+ * make them stale (only one of that thread's does). */
 static void
 end_line (MtaLineageEnd *e, MtaLineKind kind, gboolean is_end)
 {
 	if (kind == MTA_LINE_EVENT || kind == MTA_LINE_TRACKED) {
-		e->timed = e->exec = FALSE;
+		if (e->tid == e->time_tid)
+			e->timed = FALSE;
+		if (e->tid == e->exec_tid)
+			e->exec = FALSE;
 	} else if (kind == MTA_LINE_MARKER) {
 		e->ended = is_end;
 		e->exact = is_end && e->timed;
@@ -178,8 +187,12 @@ end_feed (MtaLineageEnd *e, const MtaLine *l)
 	end_line (e, l->kind, l->kind == MTA_LINE_MARKER && l->ncols >= 2 && mta_span_eq (l->cols[1], "End"));
 	if (ext_is (l, "time", 3) && span_u64 (l->cols[2], &ns))
 		end_time (e, ns);
-	else if (ext_is (l, "exec", 2))
+	else if (ext_is (l, "T", 3) && span_u64 (l->cols[2], &ns))
+		e->tid = ns;
+	else if (ext_is (l, "exec", 2)) {
 		e->exec = TRUE;
+		e->exec_tid = e->tid;
+	}
 }
 
 /* ------------------------------------------------------------ the parent's heap */

@@ -881,6 +881,7 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 
 	if (!lg->started && !start_child (lg, &(MtaLine) { .lineno = lg->last_lineno + 1 }, error))
 		return FALSE;
+	lg->info.exec_at_end = lg->end.exec;
 	if (!handed_over (lg)) {
 		lg->info.handed_to_pid = -1;
 		return TRUE;

@@ -48,6 +48,7 @@ typedef struct {
 	uint64_t handed_mark;
 	uint64_t handed_blocks, handed_bytes;
 	char *handed_trace;        /* the child's trace that says it inherited them */
+	gboolean exec_at_end;      /* the trace ends at an exec ("# exec"): its heap went with it */
 } MtaLineageInfo;
 
 typedef struct MtaLineage MtaLineage;

@@ -123,6 +123,15 @@ test_expect_success 'session: the daemonizing parent leaks nothing, the waiting 
 	grep -x "    exec/t.log: 3,003 bytes in 3 blocks not freed" out
 '
 
+test_expect_success 'session: blocks live at an exec are not leaks, the program exec'"'"'d traced or not' '
+	mkdir untraced && cp exec/t.log exec/t.log.[0-9]* untraced/ && rm untraced/t.log.*.1 &&
+	c=$(cat exec/pid) &&
+	test_expect_code 1 "$MTANALYZE" session untraced/t.log* >out 2>err &&
+	cat out &&
+	grep -x "      untraced/t.log.$c: 3,003 bytes in 3 blocks live at the exec (not leaks); inherited 3,003 bytes in 3 blocks" out &&
+	tail -n 1 out | grep -x "4 processes, 4 program runs: 3,003 bytes in 3 blocks not freed, in 1 of them"
+'
+
 test_expect_success 'a trace that does not say when its process exited hands nothing over' '
 	mkdir old && cp double/t.log* old/ &&
 	tr -d "\000" <double/t.log | grep -v "^# time " >old/t.log &&

@@ -47,7 +47,7 @@ handed() {
 }
 
 test_expect_success 'record fork + wait, fork + exec, daemon(3), a double fork, glusterd'"'"'s start' '
-	for m in wait exec daemon double gluster; do
+	for m in wait exec daemon double execfail gluster; do
 		run $m || return 1
 	done &&
 	ls */t.log* >files && cat files &&
@@ -99,6 +99,14 @@ test_expect_success 'double fork (the parent waits for the middle process): the 
 	grep "note: this process ended while process $(cat double/pid), which holds a copy of its heap" err &&
 	test_expect_code 1 "$MTANALYZE" --json "double/t.log.$(cat double/pid)" >child 2>/dev/null &&
 	leaks_are child 0x3e9 0x3e9 0x3e9 0x3ec
+'
+
+test_expect_success 'a child whose exec failed went on with its copy: it is the heir' '
+	c=$(cat execfail/pid) &&
+	grep -a "^# exec /nonexistent/ana-lineage$" "execfail/t.log.$c" &&
+	"$MTANALYZE" --json execfail/t.log >report 2>err &&
+	leaks_are report &&
+	test "$(handed report)" = "$c 3 3003"
 '
 
 test_expect_success 'glusterd'"'"'s start: handed to the daemon, not to the helpers that exec'"'"'d' '

@@ -15,6 +15,10 @@
  *                             event of its own (no trace); P waits for M
  *                             and exit()s; D waits until P is gone (a pipe
  *                             P holds reaches its end), leaks 1004
+ *   ana-lineage execfail FILE P forks and _exit()s; the child, once P is
+ *                             gone, allocates and frees 1003 bytes, tries
+ *                             to exec a program that does not exist, goes
+ *                             on, and leaks 1004
  *   ana-lineage gluster FILE  glusterd's start: P forks M, M forks D and
  *                             _exit()s; P waits for M, then for D's "ready"
  *                             byte on a pipe, and exit()s; D waits until P
@@ -190,7 +194,7 @@ int main(int argc, char **argv)
 	pid_t p = getpid();
 
 	if (argc != 3) {
-		fputs("usage: ana-lineage wait|exec|daemon|double|gluster FILE\n", stderr);
+		fputs("usage: ana-lineage wait|exec|daemon|double|execfail|gluster FILE\n", stderr);
 		return 1;
 	}
 	for (int i = 0; i < 3; i++)
@@ -201,6 +205,14 @@ int main(int argc, char **argv)
 		if (daemon(1, 1) < 0)
 			die("daemon");
 		wait_orphan(p);
+		daemon_work(argv[2]);
+	}
+	if (strcmp(argv[1], "execfail") == 0) {
+		if (xfork() > 0)
+			_exit(0);
+		wait_orphan(p);
+		free(xmalloc(1003));   /* its trace opens: the exec is marked */
+		execl("/nonexistent/ana-lineage", "x", (char *)NULL);
 		daemon_work(argv[2]);
 	}
 	if (strcmp(argv[1], "double") == 0 || strcmp(argv[1], "gluster") == 0)

@@ -37,6 +37,10 @@ typedef struct {
 	uint64_t time_tid, exec_tid; /* the thread that wrote the last "# time", "# exec" */
 } MtaLineageEnd;
 
+typedef struct {
+	uint64_t mark, line;
+} ForkLine;
+
 struct MtaLineage {
 	MtaLineFunc func;
 	gpointer data;
@@ -53,6 +57,8 @@ struct MtaLineage {
 	gboolean started;            /* an event or "=" line went by */
 	gboolean stopped;            /* "# stopped": blocks live then are not the end */
 	uint64_t last_fork_line;
+	GArray *fork_lines;          /* ForkLine, in order: every "# fork" */
+	GHashTable *kids;            /* pid (gint64 *) -> GPtrArray of ChildTrace: traces naming it */
 	int64_t pid;                 /* its own "# pid", -1: none */
 	MtaLineageEnd end;           /* when this process ended, as far as its trace says */
 	uint64_t last_lineno;
@@ -535,6 +541,7 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 		lg->info.forks++;
 		lg->last_fork_line = l->lineno;
 		lg->info.handed_mark = mark;
+		g_array_append_val (lg->fork_lines, ((ForkLine) { mark, l->lineno }));
 		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
 	} else if (ext_is (l, "pid", 3) && lg->pid < 0) {
 		lg->pid = parse_pid (l);
@@ -610,25 +617,34 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 	return lg->func (line, lg->data, error);
 }
 
-/* The blocks this process may hand over, into lg->live: those it
- * allocated before its last fork and still had at its end (the child
- * holds a copy of them; what it allocated after the fork is its own).
- * Only for a trace whose process forked, is whole and says its pid. */
+/* The blocks live at the end of this process's trace, into lg->live,
+ * each with the line that allocated it; only for a trace whose process
+ * forked, is whole and says its pid. */
 static gboolean
-blocks_at_fork (MtaLineage *lg)
+own_blocks (MtaLineage *lg)
 {
-	g_autoptr (GArray) later = NULL;
-	const MtaLiveEntry *e;
+	return lg->info.forks > 0 && !lg->stopped && lg->pid >= 0 && read_own_blocks (lg) &&
+	       lg->live.count > 0;
+}
 
-	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg))
-		return FALSE;
-	later = g_array_new (FALSE, FALSE, sizeof (uint64_t));
-	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
-		if (e->seq > lg->last_fork_line)
+/* How many of them were allocated before line LINE (a fork: the child
+ * holds a copy of those); with DROP, the others are left out of lg->live. */
+static guint
+blocks_before (MtaLineage *lg, uint64_t line, gboolean drop)
+{
+	g_autoptr (GArray) later = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	const MtaLiveEntry *e;
+	guint n = 0;
+
+	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);) {
+		if (e->seq <= line)
+			n++;
+		else
 			g_array_append_val (later, e->addr);
-	for (guint i = 0; i < later->len; i++)
+	}
+	for (guint i = 0; drop && i < later->len; i++)
 		mta_live_remove (&lg->live, g_array_index (later, uint64_t, i));
-	return lg->live.count > 0;
+	return n;
 }
 
 static int
@@ -643,6 +659,7 @@ typedef struct {
 	char *path;
 	int64_t pid;
 	uint64_t part;
+	uint64_t mark;               /* the fork of its parent's it names */
 	uint64_t last_fork;          /* its last "# fork MARK" in the part's last MiB, 0: none */
 	MtaLineageEnd end;
 } ChildTrace;
@@ -670,8 +687,7 @@ each_line (const char *buf, size_t n, void (*func) (const char *p, size_t len, g
 }
 
 typedef struct {
-	const char *want;
-	size_t want_len;
+	int64_t parent;              /* the pid its "# parent" line must name */
 	ChildTrace *c;
 	gboolean found, is_trace;
 } HeaderScan;
@@ -684,11 +700,12 @@ header_line (const char *p, size_t len, gpointer data)
 
 	if (len == 9 && memcmp (p, "# mtrec 1", 9) == 0)
 		hs->is_trace = TRUE;
-	if (len > hs->want_len && memcmp (p, hs->want, hs->want_len) == 0)
-		hs->found = TRUE;
 	if (!mta_header_parse (p, len, &h))
 		return;
-	if (h.kind == MTA_HEADER_PID && hs->c->pid < 0)
+	if (h.kind == MTA_HEADER_PARENT && h.pid == hs->parent && !hs->found) {
+		hs->found = TRUE;
+		hs->c->mark = h.n;
+	} else if (h.kind == MTA_HEADER_PID && hs->c->pid < 0)
 		hs->c->pid = h.pid;
 	else if (h.kind == MTA_HEADER_PART)
 		hs->c->part = h.n;
@@ -712,14 +729,15 @@ tail_line (const char *p, size_t len, gpointer data)
 #define HEADER_BYTES 65536           /* a part's header zone */
 #define TAIL_BYTES (1 << 20)         /* where a trace's end is looked for */
 
-/* The child's trace at PATH when its header (its first 64 KiB) has the
- * line WANT, with when it ended read from its last MiB; else NULL. */
+/* The trace at PATH when its header (its first 64 KiB) says it is of a
+ * forked child of process PARENT ("# parent PARENT MARK"), with when it
+ * ended read from its last MiB; else NULL. */
 static ChildTrace *
-child_trace_read (const char *path, const char *want)
+child_trace_read (const char *path, int64_t parent)
 {
 	g_autofree char *buf = g_malloc (TAIL_BYTES);
 	ChildTrace *c = g_new0 (ChildTrace, 1);
-	HeaderScan hs = { want, strlen (want), c, FALSE, FALSE };
+	HeaderScan hs = { parent, c, FALSE, FALSE };
 	FILE *f = fopen (path, "rb");
 	size_t n;
 	off_t size, from;
@@ -753,23 +771,28 @@ none:
 	return NULL;
 }
 
-/* The traces of the children that inherited this process's heap at its
- * last fork: files beside this trace whose header says "# parent PID
- * MARK" (any name: MALLOC_TRACE may hold %p; the child of a double fork,
- * and the children a middle process forked before any event of its own,
- * name the grandparent), the last part of each, by name.  A child that
- * exec'd before its first event left no such trace: it dropped the heap. */
+/* The traces of the children that inherited the heap of process PID at
+ * one of its forks: files beside this trace whose header says "# parent
+ * PID MARK" (any name: MALLOC_TRACE may hold %p; the child of a double
+ * fork, and the children a middle process forked before any event of its
+ * own, name the grandparent), the last part of each, by name; the
+ * directory is read once per PID.  A child that exec'd before its first
+ * event left no such trace: it dropped the heap. */
 static GPtrArray *
-find_child_traces (const MtaLineage *lg, int64_t pid, uint64_t mark)
+find_child_traces (MtaLineage *lg, int64_t pid)
 {
 	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
-	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
-						 pid, mark);
-	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+	g_autoptr (GDir) d = NULL;
 	g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 	g_autoptr (GHashTable) by_pid = g_hash_table_new (g_int64_hash, g_int64_equal);
-	GPtrArray *children = g_ptr_array_new_with_free_func (child_trace_free);
+	GPtrArray *children = g_hash_table_lookup (lg->kids, &pid);
 	const char *name;
+
+	if (children != NULL)
+		return children;
+	children = g_ptr_array_new_with_free_func (child_trace_free);
+	g_hash_table_insert (lg->kids, g_memdup2 (&pid, sizeof pid), children);
+	d = g_dir_open (dir, 0, NULL);
 
 	while (d != NULL && (name = g_dir_read_name (d)) != NULL)
 		g_ptr_array_add (names, g_build_filename (dir, name, NULL));
@@ -777,7 +800,7 @@ find_child_traces (const MtaLineage *lg, int64_t pid, uint64_t mark)
 	for (guint i = 0; i < names->len; i++) {
 		const char *path = names->pdata[i];
 		ChildTrace *c, *had;
-		if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (c = child_trace_read (path, want)) == NULL)
+		if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (c = child_trace_read (path, pid)) == NULL)
 			continue;
 		had = g_hash_table_lookup (by_pid, &c->pid);
 		if (had != NULL && had->part >= c->part) {
@@ -817,13 +840,15 @@ outlived_not (const MtaLineage *lg, const ChildTrace *c)
  * with the first reason met into *WHY and the trace it is about into
  * *WHY_PATH (NULL: no child's trace at all). */
 static gboolean
-find_heir (const MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, int64_t *pid_out,
+find_heir (MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, int64_t *pid_out,
 	   const char **why, char **why_path)
 {
-	g_autoptr (GPtrArray) children = find_child_traces (lg, pid, mark);
+	GPtrArray *children = find_child_traces (lg, pid);
 
 	for (guint i = 0; i < children->len; i++) {
 		const ChildTrace *c = children->pdata[i];
+		if (c->mark != mark)
+			continue;
 		const char *not = outlived_not (lg, c);
 		if (not == NULL) {
 			*path = g_strdup (c->path);
@@ -841,11 +866,14 @@ find_heir (const MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **p
 	return FALSE;
 }
 
+#define MAX_FORKS_LOOKED 64         /* forks looked at, from the last back */
+
 /* Handed over: the process ended while a process that inherited its heap
- * at its last fork lived on, and that process did not exec: it holds the
- * blocks, and its trace reports those it never frees.  Otherwise the
- * blocks stay this process's (it outlived its children, or they dropped
- * their copy at an exec), and a note says why. */
+ * at one of its forks -- the last for which there is one -- lived on, and
+ * that process did not exec: it holds the blocks allocated before that
+ * fork, and its trace reports those it never frees.  Otherwise the blocks
+ * stay this process's (it outlived its children, or they dropped their
+ * copy at an exec), and a note says why, for its last fork. */
 static gboolean
 handed_over (MtaLineage *lg)
 {
@@ -853,12 +881,25 @@ handed_over (MtaLineage *lg)
 	const char *why = NULL;
 	int64_t pid = -1;
 
-	if (!blocks_at_fork (lg))
+	if (!own_blocks (lg))
 		return FALSE;
-	if (find_heir (lg, lg->pid, lg->info.handed_mark, 0, &lg->info.handed_trace, &pid, &why, &why_path)) {
-		if (pid >= 0)
-			lg->info.handed_to_pid = pid;
-		return TRUE;
+	for (guint k = lg->fork_lines->len; k > 0 && lg->fork_lines->len - k < MAX_FORKS_LOOKED; k--) {
+		const ForkLine *f = &g_array_index (lg->fork_lines, ForkLine, k - 1);
+		const char *w = NULL;
+		g_autofree char *wp = NULL;
+		if (blocks_before (lg, f->line, FALSE) == 0)
+			break;
+		if (find_heir (lg, lg->pid, f->mark, 0, &lg->info.handed_trace, &pid, &w, &wp)) {
+			blocks_before (lg, f->line, TRUE);
+			lg->info.handed_mark = f->mark;
+			if (pid >= 0)
+				lg->info.handed_to_pid = pid;
+			return TRUE;
+		}
+		if (k == lg->fork_lines->len) {
+			why = w;
+			why_path = g_steal_pointer (&wp);
+		}
 	}
 	if (why_path == NULL)
 		say (lg, "note: no trace of a child that inherited this process's heap at its last "
@@ -903,7 +944,7 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 		g_strdup_printf ("process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
 		g_strdup ("the process");
 	say (lg, "note: this process ended while %s, which holds a copy of its heap from its "
-	     "last fork ('# fork %" G_GUINT64_FORMAT "'), lived on: the %" G_GUINT64_FORMAT
+	     "fork '# fork %" G_GUINT64_FORMAT "', lived on: the %" G_GUINT64_FORMAT
 	     " blocks (%" G_GUINT64_FORMAT " bytes) it had allocated before that fork and still "
 	     "had were handed to it, and its trace '%s' reports them; they are not counted as "
 	     "leaks here (--no-inherit: count them)", child, lg->info.handed_mark,
@@ -928,6 +969,9 @@ mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
 	lg->info.handed_to_pid = -1;
 	lg->pid = -1;
 	lg->end.start_ns = -1;
+	lg->fork_lines = g_array_new (FALSE, FALSE, sizeof (ForkLine));
+	lg->kids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+					  (GDestroyNotify) g_ptr_array_unref);
 	mta_strtab_init (&lg->strings);
 	mta_live_init (&lg->live);
 	return lg;
@@ -962,6 +1006,8 @@ mta_lineage_free (MtaLineage *lg)
 		return;
 	mta_live_release (&lg->live);
 	mta_strtab_release (&lg->strings);
+	g_array_unref (lg->fork_lines);
+	g_hash_table_destroy (lg->kids);
 	g_free (lg->info.parent_trace);
 	g_free (lg->info.handed_trace);
 	g_strfreev (lg->traces);

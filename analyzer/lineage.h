@@ -15,8 +15,9 @@
  *    leaks.
  *
  *  - A trace whose process forked and then ended while a process holding
- *    a copy of its heap lived on (the child of its last fork, or that
- *    child's own child: a daemonizing parent), as the traces' ends say
+ *    a copy of its heap lived on (the child of one of its forks, the last
+ *    that has one, or that child's own child: a daemonizing parent), as
+ *    the traces' ends say
  *    ("# start" plus the last "# time"; "= End"; "# exec"), handed that
  *    process the blocks it allocated before the fork and still had: at
  *    its end the filter hands the report a '-' line for each of them, so

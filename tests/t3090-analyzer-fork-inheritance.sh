@@ -82,7 +82,7 @@ test_expect_success 'daemon(3), parent: the blocks handed to the child are not i
 	cd daemon &&
 	"$MTANALYZE" --by-site t.log >report 2>err &&
 	grep -x "No memory leaks." report &&
-	grep "note: this process ended while process $(cat pid), which holds a copy of its heap from its last fork (.# fork 1.), lived on: the 5 blocks (5007 bytes) it had allocated before that fork and still had were handed to it, and its trace .\./t.log.$(cat pid). reports them" err
+	grep "note: this process ended while process $(cat pid), which holds a copy of its heap from its fork .# fork 1., lived on: the 5 blocks (5007 bytes) it had allocated before that fork and still had were handed to it, and its trace .\./t.log.$(cat pid). reports them" err
 '
 
 test_expect_success '--no-inherit reads each trace alone, as mtrace does' '

@@ -47,7 +47,7 @@ handed() {
 }
 
 test_expect_success 'record fork + wait, fork + exec, daemon(3), a double fork, glusterd'"'"'s start' '
-	for m in wait exec daemon double execfail gluster; do
+	for m in wait exec daemon double execfail spawn gluster; do
 		run $m || return 1
 	done &&
 	ls */t.log* >files && cat files &&
@@ -107,6 +107,15 @@ test_expect_success 'a child whose exec failed went on with its copy: it is the 
 	"$MTANALYZE" --json execfail/t.log >report 2>err &&
 	leaks_are report &&
 	test "$(handed report)" = "$c 3 3003"
+'
+
+test_expect_success 'a daemon forked before helpers that exec'"'"'d: the blocks before its fork are its' '
+	d=$(cat spawn/pid) &&
+	test "$(tr -d "\000" <spawn/t.log | grep -ac "^# fork ")" = 3 &&
+	"$MTANALYZE" --json spawn/t.log >report 2>err &&
+	leaks_are report &&
+	test "$(handed report)" = "$d 3 3003" &&
+	grep "note: this process ended while process $d, which holds a copy of its heap from its fork .# fork 1." err
 '
 
 test_expect_success 'glusterd'"'"'s start: handed to the daemon, not to the helpers that exec'"'"'d' '

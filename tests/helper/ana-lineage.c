@@ -19,6 +19,10 @@
  *                             gone, allocates and frees 1003 bytes, tries
  *                             to exec a program that does not exist, goes
  *                             on, and leaks 1004
+ *   ana-lineage spawn FILE    P forks D, then a helper that allocates and
+ *                             frees 1003 bytes and execs /bin/true; P waits
+ *                             for the helper and exit()s; D waits until P
+ *                             is gone, leaks 1004
  *   ana-lineage gluster FILE  glusterd's start: P forks M, M forks D and
  *                             _exit()s; P waits for M, then for D's "ready"
  *                             byte on a pipe, and exit()s; D waits until P
@@ -194,7 +198,7 @@ int main(int argc, char **argv)
 	pid_t p = getpid();
 
 	if (argc != 3) {
-		fputs("usage: ana-lineage wait|exec|daemon|double|execfail|gluster FILE\n", stderr);
+		fputs("usage: ana-lineage wait|exec|daemon|double|execfail|spawn|gluster FILE\n", stderr);
 		return 1;
 	}
 	for (int i = 0; i < 3; i++)
@@ -214,6 +218,20 @@ int main(int argc, char **argv)
 		free(xmalloc(1003));   /* its trace opens: the exec is marked */
 		execl("/nonexistent/ana-lineage", "x", (char *)NULL);
 		daemon_work(argv[2]);
+	}
+	if (strcmp(argv[1], "spawn") == 0) {
+		int hold[2];
+
+		if (pipe(hold) < 0)
+			die("pipe");
+		if (xfork() == 0) {
+			close(hold[1]);
+			wait_eof(hold[0]);
+			daemon_work(argv[2]);
+		}
+		close(hold[0]);
+		helpers();
+		exit(0);
 	}
 	if (strcmp(argv[1], "double") == 0 || strcmp(argv[1], "gluster") == 0)
 		double_fork(argv[1][0] == 'g', argv[2]);

@@ -735,7 +735,7 @@ tail_line (const char *p, size_t len, gpointer data)
 static ChildTrace *
 child_trace_read (const char *path, int64_t parent)
 {
-	g_autofree char *buf = g_malloc (TAIL_BYTES);
+	g_autofree char *buf = g_malloc (HEADER_BYTES);
 	ChildTrace *c = g_new0 (ChildTrace, 1);
 	HeaderScan hs = { parent, c, FALSE, FALSE };
 	FILE *f = fopen (path, "rb");
@@ -754,6 +754,7 @@ child_trace_read (const char *path, int64_t parent)
 	from = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
 	if (fseeko (f, from, SEEK_SET) != 0)
 		goto none;
+	buf = g_realloc (buf, TAIL_BYTES);
 	n = fread (buf, 1, TAIL_BYTES, f);
 	fclose (f);
 	/* the first line of a tail is cut: from the next one */

@@ -566,6 +566,16 @@ void mtrec_chunk_keyed(const char *key, const char *rest, size_t len)
 	line_end(s, p);
 }
 
+void mtrec_chunk_time(void)
+{
+	char digits[24];
+	uint64_t now = prim_monotonic_ns();
+
+	__atomic_store_n(&c.last_time_ns, now, __ATOMIC_RELAXED);
+	mtrec_new_epoch();
+	mtrec_chunk_keyed("time", digits, (size_t)(put_dec(digits, (unsigned long)(now - c.start_ns)) - digits));
+}
+
 void mtrec_new_epoch(void)
 {
 	unsigned long gen = __atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_ACQ_REL);

@@ -178,6 +178,8 @@ void mtrec_chunk_line(const char *text, size_t len) MTREC_HIDDEN;
 void mtrec_chunk_text(const char *text, size_t len) MTREC_HIDDEN;
 /* "# KEY REST", with newlines in REST made spaces. */
 void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDDEN;
+/* "# time NSEC" now, due or not (after every line written before it). */
+void mtrec_chunk_time(void) MTREC_HIDDEN;
 /* Send every thread to a new chunk: what they write next comes after
  * whatever the caller writes now. */
 void mtrec_new_epoch(void) MTREC_HIDDEN;

@@ -733,6 +733,10 @@ void mtrec_fini(void)
 	/* After the program's exit handlers and libc's freeres, before "= End". */
 	if (settings.reach && mtrec_recording && !mtrec_failed)
 		mtrec_reach_scan(mtrec_chunk_text, 0);
+	/* When the process ended, for the order of a parent's and its child's
+	 * ends (did the parent outlive its child, or hand it its heap?). */
+	if (mtrec_recording && !mtrec_failed)
+		mtrec_chunk_time();
 	if (mtrec_failed) {
 		if (mtrec_recording)
 			mtrec_file_note("= End\n", 6);
@@ -748,8 +752,12 @@ void mtrec_fini(void)
 
 /* ---- exec --------------------------------------------------------------- */
 
-/* Not in a vfork child (it shares the parent's memory, and the file is
- * the parent's), nor in a forked child that has not opened its own file.
+/* "# exec PATH" first, so that an analysis knows the heap this process
+ * had (its own and what it inherited at a fork) is gone if the call
+ * succeeds: a parent's blocks are never handed to a child that exec'd
+ * (share/analyzer.md, "Forks and daemons").  Then the file is cut: not in
+ * a vfork child (it shares the parent's memory, and the file is the
+ * parent's), nor in a forked child that has not opened its own file.
  * Only in a process of one thread: the chunks of threads that may be
  * writing cannot be finished from outside, nor the file cut under them,
  * without a cost on every event (a count of writers in flight), and a
@@ -757,10 +765,9 @@ void mtrec_fini(void)
  * threads running keeps the growth ahead in its file, as at a crash;
  * the analyzer and /usr/bin/mtrace read it all the same.  (Only this
  * thread can make another meanwhile: the count cannot go stale.) */
-int mtrec_exec_begin(void)
+int mtrec_exec_begin(const char *what)
 {
-	if (!g.enabled || !g.opened || g.ended || mtrec_chunk_owner() != getpid() ||
-	    prim_count_threads() != 1)
+	if (!g.enabled || !g.opened || g.ended || mtrec_chunk_owner() != getpid())
 		return 0;
 	mtrec_enter();
 	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) < 0) {
@@ -768,6 +775,17 @@ int mtrec_exec_begin(void)
 		return 0;
 	}
 	if (!g.opened || g.ended) {
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+		mtrec_leave();
+		return 0;
+	}
+	if (mtrec_recording && !mtrec_failed) {
+		if (!what || !*what)
+			what = "-";
+		mtrec_new_epoch();
+		mtrec_chunk_keyed("exec", what, strlen(what));
+	}
+	if (prim_count_threads() != 1) {
 		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
 		mtrec_leave();
 		return 0;

@@ -49,9 +49,9 @@ void mtrec_mark_session(int (*libc_putenv)(char *)) MTREC_HIDDEN;
 void mtrec_install_signal(void) MTREC_HIDDEN;
 /* exec, which may fail: the file is cut at what was written before it
  * (an exec'd image would leave it padded with the growth ahead), and
- * recording goes on after a failed one.  mtrec_exec_begin returns what to
- * hand mtrec_exec_end. */
-int mtrec_exec_begin(void) MTREC_HIDDEN;
+ * recording goes on after a failed one.  mtrec_exec_begin (WHAT: the
+ * path, or "-") returns what to hand mtrec_exec_end. */
+int mtrec_exec_begin(const char *what) MTREC_HIDDEN;
 void mtrec_exec_end(int paused) MTREC_HIDDEN;
 /* fork: keep the child from inheriting a held lock or the parent's file. */
 void mtrec_fork_child(void) MTREC_HIDDEN;

@@ -443,14 +443,14 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
  * call execve inside libc, where no wrapper sees them; the execl ones are
  * made into execv calls here. */
 
-#define AROUND_EXEC(real, ...) \
+#define AROUND_EXEC(what, real, ...) \
 	do { \
 		int paused_, ret_, err_; \
 		if (!ready() || !(real)) { \
 			errno = ENOSYS; \
 			return -1; \
 		} \
-		paused_ = mtrec_exec_begin(); \
+		paused_ = mtrec_exec_begin(what); \
 		ret_ = (real)(__VA_ARGS__); \
 		err_ = errno; \
 		mtrec_exec_end(paused_); \
@@ -460,32 +460,32 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	AROUND_EXEC(mtrec_real.execve, path, argv, envp);
+	AROUND_EXEC(path, mtrec_real.execve, path, argv, envp);
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-	AROUND_EXEC(mtrec_real.execv, path, argv);
+	AROUND_EXEC(path, mtrec_real.execv, path, argv);
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-	AROUND_EXEC(mtrec_real.execvp, file, argv);
+	AROUND_EXEC(file, mtrec_real.execvp, file, argv);
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	AROUND_EXEC(mtrec_real.execvpe, file, argv, envp);
+	AROUND_EXEC(file, mtrec_real.execvpe, file, argv, envp);
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	AROUND_EXEC(mtrec_real.fexecve, fd, argv, envp);
+	AROUND_EXEC("-", mtrec_real.fexecve, fd, argv, envp);
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-	AROUND_EXEC(mtrec_real.execveat, dirfd, path, argv, envp, flags);
+	AROUND_EXEC(path, mtrec_real.execveat, dirfd, path, argv, envp, flags);
 }
 
 /* The execl functions: their arguments are counted (the closing NULL
@@ -507,7 +507,7 @@ EXPORT int execl(const char *path, const char *arg, ...)
 	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
 		;
 	va_end(ap);
-	AROUND_EXEC(mtrec_real.execv, path, (char *const *)argv);
+	AROUND_EXEC(path, mtrec_real.execv, path, (char *const *)argv);
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
@@ -526,7 +526,7 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
 		;
 	va_end(ap);
-	AROUND_EXEC(mtrec_real.execvp, file, (char *const *)argv);
+	AROUND_EXEC(file, mtrec_real.execvp, file, (char *const *)argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
@@ -547,7 +547,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
 		;
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
-	AROUND_EXEC(mtrec_real.execve, path, (char *const *)argv, envp);
+	AROUND_EXEC(path, mtrec_real.execve, path, (char *const *)argv, envp);
 }
 
 /* ---- scoping API (mtrec.h) and glibc's mtrace()/muntrace() ------------ */

@@ -29,7 +29,12 @@
  *
  * Noise (leaks that vary from run to run) is left out by --suppressions
  * files (suppress.c) before pairing and by --min-blocks / --min-bytes,
- * which a change must reach to be reported.
+ * which a change must reach to be reported.  With --base RUN (more
+ * baseline runs), each FEATURE site is also paired with the sites of each
+ * baseline, and it is new or grown only beyond what they show there: its
+ * blocks (or bytes) above the most any baseline has plus the spread among
+ * them (most - least), smaller only below the least minus the spread;
+ * in between it is noise, listed apart with the baselines' counts.
  */
 #include "diff.h"
 #include "reach.h"
@@ -74,6 +79,7 @@ static MtaWarnFunc diff_warn;   /* main's, for the traces read */
 static char *opt_html;
 static char *opt_leaks;
 static guint diff_kinds;        /* --leaks, parsed (1 << MtaReach); 0 all */
+static char **opt_bases;
 
 const GOptionEntry mta_diff_entries[] = {
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
@@ -96,13 +102,16 @@ const GOptionEntry mta_diff_entries[] = {
 	  "Do not report unreadable trace lines nor show the progress", NULL },
 	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
 	  "Also write the comparison as one self-contained HTML FILE (share/pictures.md)", "FILE" },
+	{ "base", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_bases,
+	  "One more baseline run (as BASE takes it), repeatable: a site is new or grown only "
+	  "beyond the most the baselines leak there plus how much they differ", "RUN" },
 	{ "leaks", 0, 0, G_OPTION_ARG_STRING, &opt_leaks,
 	  "Compare only the blocks not freed of KINDS: definite, indirect, possible, reachable, "
 	  "unknown, all (runs recorded with mtrec --reach)", "KINDS" },
 	{ NULL }
 };
 
-const char mta_diff_params[] = "BASE FEATURE - the leaks FEATURE has and BASE has not";
+const char mta_diff_params[] = "[--base RUN]... BASE FEATURE - the leaks FEATURE has and BASE has not";
 
 const char mta_diff_description[] =
 	"BASE is a run without the feature, FEATURE a run with it (enabled by a flag,\n"
@@ -124,6 +133,12 @@ const char mta_diff_description[] =
 	"paired by order within their function and by the text of the source line\n"
 	"(see mtanalyze(1)).  Lists the sites whose leaks are new or grew in\n"
 	"FEATURE, then those that are smaller or gone.\n"
+	"\n"
+	"Real programs leak a little at random (requests in flight at exit, races):\n"
+	"give more runs without the feature with --base RUN (repeatable), and a\n"
+	"site is new or grown only when FEATURE leaks there more than the most any\n"
+	"baseline does plus the spread among them (most - least); the sites within\n"
+	"that are listed apart as noise, with the baselines' counts.\n"
 	"\n"
 	"Exit status: 0 no new or grown leak, 1 FEATURE has one, 2 trouble\n"
 	"(unusable input, a usage error, an I/O error).";
@@ -427,6 +442,7 @@ change_cmp (gconstpointer a, gconstpointer b)
 typedef struct {
 	GArray *grown;             /* Change: new or grown */
 	GArray *shrunk;            /* Change: smaller or gone */
+	GArray *noise;             /* Noise: within what the baselines show (--base) */
 	guint suppressed;          /* sites left out, both sides */
 	guint below;               /* changes under the thresholds */
 } DiffResult;
@@ -457,9 +473,121 @@ add_change (DiffResult *r, const MtaLeakSite *b, const MtaLeakSite *f)
 		g_array_append_val (r->shrunk, c);
 }
 
+/* What the other baselines (--base) leak at the sites of FEATURE. */
+typedef struct {
+	guint n;                   /* baselines, BASE included */
+	GHashTable **pairs;        /* [n - 1]: FEATURE site -> that baseline's paired site */
+} Baselines;
+
+/* A FEATURE site whose change from BASE is within what the baselines show. */
+typedef struct {
+	Change c;
+	uint64_t lo_blocks, hi_blocks, lo_bytes, hi_bytes;   /* least and most over the baselines */
+} Noise;
+
+typedef void (*PairFunc) (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data);
+
+static void pair_sets (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppressions *supp,
+		       guint *suppressed, PairFunc func, gpointer data);
+
+typedef struct {
+	DiffResult *r;
+	const Baselines *bl;
+} CompareData;
+
+/* The least and most the baselines leak at FEATURE's site F, BASE's being B. */
+static void
+baseline_range (const Baselines *bl, const MtaLeakSite *b, const MtaLeakSite *f, Noise *n)
+{
+	n->lo_blocks = n->hi_blocks = b ? b->blocks : 0;
+	n->lo_bytes = n->hi_bytes = b ? b->bytes : 0;
+	for (guint i = 0; i + 1 < bl->n; i++) {
+		const MtaLeakSite *o = g_hash_table_lookup (bl->pairs[i], f);
+		uint64_t k = o ? o->blocks : 0, B = o ? o->bytes : 0;
+		n->lo_blocks = MIN (n->lo_blocks, k);
+		n->hi_blocks = MAX (n->hi_blocks, k);
+		n->lo_bytes = MIN (n->lo_bytes, B);
+		n->hi_bytes = MAX (n->hi_bytes, B);
+	}
+}
+
+/* With baselines: new or grown beyond the most plus the spread, smaller
+ * below the least minus it, noise in between (listed when it differs
+ * from BASE: without the baselines it would have counted). */
+static void
+judge_change (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data)
+{
+	CompareData *d = data;
+	Noise n = { { b, f, 0, 0 }, 0, 0, 0, 0 };
+
+	if (d->bl == NULL || d->bl->n <= 1 || f == NULL) {
+		add_change (d->r, b, f);
+		return;
+	}
+	n.c.dblocks = (int64_t) f->blocks - (int64_t) (b ? b->blocks : 0);
+	n.c.dbytes = (int64_t) f->bytes - (int64_t) (b ? b->bytes : 0);
+	baseline_range (d->bl, b, f, &n);
+	uint64_t sb = n.hi_blocks - n.lo_blocks, sB = n.hi_bytes - n.lo_bytes;
+	gboolean grown = f->blocks > n.hi_blocks + sb || f->bytes > n.hi_bytes + sB;
+	gboolean smaller = !grown && (f->blocks + sb < n.lo_blocks || f->bytes + sB < n.lo_bytes);
+
+	if (grown || smaller) {
+		if (!reaches_threshold (&n.c))
+			d->r->below++;
+		else
+			g_array_append_val (grown ? d->r->grown : d->r->shrunk, n.c);
+	} else if (n.c.dblocks != 0 || n.c.dbytes != 0) {
+		g_array_append_val (d->r->noise, n);
+	}
+}
+
 static void
 compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppressions *supp,
-	 DiffResult *r)
+	 const Baselines *bl, DiffResult *r)
+{
+	CompareData d = { r, bl };
+
+	pair_sets (base, feature, supp, &r->suppressed, judge_change, &d);
+	g_array_sort (r->grown, change_cmp);
+	g_array_sort (r->shrunk, change_cmp);
+	g_array_sort (r->noise, change_cmp);
+}
+
+static void
+record_pair (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data)
+{
+	if (b != NULL && f != NULL)
+		g_hash_table_insert (data, (gpointer) f, (gpointer) b);
+}
+
+/* Each FEATURE site's pair in each other baseline (BASE's is compare's). */
+static void
+pair_baselines (GPtrArray *others, const MtaLeakSet *feature, const MtaSuppressions *supp, Baselines *bl)
+{
+	guint dummy = 0;
+
+	bl->n = others->len + 1;
+	bl->pairs = g_new0 (GHashTable *, others->len + 1);
+	for (guint i = 0; i < others->len; i++) {
+		bl->pairs[i] = g_hash_table_new (NULL, NULL);
+		pair_sets (others->pdata[i], feature, supp, &dummy, record_pair, bl->pairs[i]);
+	}
+}
+
+static void
+baselines_release (Baselines *bl)
+{
+	for (guint i = 0; bl->pairs && i + 1 < bl->n; i++)
+		g_hash_table_destroy (bl->pairs[i]);
+	g_free (bl->pairs);
+}
+
+/* Pair the sites of BASE and FEATURE (those SUPP matches left out, counted
+ * in *SUPPRESSED): FUNC (b, f) for each FEATURE site with its pair or
+ * NULL, then (b, NULL) for each BASE site left unpaired. */
+static void
+pair_sets (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppressions *supp,
+	   guint *suppressed, PairFunc func, gpointer data)
 {
 	const MtaLeakSet *sets[2] = { base, feature };
 	g_autoptr (GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, group_free);
@@ -471,7 +599,7 @@ compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppression
 		for (guint i = 0; i < sets[side]->sites->len; i++) {
 			const MtaLeakSite *s = sets[side]->sites->pdata[i];
 			if (mta_suppressions_match (supp, s)) {
-				r->suppressed++;
+				(*suppressed)++;
 				continue;
 			}
 			char *key = group_key (s);
@@ -495,17 +623,14 @@ compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppression
 		align_group (g);
 		for (guint j = 0; j < g->side[1]->len; j++) {
 			const Entry *f = &g_array_index (g->side[1], Entry, j);
-			add_change (r, f->pair >= 0 ? g_array_index (g->side[0], Entry, f->pair).site : NULL,
-				    f->site);
+			func (f->pair >= 0 ? g_array_index (g->side[0], Entry, f->pair).site : NULL, f->site, data);
 		}
 		for (guint i = 0; i < g->side[0]->len; i++) {
 			const Entry *b = &g_array_index (g->side[0], Entry, i);
 			if (b->pair < 0)
-				add_change (r, b->site, NULL);
+				func (b->site, NULL, data);
 		}
 	}
-	g_array_sort (r->grown, change_cmp);
-	g_array_sort (r->shrunk, change_cmp);
 	source_cache_release (&sources);
 }
 
@@ -541,9 +666,29 @@ sum_changes (const GArray *a, int64_t *blocks, int64_t *bytes)
 	}
 }
 
-static void
-print_changes (const GArray *a, FILE *out)
+/* Why a site is noise: what the baselines leak there, and from what on
+ * it would count. */
+static char *
+noise_why (const Noise *n)
 {
+	return g_strdup_printf ("baselines %" PRIu64 "..%" PRIu64 " blocks, %" PRIu64 "..%" PRIu64
+				" bytes: new or grown above %" PRIu64 " blocks or %" PRIu64 " bytes",
+				n->lo_blocks, n->hi_blocks, n->lo_bytes, n->hi_bytes,
+				2 * n->hi_blocks - n->lo_blocks, 2 * n->hi_bytes - n->lo_bytes);
+}
+
+/* The changes of A (Change), or of NOISE (Noise) when A is NULL. */
+static void
+print_changes (const GArray *a, const GArray *noise, FILE *out)
+{
+	g_autoptr (GArray) own = NULL;
+
+	if (a == NULL) {
+		own = g_array_new (FALSE, FALSE, sizeof (Change));
+		for (guint i = 0; i < noise->len; i++)
+			g_array_append_val (own, g_array_index (noise, Noise, i).c);
+		a = own;
+	}
 	g_autoptr (GPtrArray) cols = g_ptr_array_new_with_free_func (g_free);
 	int wb = (int) strlen ("Blocks"), wB = (int) strlen ("Bytes");
 
@@ -566,23 +711,39 @@ print_changes (const GArray *a, FILE *out)
 		const MtaLeakSite *s = c->feature ? c->feature : c->base;
 		g_assert (s != NULL);   /* a change has one side at least */
 		g_autofree char *label = site_label (s);
-		fprintf (out, "  %-6s %*s  %*s  %s", change_word (c), wb, (char *) cols->pdata[2 * (gsize) i],
-			 wB, (char *) cols->pdata[2 * (gsize) i + 1], label);
+		fprintf (out, "  %-6s %*s  %*s  %s", own ? "noise" : change_word (c), wb,
+			 (char *) cols->pdata[2 * (gsize) i], wB, (char *) cols->pdata[2 * (gsize) i + 1], label);
 		if (c->base && c->feature && c->base->line != c->feature->line)
 			fprintf (out, " (line %u in BASE)", c->base->line);
+		if (own) {
+			g_autofree char *why = noise_why (&g_array_index (noise, Noise, i));
+			fprintf (out, " (%s)", why);
+		}
 		fputc ('\n', out);
 	}
 }
 
 static void
-print_text (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult *r, FILE *out)
+print_run (FILE *out, const char *role, const MtaLeakSet *set, const char *after)
+{
+	fprintf (out, "%-8s %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes%s\n", role, set->name,
+		 set->leaked_blocks, set->leaked_blocks == 1 ? "" : "s", set->leaked_bytes, after);
+}
+
+static void
+print_text (const MtaLeakSet *base, const GPtrArray *others, const MtaLeakSet *feature,
+	    const DiffResult *r, FILE *out)
 {
 	int64_t blocks, bytes;
 
-	fprintf (out, "BASE     %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes\n", base->name,
-		 base->leaked_blocks, base->leaked_blocks == 1 ? "" : "s", base->leaked_bytes);
-	fprintf (out, "FEATURE  %s: %" PRIu64 " leaked block%s, %" PRIu64 " bytes\n", feature->name,
-		 feature->leaked_blocks, feature->leaked_blocks == 1 ? "" : "s", feature->leaked_bytes);
+	print_run (out, "BASE", base, "");
+	for (guint i = 0; i < others->len; i++)
+		print_run (out, "BASE", others->pdata[i], " (--base)");
+	print_run (out, "FEATURE", feature, "");
+	if (others->len > 0)
+		fprintf (out, "A site is new or grown only when FEATURE leaks there more blocks or bytes than\n"
+			 "the most of the %u baselines plus the spread among them (--base).\n",
+			 others->len + 1);
 	if (diff_kinds != 0) {
 		g_autofree char *kinds = mta_reach_mask_text (diff_kinds);
 		fprintf (out, "Only the blocks %s are compared (--leaks).\n", kinds);
@@ -594,13 +755,18 @@ print_text (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 		sum_changes (r->grown, &blocks, &bytes);
 		fprintf (out, "New or grown leaks in FEATURE: %u site%s, %+" PRId64 " blocks, %+" PRId64
 			 " bytes\n\n", r->grown->len, r->grown->len == 1 ? "" : "s", blocks, bytes);
-		print_changes (r->grown, out);
+		print_changes (r->grown, NULL, out);
 	}
 	if (r->shrunk->len > 0) {
 		sum_changes (r->shrunk, &blocks, &bytes);
 		fprintf (out, "\nLeaks smaller or gone in FEATURE: %u site%s, %+" PRId64 " blocks, %+" PRId64
 			 " bytes\n\n", r->shrunk->len, r->shrunk->len == 1 ? "" : "s", blocks, bytes);
-		print_changes (r->shrunk, out);
+		print_changes (r->shrunk, NULL, out);
+	}
+	if (r->noise->len > 0) {
+		fprintf (out, "\nNoise: %u site%s whose change from BASE is within what the baselines show\n\n",
+			 r->noise->len, r->noise->len == 1 ? "" : "s");
+		print_changes (NULL, r->noise, out);
 	}
 	if (r->suppressed > 0 || r->below > 0) {
 		fputc ('\n', out);
@@ -653,12 +819,49 @@ put_changes (FILE *out, const char *key, const GArray *a, gboolean comma)
 }
 
 static void
-print_json (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult *r, FILE *out)
+put_noise (FILE *out, const GArray *noise)
+{
+	fputs ("  \"noise\": [", out);
+	for (guint i = 0; i < noise->len; i++) {
+		const Noise *n = &g_array_index (noise, Noise, i);
+		const MtaLeakSite *s = n->c.feature;
+		fprintf (out, "%s\n    {", i ? "," : "");
+		if (s->kind[0] != '\0') {
+			fputs ("\"kind\": ", out);
+			mta_json_put_string (out, s->kind);
+			fputs (", ", out);
+		}
+		mta_json_put_location (out, s->function, s->file, s->line, s->object);
+		fprintf (out, ", \"base_blocks\": %" PRIu64 ", \"feature_blocks\": %" PRIu64
+			 ", \"delta_blocks\": %" PRId64 ", \"base_bytes\": %" PRIu64
+			 ", \"feature_bytes\": %" PRIu64 ", \"delta_bytes\": %" PRId64
+			 ", \"baselines_blocks\": [%" PRIu64 ", %" PRIu64 "], \"baselines_bytes\": [%"
+			 PRIu64 ", %" PRIu64 "], \"grown_above_blocks\": %" PRIu64
+			 ", \"grown_above_bytes\": %" PRIu64 "}",
+			 n->c.base ? n->c.base->blocks : 0, s->blocks, n->c.dblocks,
+			 n->c.base ? n->c.base->bytes : 0, s->bytes, n->c.dbytes,
+			 n->lo_blocks, n->hi_blocks, n->lo_bytes, n->hi_bytes,
+			 2 * n->hi_blocks - n->lo_blocks, 2 * n->hi_bytes - n->lo_bytes);
+	}
+	fprintf (out, "%s]\n", noise->len ? "\n  " : "");
+}
+
+static void
+print_json (const MtaLeakSet *base, const GPtrArray *others, const MtaLeakSet *feature,
+	    const DiffResult *r, FILE *out)
 {
 	fputs ("{\n  \"format\": \"mtanalyze-diff\", \"version\": 1,\n", out);
 	put_run (out, "base", base);
 	put_run (out, "feature", feature);
-	fputs ("  \"leak_kinds\": ", out);
+	fputs ("  \"baselines\": [", out);
+	for (guint i = 0; i < others->len; i++) {
+		const MtaLeakSet *o = others->pdata[i];
+		fprintf (out, "%s{\"run\": ", i ? ", " : "");
+		mta_json_put_string (out, o->name);
+		fprintf (out, ", \"leaked_blocks\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64 "}",
+			 o->leaked_blocks, o->leaked_bytes);
+	}
+	fputs ("],\n  \"leak_kinds\": ", out);
 	if (diff_kinds == 0)
 		fputs ("null,\n", out);
 	else {
@@ -669,7 +872,8 @@ print_json (const MtaLeakSet *base, const MtaLeakSet *feature, const DiffResult 
 		 ", \"suppressed_sites\": %u, \"below_threshold\": %u,\n",
 		 opt_min_blocks, opt_min_bytes, r->suppressed, r->below);
 	put_changes (out, "new_or_grown", r->grown, TRUE);
-	put_changes (out, "smaller_or_gone", r->shrunk, FALSE);
+	put_changes (out, "smaller_or_gone", r->shrunk, TRUE);
+	put_noise (out, r->noise);
 	fputs ("}\n", out);
 }
 
@@ -682,6 +886,8 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	g_autoptr (MtaSuppressions) supp = mta_suppressions_new ();
 	g_autoptr (MtaLeakSet) base = NULL;
 	g_autoptr (MtaLeakSet) feature = NULL;
+	g_autoptr (GPtrArray) others = g_ptr_array_new_with_free_func ((GDestroyNotify) mta_leak_set_free);
+	Baselines bl = { 0 };
 	DiffResult r = { 0 };
 
 	diff_warn = warn;
@@ -713,25 +919,32 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	if ((base = load_side (argv[0], wrappers, leak_kinds, error)) == NULL ||
 	    (feature = load_side (argv[1], wrappers, leak_kinds, error)) == NULL)
 		return FALSE;
+	for (char **p = opt_bases; p && *p; p++) {
+		MtaLeakSet *o = load_side (*p, wrappers, leak_kinds, error);
+		if (o == NULL)
+			return FALSE;
+		g_ptr_array_add (others, o);
+	}
 
 	r.grown = g_array_new (FALSE, FALSE, sizeof (Change));
 	r.shrunk = g_array_new (FALSE, FALSE, sizeof (Change));
-	compare (base, feature, supp, &r);
+	r.noise = g_array_new (FALSE, FALSE, sizeof (Noise));
+	pair_baselines (others, feature, supp, &bl);
+	compare (base, feature, supp, &bl, &r);
 	/* the file first: when it cannot be written, nothing is printed */
-	if (opt_html != NULL && !mta_html_write_diff (opt_html, base, feature, r.grown, r.shrunk, error)) {
-		g_array_unref (r.grown);
-		g_array_unref (r.shrunk);
-		return FALSE;
-	}
-	if (opt_json)
-		print_json (base, feature, &r, stdout);
-	else if (opt_html != NULL)
+	gboolean ok = opt_html == NULL ||
+		mta_html_write_diff (opt_html, base, feature, r.grown, r.shrunk, error);
+	if (ok && opt_json)
+		print_json (base, others, feature, &r, stdout);
+	else if (ok && opt_html != NULL)
 		fprintf (stdout, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
 			 r.grown->len, r.grown->len == 1 ? "" : "s");
-	else
-		print_text (base, feature, &r, stdout);
+	else if (ok)
+		print_text (base, others, feature, &r, stdout);
 	*status = r.grown->len > 0;
 	g_array_unref (r.grown);
 	g_array_unref (r.shrunk);
-	return TRUE;
+	g_array_unref (r.noise);
+	baselines_release (&bl);
+	return ok;
 }

@@ -32,10 +32,9 @@ const char mta_report_description[] =
 	"resolving caller addresses the script cannot to file:line.  Several TRACE\n"
 	"files are read as one run, in order; '-' is standard input.  With two or\n"
 	"more arguments the first is the BINARY when it is an ELF file.  Traces\n"
-	"compressed with gzip, zstd or xz are read as they are.  A forked child's\n"
-	"trace starts from the blocks its parent had at the fork, and a parent\n"
-	"that forked and exited does not leak what it handed to its child\n"
-	"(share/analyzer.md, \"Forks and daemons\"; --no-inherit: as the script).\n"
+	"compressed with gzip, zstd or xz are read as they are.  Each process's\n"
+	"trace is read alone, as the script does, forks or not; the reports below\n"
+	"follow the heap across forks (share/analyzer.md, \"Forks and daemons\").\n"
 	"\n"
 	"--by-site, --json and --db report by call site instead, skipping the\n"
 	"allocation wrappers of share/wrappers.txt when the trace has stacks,\n"
@@ -103,10 +102,11 @@ const GOptionEntry mta_report_entries[] = {
 	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
 	  "Do not report unreadable lines nor show the progress", NULL },
 	{ "parent", 0, 0, G_OPTION_ARG_FILENAME, &opt_parent,
-	  "A forked child's trace starts from the blocks live at its fork in FILE, "
-	  "its parent's trace (default: the one its header names, if found)", "FILE" },
+	  "In the reports by call site, a forked child's trace starts from the blocks live at "
+	  "its fork in FILE, its parent's trace (default: the one its header names, if found)", "FILE" },
 	{ "no-inherit", 0, 0, G_OPTION_ARG_NONE, &opt_no_inherit,
-	  "Read the trace alone: no blocks inherited from a parent, none handed to a child", NULL },
+	  "Read the trace alone in the reports by call site too: no blocks inherited from a "
+	  "parent, none handed to a child", NULL },
 	{ "by-site", 0, 0, G_OPTION_ARG_NONE, &opt_by_site,
 	  "Report leaks and bad frees by call site, largest first", NULL },
 	{ "frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
@@ -147,6 +147,7 @@ typedef struct {
 	gpointer data;
 	uint64_t bad_shown;
 	MtaIncomplete incomplete;  /* for the warning, in every mode */
+	gboolean forked, child;    /* "# fork", "# parent" lines went by */
 } ReportState;
 
 /* Printable excerpt of a damaged line. */
@@ -178,8 +179,13 @@ report_line (const MtaLine *line, gpointer data, GError **error)
 			 line->source, line->source_lineno, ex);
 		st->bad_shown++;
 	}
-	if (line->kind == MTA_LINE_EXT)
+	if (line->kind == MTA_LINE_EXT) {
 		mta_incomplete_line (&st->incomplete, line);
+		if (line->ncols >= 3 && mta_span_eq (line->cols[0], "#")) {
+			st->forked |= mta_span_eq (line->cols[1], "fork");
+			st->child |= mta_span_eq (line->cols[1], "parent");
+		}
+	}
 	return st->func (line, st->data, error);
 }
 
@@ -192,6 +198,24 @@ note_cb (const char *message, gpointer data)
 		return;
 	fflush (stdout);
 	fprintf (stderr, "mtanalyze: %s\n", message);
+}
+
+/* The plain report is the script's, trace by trace, forks or not (the
+ * other reports follow the heap across them): say so where it matters. */
+static void
+note_plain_forks (const ReportState *st, const char *trace)
+{
+	if (opt_quiet || opt_no_inherit || (!st->forked && !st->child && opt_parent == NULL))
+		return;
+	fflush (stdout);
+	fprintf (stderr, "mtanalyze: note: '%s' is the trace of %s: this report is the script's, "
+		 "which reads each trace alone (%s); --by-site, --json, --db and --html follow the "
+		 "heap across forks (share/analyzer.md, \"Forks and daemons\")\n", trace,
+		 st->child ? "a forked child" : st->forked ? "a process that forked" : "no forked child",
+		 st->child ? "the child's frees of the blocks it inherited show as frees of memory "
+		 "never allocated, and --parent is not used" : st->forked ?
+		 "the blocks a daemonizing parent left to its child show as its leaks" :
+		 "--parent is not used");
 }
 
 /* TRUE when PATH is a regular file starting with the ELF magic. */
@@ -301,9 +325,10 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		st.func = mta_compat_line;
 		st.data = compat;
 	}
-	/* forks: what a child inherited, what a parent handed over */
+	/* forks: what a child inherited, what a parent handed over -- in the
+	 * reports by call site; the plain one is the script's, trace by trace */
 	g_autoptr (MtaLineage) lineage = NULL;
-	if (!opt_no_inherit && argc > first) {
+	if (!opt_no_inherit && argc > first && sites != NULL) {
 		lineage = mta_lineage_new (st.func, st.data, argv[first], note_cb, NULL);
 		mta_lineage_set_parent (lineage, opt_parent);
 		mta_lineage_set_traces (lineage, argv + first, argc - first);
@@ -331,6 +356,8 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, stdout, error);
 		else
 			status = mta_compat_finish (compat);
+		if (compat != NULL && status >= 0 && argc > first)
+			note_plain_forks (&st, argv[first]);
 		if (bad > st.bad_shown && !opt_quiet) {
 			fflush (stdout);
 			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "

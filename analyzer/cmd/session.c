@@ -73,6 +73,7 @@ struct Image {
 	uint64_t inherited_blocks, inherited_bytes;
 	int64_t handed_to;         /* -1: nothing handed to a child */
 	uint64_t handed_blocks, handed_bytes;
+	gboolean exec_at_end;      /* its trace ends at an exec ("# exec"), traced after or not */
 	Image *exec_of;            /* the image this pid ran before (exec) */
 	Image *exec_next;          /* the image it exec'd, NULL: none */
 	Image *parent;             /* the image that forked it (a root: NULL) */
@@ -183,6 +184,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 		im->handed_to = lg->handed_to_pid;
 		im->handed_blocks = lg->handed_blocks;
 		im->handed_bytes = lg->handed_bytes;
+		im->exec_at_end = lg->exec_at_end;
 		uint64_t bad = mta_reader_bad_lines (reader);
 		mta_run_finish (run, mta_reader_lines (reader), bad);
 		if (bad > 0 && !opt_quiet) {
@@ -268,11 +270,20 @@ amount (uint64_t bytes, uint64_t blocks)
 }
 
 /* The blocks a program run held when it exec'd went with its address
- * space: they are not leaks, and are said apart. */
+ * space: they are not leaks, and are said apart -- whether the program it
+ * exec'd was traced after (the next image of its pid) or not (its trace
+ * says "# exec" last: a program run with a clean environment, a static
+ * one). */
+static gboolean
+exec_d (const Image *im)
+{
+	return im->exec_next != NULL || im->exec_at_end;
+}
+
 static gboolean
 leaks (const Image *im)
 {
-	return im->leaked_blocks > 0 && im->exec_next == NULL;
+	return im->leaked_blocks > 0 && !exec_d (im);
 }
 
 static void
@@ -282,7 +293,7 @@ print_leaks (const Image *im, FILE *out)
 
 	if (im->leaked_blocks == 0)
 		fputs ("no leaks", out);
-	else if (im->exec_next != NULL)
+	else if (exec_d (im))
 		fprintf (out, "%s live at the exec (not leaks)", a);
 	else
 		fprintf (out, "%s not freed", a);

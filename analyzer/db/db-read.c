@@ -49,8 +49,15 @@ static const char sql_sites_of_kinds[] =
 	" FROM leaks l JOIN sites s ON s.id = l.site_id"
 	" WHERE l.run_id = ?1 AND instr (?2, ',' || l.reach || ',') > 0 GROUP BY l.site_id";
 static const char sql_has_verdicts[] =
-	"SELECT CASE WHEN (SELECT count(*) FROM pragma_table_info ('runs') WHERE name = 'reach_line') = 0"
-	" THEN 0 ELSE (SELECT count(*) FROM runs WHERE id = ?1 AND reach_line IS NOT NULL) END";
+	"SELECT count(*) FROM runs WHERE id = ?1 AND reach_line IS NOT NULL";
+/* v6: the kinds the run stored, when it was loaded with --leaks (NULL: all). */
+static const char sql_stored_kinds[] =
+	"SELECT leak_kinds FROM runs WHERE id = ?1";
+/* Whether table ?1 has column ?2: a database from before v6 has no
+ * column for verdicts, and SQLite refuses a statement naming it even in a
+ * branch never taken ("no such column: reach_line"). */
+static const char sql_has_column[] =
+	"SELECT count(*) FROM pragma_table_info (?1) WHERE name = ?2";
 
 /* v5: the tracked kinds' leaking sites, and the sites that took the
  * references of unbalanced objects (dropped, for objects below zero),
@@ -83,6 +90,80 @@ text (sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text (st, col);
 	return t ? (const char *) t : "";
+}
+
+/* The integer of the one row SQL makes with ?1 ID and ?2 TEXT bound (when
+ * not NULL), or the text of its column into *OUT when OUT is given; FALSE
+ * on an SQLite error (in DB's message). */
+static gboolean
+query_one (sqlite3 *db, const char *sql, int64_t id, const char *bind_text, const char *bind_text2,
+	   int64_t *v, char **out)
+{
+	sqlite3_stmt *st = NULL;
+	gboolean ok;
+
+	if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+		return FALSE;
+	if (bind_text != NULL) {
+		sqlite3_bind_text (st, 1, bind_text, -1, SQLITE_STATIC);
+		sqlite3_bind_text (st, 2, bind_text2, -1, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_int64 (st, 1, id);
+	}
+	ok = sqlite3_step (st) == SQLITE_ROW;
+	if (ok && v != NULL)
+		*v = sqlite3_column_int64 (st, 0);
+	if (ok && out != NULL)
+		*out = sqlite3_column_type (st, 0) == SQLITE_NULL ? NULL : g_strdup (text (st, 0));
+	sqlite3_finalize (st);
+	return ok;
+}
+
+static gboolean
+has_column (sqlite3 *db, const char *table, const char *column, gboolean *has)
+{
+	int64_t n = 0;
+
+	if (!query_one (db, sql_has_column, 0, table, column, &n, NULL))
+		return FALSE;
+	*has = n > 0;
+	return TRUE;
+}
+
+/* --leaks KINDS on run ID: FALSE with *ERROR set (an SQLite error: in DB's
+ * message, *ERROR left unset) when the run cannot answer for them -- it
+ * has no verdicts, or was loaded with --leaks of fewer kinds, whose other
+ * blocks it did not store (they would all look new) -- else *VERDICTS:
+ * whether it has verdicts at all. */
+static gboolean
+check_kinds (sqlite3 *db, int64_t id, const char *runname, const MtaLeakSet *set, guint leak_kinds,
+	     gboolean *verdicts, GError **error)
+{
+	gboolean has = FALSE;
+	int64_t n = 0;
+	g_autofree char *stored = NULL;
+	guint stored_mask = 0;
+
+	if (!has_column (db, "runs", "reach_line", &has) ||
+	    (has && !query_one (db, sql_has_verdicts, id, NULL, NULL, &n, NULL)))
+		return FALSE;
+	*verdicts = n > 0;
+	if (!*verdicts && set->leaked_blocks > 0) {
+		mta_leak_set_no_verdicts (runname, error);
+		return FALSE;
+	}
+	if (!has_column (db, "runs", "leak_kinds", &has) ||
+	    (has && !query_one (db, sql_stored_kinds, id, NULL, NULL, NULL, &stored)))
+		return FALSE;
+	if (stored == NULL || !mta_reach_parse_kinds (stored, &stored_mask, NULL) ||
+	    (leak_kinds & ~stored_mask) == 0)
+		return TRUE;
+	g_autofree char *asked = mta_reach_mask_names (leak_kinds & ~stored_mask, ",");
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+		     "--leaks: '%s' holds only the blocks of the kinds it was loaded with (--leaks %s): "
+		     "it cannot say which of its blocks were %s (load its trace again without --leaks, "
+		     "or compare only %s)", runname, stored, asked, stored);
+	return FALSE;
 }
 
 /* FALSE on an SQLite error (in DB's message). */
@@ -176,24 +257,17 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, guint lea
 
 	runname = g_strdup_printf ("%s (run %" PRId64 ")", name, id);
 	if (leak_kinds != 0) {
-		if (sqlite3_prepare_v2 (db, sql_has_verdicts, -1, &st, NULL) != SQLITE_OK) {
-			fail (error, db, path);
+		gboolean verdicts = FALSE;
+		if (!check_kinds (db, id, runname, set, leak_kinds, &verdicts, error)) {
+			if (error != NULL && *error == NULL)
+				fail (error, db, path);
 			goto out;
 		}
-		sqlite3_bind_int64 (st, 1, id);
-		if (sqlite3_step (st) != SQLITE_ROW) {
-			fail (error, db, path);
-			goto out;
-		}
-		if (sqlite3_column_int64 (st, 0) == 0 && set->leaked_blocks > 0) {
-			mta_leak_set_no_verdicts (runname, error);
-			goto out;
-		}
-		sqlite3_finalize (st);
-		st = NULL;
 		names = mta_reach_mask_names (leak_kinds, ",");
 		kinds = g_strdup_printf (",%s,", names);
 		set->leaked_blocks = set->leaked_bytes = 0;
+		if (!verdicts)     /* nothing leaked: no sites, whatever the schema */
+			goto kinds;
 	}
 	if (sqlite3_prepare_v2 (db, leak_kinds ? sql_sites_of_kinds : sql_sites, -1, &st, NULL) != SQLITE_OK) {
 		fail (error, db, path);
@@ -217,6 +291,7 @@ mta_leak_set_from_db (const char *name, const char *path, int64_t run, guint lea
 	}
 	sqlite3_finalize (st);
 	st = NULL;
+kinds:
 	if (!read_kind_sites (set, db, id)) {
 		fail (error, db, path);
 		goto out;

@@ -21,6 +21,26 @@
 #define STACK_ID_BASE (UINT64_C(1) << 48)
 #define UNRESOLVED (UINT64_C(1) << 63) /* a live entry's seq: stack id not yet defined */
 
+/* When a process ended, as far as its trace says: "# start" (the wall
+ * clock when the file was opened) plus the last "# time" (since then).
+ * A recorder writes one just before the "= End" of the exit; a trace that
+ * has no "= End" (the process left by _exit, as daemon(3)'s parent does,
+ * or was killed, or still runs) ended some time after its last line. */
+typedef struct {
+	int64_t start_ns;            /* wall clock, ns since 1970; -1: unknown */
+	uint64_t last_ns;            /* the last "# time" */
+	gboolean ended;              /* its last "=" line is "= End" */
+	gboolean exact;              /* a "# time" came after its last event: the moment of its end */
+	gboolean exec;               /* "# exec", no event of its thread after: a new image replaced the heap */
+	gboolean timed;              /* a "# time", no event of its thread since */
+	uint64_t tid;                /* the thread of the lines ("# T") */
+	uint64_t time_tid, exec_tid; /* the thread that wrote the last "# time", "# exec" */
+} MtaLineageEnd;
+
+typedef struct {
+	uint64_t mark, line;
+} ForkLine;
+
 struct MtaLineage {
 	MtaLineFunc func;
 	gpointer data;
@@ -37,7 +57,10 @@ struct MtaLineage {
 	gboolean started;            /* an event or "=" line went by */
 	gboolean stopped;            /* "# stopped": blocks live then are not the end */
 	uint64_t last_fork_line;
+	GArray *fork_lines;          /* ForkLine, in order: every "# fork" */
+	GHashTable *kids;            /* pid (gint64 *) -> GPtrArray of ChildTrace: traces naming it */
 	int64_t pid;                 /* its own "# pid", -1: none */
+	MtaLineageEnd end;           /* when this process ended, as far as its trace says */
 	uint64_t last_lineno;
 	const char *last_source;
 };
@@ -102,6 +125,80 @@ parse_pid (const MtaLine *l)
 	MtaHeader h;
 
 	return mta_header_parse (l->text.p, l->text.len, &h) && h.kind == MTA_HEADER_PID ? h.pid : -1;
+}
+
+/* ------------------------------------------------------------ ends */
+
+
+/* "SEC.NSEC" in ns, or -1. */
+static int64_t
+parse_start (MtaSpan s)
+{
+	uint64_t sec = 0, ns = 0;
+	size_t i = 0, d = 0;
+
+	for (; i < s.len && s.p[i] >= '0' && s.p[i] <= '9' && i < 12; i++)
+		sec = sec * 10 + (uint64_t) (s.p[i] - '0');
+	if (i == 0 || i >= s.len || s.p[i] != '.')
+		return -1;
+	for (i++; i < s.len && d < 9 && s.p[i] >= '0' && s.p[i] <= '9'; i++, d++)
+		ns = ns * 10 + (uint64_t) (s.p[i] - '0');
+	for (; d < 9; d++)
+		ns *= 10;
+	return (int64_t) (sec * 1000000000u + ns);
+}
+
+static void
+end_time (MtaLineageEnd *e, uint64_t ns)
+{
+	if (ns > e->last_ns)
+		e->last_ns = ns;
+	e->timed = TRUE;
+	e->time_tid = e->tid;
+}
+
+/* Any line of the trace, in order: KIND, and whether it is "= End".  The
+ * exit's "# time" and an "# exec" are written by the thread that exits or
+ * execs: another thread's event in a chunk of its own after them does not
+ * make them stale (only one of that thread's does). */
+static void
+end_line (MtaLineageEnd *e, MtaLineKind kind, gboolean is_end)
+{
+	if (kind == MTA_LINE_EVENT || kind == MTA_LINE_TRACKED) {
+		if (e->tid == e->time_tid)
+			e->timed = FALSE;
+		if (e->tid == e->exec_tid)
+			e->exec = FALSE;
+	} else if (kind == MTA_LINE_MARKER) {
+		e->ended = is_end;
+		e->exact = is_end && e->timed;
+		if (is_end)
+			e->exec = FALSE;
+	}
+}
+
+/* The last moment the trace shows its process alive (wall clock, ns). */
+static int64_t
+end_last (const MtaLineageEnd *e)
+{
+	return e->start_ns + (int64_t) e->last_ns;
+}
+
+/* The trace's own lines that say when its process ended. */
+static void
+end_feed (MtaLineageEnd *e, const MtaLine *l)
+{
+	uint64_t ns;
+
+	end_line (e, l->kind, l->kind == MTA_LINE_MARKER && l->ncols >= 2 && mta_span_eq (l->cols[1], "End"));
+	if (ext_is (l, "time", 3) && span_u64 (l->cols[2], &ns))
+		end_time (e, ns);
+	else if (ext_is (l, "T", 3) && span_u64 (l->cols[2], &ns))
+		e->tid = ns;
+	else if (ext_is (l, "exec", 2)) {
+		e->exec = TRUE;
+		e->exec_tid = e->tid;
+	}
 }
 
 /* ------------------------------------------------------------ the parent's heap */
@@ -444,11 +541,14 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 		lg->info.forks++;
 		lg->last_fork_line = l->lineno;
 		lg->info.handed_mark = mark;
+		g_array_append_val (lg->fork_lines, ((ForkLine) { mark, l->lineno }));
 		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
 	} else if (ext_is (l, "pid", 3) && lg->pid < 0) {
 		lg->pid = parse_pid (l);
 	} else if (ext_is (l, "stopped", 2)) {
 		lg->stopped = TRUE;
+	} else if (ext_is (l, "start", 3) && lg->end.start_ns < 0) {
+		lg->end.start_ns = parse_start (l->cols[2]);
 	}
 }
 
@@ -506,6 +606,7 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 
 	lg->last_lineno = line->lineno;
 	lg->last_source = line->source;
+	end_feed (&lg->end, line);
 	if (line->kind == MTA_LINE_EXT)
 		own_ext (lg, line);
 	else if (!lg->started && (line->kind == MTA_LINE_EVENT || line->kind == MTA_LINE_MARKER)) {
@@ -516,85 +617,300 @@ mta_lineage_line (const MtaLine *line, gpointer lineage, GError **error)
 	return lg->func (line, lg->data, error);
 }
 
-/* Whether the process may have handed its blocks to the child of its last
- * fork: it forked, its trace is whole, and nothing it allocated after that
- * fork is still allocated at its end. */
+/* The blocks live at the end of this process's trace, into lg->live,
+ * each with the line that allocated it; only for a trace whose process
+ * forked, is whole and says its pid. */
 static gboolean
-may_hand_over (MtaLineage *lg)
+own_blocks (MtaLineage *lg)
 {
+	return lg->info.forks > 0 && !lg->stopped && lg->pid >= 0 && read_own_blocks (lg) &&
+	       lg->live.count > 0;
+}
+
+/* How many of them were allocated before line LINE (a fork: the child
+ * holds a copy of those); with DROP, the others are left out of lg->live. */
+static guint
+blocks_before (MtaLineage *lg, uint64_t line, gboolean drop)
+{
+	g_autoptr (GArray) later = g_array_new (FALSE, FALSE, sizeof (uint64_t));
 	const MtaLiveEntry *e;
+	guint n = 0;
 
-	if (lg->info.forks == 0 || lg->stopped || lg->pid < 0 || !read_own_blocks (lg) ||
-	    lg->live.count == 0)
-		return FALSE;
-	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);)
-		if (e->seq > lg->last_fork_line)
-			return FALSE;
-	return TRUE;
+	for (size_t i = 0; mta_live_next (&lg->live, &i, &e);) {
+		if (e->seq <= line)
+			n++;
+		else
+			g_array_append_val (later, e->addr);
+	}
+	for (guint i = 0; drop && i < later->len; i++)
+		mta_live_remove (&lg->live, g_array_index (later, uint64_t, i));
+	return n;
 }
 
-/* Whether the header of the file PATH (its first 64 KiB: a part's header
- * zone) has the line WANT. */
-static gboolean
-header_has (const char *path, const char *want)
+static int
+by_name (gconstpointer a, gconstpointer b)
 {
-	char buf[65536];
+	return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* A trace beside this one whose header says it is the trace of a child
+ * that inherited the heap at this process's last fork. */
+typedef struct {
+	char *path;
+	int64_t pid;
+	uint64_t part;
+	uint64_t mark;               /* the fork of its parent's it names */
+	uint64_t last_fork;          /* its last "# fork MARK" in the part's last MiB, 0: none */
+	MtaLineageEnd end;
+} ChildTrace;
+
+static void
+child_trace_free (gpointer p)
+{
+	ChildTrace *c = p;
+	g_free (c->path);
+	g_free (c);
+}
+
+/* Each line of BUF (N bytes) to FUNC; NUL bytes end a line as a newline does. */
+static void
+each_line (const char *buf, size_t n, void (*func) (const char *p, size_t len, gpointer data), gpointer data)
+{
+	for (const char *p = buf, *end = buf + n; p < end;) {
+		const char *q = p;
+		while (q < end && *q != '\n' && *q != '\0')
+			q++;
+		if (q > p)
+			func (p, (size_t) (q - p), data);
+		p = q + 1;
+	}
+}
+
+typedef struct {
+	int64_t parent;              /* the pid its "# parent" line must name */
+	ChildTrace *c;
+	gboolean found, is_trace;
+} HeaderScan;
+
+static void
+header_line (const char *p, size_t len, gpointer data)
+{
+	HeaderScan *hs = data;
+	MtaHeader h;
+
+	if (len == 9 && memcmp (p, "# mtrec 1", 9) == 0)
+		hs->is_trace = TRUE;
+	if (!mta_header_parse (p, len, &h))
+		return;
+	if (h.kind == MTA_HEADER_PARENT && h.pid == hs->parent && !hs->found) {
+		hs->found = TRUE;
+		hs->c->mark = h.n;
+	} else if (h.kind == MTA_HEADER_PID && hs->c->pid < 0)
+		hs->c->pid = h.pid;
+	else if (h.kind == MTA_HEADER_PART)
+		hs->c->part = h.n;
+	else if (h.kind == MTA_HEADER_START && hs->c->end.start_ns < 0)
+		hs->c->end.start_ns = parse_start ((MtaSpan) { h.rest.p, h.rest.len });
+}
+
+static void
+tail_line (const char *p, size_t len, gpointer data)
+{
+	ChildTrace *c = data;
+	MtaLine l;
+	uint64_t mark;
+
+	mta_line_parse (&l, p, len);
+	end_feed (&c->end, &l);
+	if (ext_is (&l, "fork", 3) && span_u64 (l.cols[2], &mark))
+		c->last_fork = mark;
+}
+
+#define HEADER_BYTES 65536           /* a part's header zone */
+#define TAIL_BYTES (1 << 20)         /* where a trace's end is looked for */
+
+/* The trace at PATH when its header (its first 64 KiB) says it is of a
+ * forked child of process PARENT ("# parent PARENT MARK"), with when it
+ * ended read from its last MiB; else NULL. */
+static ChildTrace *
+child_trace_read (const char *path, int64_t parent)
+{
+	g_autofree char *buf = g_malloc (HEADER_BYTES);
+	ChildTrace *c = g_new0 (ChildTrace, 1);
+	HeaderScan hs = { parent, c, FALSE, FALSE };
 	FILE *f = fopen (path, "rb");
-	size_t n, len = strlen (want);
-	gboolean found = FALSE;
+	size_t n;
+	off_t size, from;
 
+	c->pid = -1;
+	c->part = 1;
+	c->end.start_ns = -1;
 	if (f == NULL)
-		return FALSE;
-	n = fread (buf, 1, sizeof buf - 1, f);
+		goto none;
+	n = fread (buf, 1, HEADER_BYTES, f);
+	each_line (buf, n, header_line, &hs);
+	if (!hs.is_trace || !hs.found || fseeko (f, 0, SEEK_END) != 0 || (size = ftello (f)) < 0)
+		goto none;
+	from = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+	if (fseeko (f, from, SEEK_SET) != 0)
+		goto none;
+	buf = g_realloc (buf, TAIL_BYTES);
+	n = fread (buf, 1, TAIL_BYTES, f);
 	fclose (f);
-	if (n < 10 || memcmp (buf, "# mtrec 1\n", 10) != 0)
-		return FALSE;
-	for (const char *p = buf, *end = buf + n; p < end && !found;) {
-		const char *nl = memchr (p, '\n', (size_t) (end - p));
-		if (nl == NULL)
-			break;
-		found = (size_t) (nl - p) > len && memcmp (p, want, len) == 0;
-		p = nl + 1;
-	}
-	return found;
-}
-
-/* The trace of the child that inherited this process's heap at its last
- * fork: a file beside this trace whose header says "# parent PID MARK"
- * (any name: MALLOC_TRACE may hold %p; the child of a double fork names
- * its grandparent).  A child that exec'd at once leaves a trace without
- * that line: it dropped the heap, and the blocks stay the parent's. */
-static char *
-find_child_trace (const MtaLineage *lg)
-{
-	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
-	g_autofree char *want = g_strdup_printf ("# parent %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT " ",
-						 lg->pid, lg->info.handed_mark);
-	g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-	const char *name;
-
-	while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-		g_autofree char *path = g_build_filename (dir, name, NULL);
-		if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && header_has (path, want))
-			return g_steal_pointer (&path);
-	}
+	/* the first line of a tail is cut: from the next one */
+	const char *p = buf;
+	if (from > 0)
+		while (p < buf + n && *p++ != '\n')
+			;
+	each_line (p, n - (size_t) (p - buf), tail_line, c);
+	c->path = g_strdup (path);
+	return c;
+none:
+	if (f != NULL)
+		fclose (f);
+	g_free (c);
 	return NULL;
 }
 
-/* Handed over: the process could have, and a child's trace says it
- * inherited the heap. */
+/* The traces of the children that inherited the heap of process PID at
+ * one of its forks: files beside this trace whose header says "# parent
+ * PID MARK" (any name: MALLOC_TRACE may hold %p; the child of a double
+ * fork, and the children a middle process forked before any event of its
+ * own, name the grandparent), the last part of each, by name; the
+ * directory is read once per PID.  A child that exec'd before its first
+ * event left no such trace: it dropped the heap. */
+static GPtrArray *
+find_child_traces (MtaLineage *lg, int64_t pid)
+{
+	g_autofree char *dir = g_path_get_dirname (lg->child_trace ? lg->child_trace : ".");
+	g_autoptr (GDir) d = NULL;
+	g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+	g_autoptr (GHashTable) by_pid = g_hash_table_new (g_int64_hash, g_int64_equal);
+	GPtrArray *children = g_hash_table_lookup (lg->kids, &pid);
+	const char *name;
+
+	if (children != NULL)
+		return children;
+	children = g_ptr_array_new_with_free_func (child_trace_free);
+	g_hash_table_insert (lg->kids, g_memdup2 (&pid, sizeof pid), children);
+	d = g_dir_open (dir, 0, NULL);
+
+	while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+		g_ptr_array_add (names, g_build_filename (dir, name, NULL));
+	g_ptr_array_sort (names, by_name);
+	for (guint i = 0; i < names->len; i++) {
+		const char *path = names->pdata[i];
+		ChildTrace *c, *had;
+		if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (c = child_trace_read (path, pid)) == NULL)
+			continue;
+		had = g_hash_table_lookup (by_pid, &c->pid);
+		if (had != NULL && had->part >= c->part) {
+			child_trace_free (c);
+			continue;
+		}
+		if (had != NULL)
+			g_ptr_array_remove (children, had);
+		g_ptr_array_add (children, c);
+		g_hash_table_insert (by_pid, &c->pid, c);
+	}
+	return children;
+}
+
+/* NULL when the child C lived on after this process ended; else why it
+ * did not, as far as the traces say. */
+static const char *
+outlived_not (const MtaLineage *lg, const ChildTrace *c)
+{
+	if (c->end.exec)
+		return "exec'd, and its copy of the heap went with the exec";
+	if (lg->end.start_ns < 0 || c->end.start_ns < 0)
+		return "cannot be ordered with this process's end (a trace has no '# start' line)";
+	if (lg->end.ended && !lg->end.exact)
+		return "cannot be ordered with this process's end (its trace does not say when it "
+		       "exited: a recorder older than the '# time' line at exit)";
+	if (end_last (&c->end) > end_last (&lg->end))
+		return NULL;
+	return c->end.ended ? "ended before this process did (it waited for its child)"
+			    : "shows no sign of life after this process ended";
+}
+
+/* The heir of this process's heap: a process that inherited it at the
+ * fork MARK of process PID (this one, or a descendant that forked again:
+ * the middle process of a double fork that recorded) and lived on after
+ * this process ended, without exec, into *PATH and *PID_OUT.  Else FALSE,
+ * with the first reason met into *WHY and the trace it is about into
+ * *WHY_PATH (NULL: no child's trace at all). */
+static gboolean
+find_heir (MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, int64_t *pid_out,
+	   const char **why, char **why_path)
+{
+	GPtrArray *children = find_child_traces (lg, pid);
+
+	for (guint i = 0; i < children->len; i++) {
+		const ChildTrace *c = children->pdata[i];
+		if (c->mark != mark)
+			continue;
+		const char *not = outlived_not (lg, c);
+		if (not == NULL) {
+			*path = g_strdup (c->path);
+			*pid_out = c->pid;
+			return TRUE;
+		}
+		if (*why_path == NULL) {
+			*why = not;
+			*why_path = g_strdup (c->path);
+		}
+		if (!c->end.exec && c->last_fork > 0 && c->pid >= 0 && depth + 1 < MAX_GENERATIONS &&
+		    find_heir (lg, c->pid, c->last_fork, depth + 1, path, pid_out, why, why_path))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+#define MAX_FORKS_LOOKED 64         /* forks looked at, from the last back */
+
+/* Handed over: the process ended while a process that inherited its heap
+ * at one of its forks -- the last for which there is one -- lived on, and
+ * that process did not exec: it holds the blocks allocated before that
+ * fork, and its trace reports those it never frees.  Otherwise the blocks
+ * stay this process's (it outlived its children, or they dropped their
+ * copy at an exec), and a note says why, for its last fork. */
 static gboolean
 handed_over (MtaLineage *lg)
 {
-	if (!may_hand_over (lg))
+	g_autofree char *why_path = NULL;
+	const char *why = NULL;
+	int64_t pid = -1;
+
+	if (!own_blocks (lg))
 		return FALSE;
-	lg->info.handed_trace = find_child_trace (lg);
-	if (lg->info.handed_trace != NULL)
-		return TRUE;
-	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
-	     "nothing it allocated, but no trace of a child that inherited its heap was found "
-	     "beside '%s': the blocks it still had are reported as its leaks (its child may "
-	     "have exec'd, or recorded nothing)", lg->info.handed_mark, lg->child_trace);
+	for (guint k = lg->fork_lines->len; k > 0 && lg->fork_lines->len - k < MAX_FORKS_LOOKED; k--) {
+		const ForkLine *f = &g_array_index (lg->fork_lines, ForkLine, k - 1);
+		const char *w = NULL;
+		g_autofree char *wp = NULL;
+		if (blocks_before (lg, f->line, FALSE) == 0)
+			break;
+		if (find_heir (lg, lg->pid, f->mark, 0, &lg->info.handed_trace, &pid, &w, &wp)) {
+			blocks_before (lg, f->line, TRUE);
+			lg->info.handed_mark = f->mark;
+			if (pid >= 0)
+				lg->info.handed_to_pid = pid;
+			return TRUE;
+		}
+		if (k == lg->fork_lines->len) {
+			why = w;
+			why_path = g_steal_pointer (&wp);
+		}
+	}
+	if (why_path == NULL)
+		say (lg, "note: no trace of a child that inherited this process's heap at its last "
+		     "fork ('# fork %" G_GUINT64_FORMAT "') was found beside '%s': the blocks it still "
+		     "had are reported as its leaks (its child may have exec'd, or recorded nothing)",
+		     lg->info.handed_mark, lg->child_trace);
+	else
+		say (lg, "note: the blocks this process had at its last fork ('# fork %" G_GUINT64_FORMAT
+		     "') and still had at its end are reported as its leaks, not handed to its child: "
+		     "the child whose trace is '%s' %s", lg->info.handed_mark, why_path, why);
 	return FALSE;
 }
 
@@ -607,6 +923,7 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 
 	if (!lg->started && !start_child (lg, &(MtaLine) { .lineno = lg->last_lineno + 1 }, error))
 		return FALSE;
+	lg->info.exec_at_end = lg->end.exec;
 	if (!handed_over (lg)) {
 		lg->info.handed_to_pid = -1;
 		return TRUE;
@@ -625,14 +942,14 @@ mta_lineage_finish (MtaLineage *lg, GError **error)
 			return FALSE;
 	}
 	child = lg->info.handed_to_pid > 0 ?
-		g_strdup_printf ("child process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
-		g_strdup ("child");
-	say (lg, "note: after its last fork ('# fork %" G_GUINT64_FORMAT "') this process kept "
-	     "nothing it allocated: the %" G_GUINT64_FORMAT " blocks (%" G_GUINT64_FORMAT
-	     " bytes) it still had were handed to its %s, whose trace '%s' reports them; "
-	     "they are not counted as leaks here (--no-inherit: count them)",
-	     lg->info.handed_mark, lg->info.handed_blocks, lg->info.handed_bytes, child,
-	     lg->info.handed_trace);
+		g_strdup_printf ("process %" G_GINT64_FORMAT, lg->info.handed_to_pid) :
+		g_strdup ("the process");
+	say (lg, "note: this process ended while %s, which holds a copy of its heap from its "
+	     "fork '# fork %" G_GUINT64_FORMAT "', lived on: the %" G_GUINT64_FORMAT
+	     " blocks (%" G_GUINT64_FORMAT " bytes) it had allocated before that fork and still "
+	     "had were handed to it, and its trace '%s' reports them; they are not counted as "
+	     "leaks here (--no-inherit: count them)", child, lg->info.handed_mark,
+	     lg->info.handed_blocks, lg->info.handed_bytes, lg->info.handed_trace);
 	return TRUE;
 }
 
@@ -652,6 +969,10 @@ mta_lineage_new (MtaLineFunc func, gpointer data, const char *child_trace,
 	lg->info.parent_pid = -1;
 	lg->info.handed_to_pid = -1;
 	lg->pid = -1;
+	lg->end.start_ns = -1;
+	lg->fork_lines = g_array_new (FALSE, FALSE, sizeof (ForkLine));
+	lg->kids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+					  (GDestroyNotify) g_ptr_array_unref);
 	mta_strtab_init (&lg->strings);
 	mta_live_init (&lg->live);
 	return lg;
@@ -686,6 +1007,8 @@ mta_lineage_free (MtaLineage *lg)
 		return;
 	mta_live_release (&lg->live);
 	mta_strtab_release (&lg->strings);
+	g_array_unref (lg->fork_lines);
+	g_hash_table_destroy (lg->kids);
 	g_free (lg->info.parent_trace);
 	g_free (lg->info.handed_trace);
 	g_strfreev (lg->traces);

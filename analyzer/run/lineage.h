@@ -1,6 +1,6 @@
 /* lineage.h -- forks: a child's trace starts from the heap it inherited,
- * and a parent that forked and exited handed its blocks to the child
- * (issue 12; share/analyzer.md, "Forks and daemons").
+ * and a parent that ended while its child lived on handed its blocks to
+ * the child (issues 12, 26; share/analyzer.md, "Forks and daemons").
  *
  * A filter between the reader and a report's consumer: it passes every
  * line on unchanged, and adds lines of its own.
@@ -14,12 +14,17 @@
  *    are not of memory never allocated, and those it never frees are its
  *    leaks.
  *
- *  - A trace whose process forked and then left no block of its own
- *    allocated after its last fork (it exited, or only freed: a
- *    daemonizing fork) handed the blocks live at that fork to the child,
- *    when a trace beside it says it is that child's ("# parent PID MARK"):
- *    at its end the filter hands the report a '-' line for each of them,
- *    so that they are not this process's leaks, and says so on stderr.
+ *  - A trace whose process forked and then ended while a process holding
+ *    a copy of its heap lived on (the child of one of its forks, the last
+ *    that has one, or that child's own child: a daemonizing parent), as
+ *    the traces' ends say
+ *    ("# start" plus the last "# time"; "= End"; "# exec"), handed that
+ *    process the blocks it allocated before the fork and still had: at
+ *    its end the filter hands the report a '-' line for each of them, so
+ *    that they are not this process's leaks, and says so.  Never to a
+ *    child that exec'd, never when this process outlived the child.
+ *
+ * The plain report does not use it: it is the script's (report.c).
  */
 #ifndef MTA_LINEAGE_H
 #define MTA_LINEAGE_H
@@ -44,6 +49,7 @@ typedef struct {
 	uint64_t handed_mark;
 	uint64_t handed_blocks, handed_bytes;
 	char *handed_trace;        /* the child's trace that says it inherited them */
+	gboolean exec_at_end;      /* the trace ends at an exec ("# exec"): its heap went with it */
 } MtaLineageInfo;
 
 typedef struct MtaLineage MtaLineage;

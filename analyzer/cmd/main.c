@@ -27,6 +27,7 @@
 #include "session.h"
 #include "shrink.h"
 #include "compact.h"
+#include "db-conn.h"
 
 #define EXIT_TROUBLE 2
 
@@ -75,9 +76,11 @@ static const GOptionEntry common_entries[] = {
 static void
 warn_cb (const char *message, gpointer data)
 {
+	g_autofree char *shown = mta_conn_redact_in (message);
+
 	(void) data;
 	fflush (stdout);
-	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+	fprintf (stderr, "mtanalyze: warning: %s\n", shown);
 }
 
 /* "mtanalyze" or "mtanalyze diff": as the user called the command. */
@@ -91,9 +94,10 @@ static int
 usage_error (const Command *cmd, const char *message)
 {
 	g_autofree char *name = command_name (cmd);
+	g_autofree char *shown = mta_conn_redact_in (message);
 
 	fflush (stdout);
-	fprintf (stderr, "%s: %s\nTry '%s --help' for more information.\n", name, message, name);
+	fprintf (stderr, "%s: %s\nTry '%s --help' for more information.\n", name, shown, name);
 	return EXIT_TROUBLE;
 }
 
@@ -297,7 +301,9 @@ main (int argc, char **argv)
 	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
 		return usage_error (cmd, error->message);
 	if (status < 0) {
-		fprintf (stderr, "mtanalyze: %s\n", error ? error->message : "failed");
+		/* a URI's password is never printed, whoever made the message */
+		g_autofree char *shown = mta_conn_redact_in (error ? error->message : "failed");
+		fprintf (stderr, "mtanalyze: %s\n", shown);
 		return EXIT_TROUBLE;
 	}
 	return status;

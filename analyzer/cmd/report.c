@@ -70,6 +70,7 @@ static gboolean opt_no_inherit;
 static gboolean opt_by_site;
 static gboolean opt_json;
 static char *opt_db;
+static char *opt_host;
 static gboolean opt_all_events;
 static gboolean opt_no_skip;
 static char **opt_skip;
@@ -130,7 +131,10 @@ const GOptionEntry mta_report_entries[] = {
 	{ "pprof", 0, 0, G_OPTION_ARG_FILENAME, &opt_pprof,
 	  "Also write the run as a gzip-compressed pprof profile FILE (share/pprof.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
-	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
+	  "Load the run into the SQLite database FILE (created if missing), or into the PostgreSQL "
+	  "server of a postgresql:// URI", "FILE|URI" },
+	{ "host", 0, 0, G_OPTION_ARG_STRING, &opt_host,
+	  "With --db, the host the run is from (runs.host; default: this machine's name)", "NAME" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
 	  "With --db, also store every event (large; see mtanalyze(1))", NULL },
 	{ "growth", 0, 0, G_OPTION_ARG_STRING, &opt_growth,
@@ -269,6 +273,10 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	gboolean folded_blocks = FALSE;
 	int status;
 
+	if (opt_host != NULL && opt_db == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--host needs --db");
+		return FALSE;
+	}
 	if (opt_all_events && opt_db == NULL) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--all-events needs --db");
 		return FALSE;
@@ -307,7 +315,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		MtaAnalysisOptions o = {
 			.by_site = opt_by_site || ((opt_growth != NULL || opt_leaks != NULL) && !opt_json &&
 					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
-			.json = opt_json, .db = opt_db,
+			.json = opt_json, .db = opt_db, .host = opt_host,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
 			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,

@@ -1092,10 +1092,10 @@ mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 	g_autofree int64_t *site_ids = g_new0 (int64_t, sites->len + 1);
 
 	/* PostgreSQL: the sites first, each added for good at once (no
-	 * lock held for the load's length), then the run's transaction */
-	if (d->pg && !d->in_tx && (!store_sites (d, sites, site_ids, error) || !start_run (d, run, error)))
-		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
-	else if ((!d->pg || d->all_events) && !store_sites (d, sites, site_ids, error))
+	 * lock held for the load's length), then the run's transaction;
+	 * SQLite, and --all-events, are in the transaction already */
+	gboolean later = d->pg && !d->in_tx;
+	if (!store_sites (d, sites, site_ids, error) || (later && !start_run (d, run, error)))
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
 	if (d->pg && !reserve_stacks (d, paths->len, error))
 		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */

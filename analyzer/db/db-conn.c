@@ -5,6 +5,13 @@
  * columns they meet); a SELECT's rows come back whole and are stepped
  * through here.  Its notices ("relation already exists, skipping", from
  * the schema's IF NOT EXISTS) are not printed.
+ *
+ * A load's rows are sent in libpq's pipeline mode: an INSERT or UPDATE
+ * goes without waiting for its answer, and the answers are read every
+ * PIPELINE_MAX statements and before anything that needs one (a SELECT,
+ * COMMIT): a load pays the round trip to a distant server once per
+ * PIPELINE_MAX rows, not once a row.  An error of a row sent is reported
+ * at the next of those reads.
  */
 #include "db-conn.h"
 
@@ -20,6 +27,10 @@ G_DEFINE_QUARK (mta-conn-error-quark, mta_conn_error)
 
 /* pg_advisory_lock's key: "mtrc", as SQLite's application_id */
 #define LOCK_KEY "1836348003"
+/* Statements sent before their answers are read: their answers are a few
+ * dozen bytes each, far below what the sockets hold, so neither side
+ * waits for the other to read. */
+#define PIPELINE_MAX 256
 
 struct MtaConn {
 	char *name;                /* redacted */
@@ -30,6 +41,7 @@ struct MtaConn {
 	gboolean is_pg;
 	char *err;                 /* PostgreSQL's last error, one line */
 	guint stmts;               /* names of prepared statements */
+	guint piped;               /* statements sent in pipeline mode, answers not read */
 };
 
 struct MtaStmt {
@@ -38,6 +50,7 @@ struct MtaStmt {
 #ifdef MTA_HAVE_LIBPQ
 	char *name;
 	int nparams;
+	gboolean pipe;             /* an INSERT or UPDATE without RETURNING */
 	char **vals;
 	PGresult *res;
 	int row, rows;
@@ -248,6 +261,51 @@ res_ok (MtaConn *c, PGresult *res)
 	set_err (c, res ? PQresultErrorMessage (res) : PQerrorMessage (c->pg));
 	return FALSE;
 }
+
+/* Read the answers of the statements sent in pipeline mode and leave it;
+ * FALSE with the first error kept. */
+static gboolean
+pg_flush (MtaConn *c)
+{
+	gboolean ok = TRUE;
+	guint nulls = 0;
+
+	if (c->piped == 0)
+		return TRUE;
+	c->piped = 0;
+	if (PQpipelineSync (c->pg) != 1) {
+		set_err (c, PQerrorMessage (c->pg));
+		ok = FALSE;
+	} else {
+		for (;;) {
+			PGresult *r = PQgetResult (c->pg);
+			if (r == NULL) {
+				/* one between the answers of two statements; more: the
+				 * connection is gone */
+				if (++nulls > 1) {
+					if (ok)
+						set_err (c, PQerrorMessage (c->pg));
+					ok = FALSE;
+					break;
+				}
+				continue;
+			}
+			nulls = 0;
+			ExecStatusType st = PQresultStatus (r);
+			if (st == PGRES_PIPELINE_SYNC) {
+				PQclear (r);
+				break;
+			}
+			if (ok && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+				set_err (c, st == PGRES_PIPELINE_ABORTED ? "aborted" : PQresultErrorMessage (r));
+				ok = FALSE;
+			}
+			PQclear (r);
+		}
+	}
+	PQexitPipelineMode (c->pg);
+	return ok;
+}
 #endif
 
 gboolean
@@ -255,6 +313,8 @@ mta_conn_exec (MtaConn *c, const char *sql)
 {
 #ifdef MTA_HAVE_LIBPQ
 	if (c->is_pg) {
+		if (!pg_flush (c))
+			return FALSE;
 		PGresult *res = PQexec (c->pg, sql);
 		gboolean ok = res_ok (c, res);
 		PQclear (res);
@@ -412,6 +472,13 @@ mta_stmt_prepare (MtaConn *c, const char *sql)
 			}
 		}
 		st->name = g_strdup_printf ("mta%u", ++c->stmts);
+		st->pipe = (g_str_has_prefix (sql, "INSERT") || g_str_has_prefix (sql, "UPDATE")) &&
+			strstr (sql, "RETURNING") == NULL;
+		if (!pg_flush (c)) {
+			g_string_free (q, TRUE);
+			mta_stmt_finalize (st);
+			return NULL;
+		}
 		st->vals = g_new0 (char *, st->nparams + 1);
 		st->row = -1;
 		/* a parameter the statement skips (bound by the caller for a
@@ -447,7 +514,7 @@ mta_stmt_finalize (MtaStmt *st)
 #ifdef MTA_HAVE_LIBPQ
 	if (st->c->is_pg) {
 		PQclear (st->res);
-		if (st->vals != NULL) {
+		if (st->vals != NULL && st->c->piped == 0) {
 			g_autofree char *sql = g_strdup_printf ("DEALLOCATE %s", st->name);
 			PQclear (PQexec (st->c->pg, sql));
 			for (int i = 0; i < st->nparams; i++)
@@ -537,7 +604,23 @@ mta_stmt_step (MtaStmt *st)
 {
 #ifdef MTA_HAVE_LIBPQ
 	if (st->c->is_pg) {
+		MtaConn *c = st->c;
+		if (st->pipe) {
+			if ((c->piped == 0 && PQenterPipelineMode (c->pg) != 1) ||
+			    PQsendQueryPrepared (c->pg, st->name, st->nparams, (const char *const *) st->vals,
+						 NULL, NULL, 0) != 1) {
+				set_err (c, PQerrorMessage (c->pg));
+				if (c->piped == 0)
+					PQexitPipelineMode (c->pg);
+				return MTA_STEP_ERROR;
+			}
+			if (++c->piped >= PIPELINE_MAX && !pg_flush (c))
+				return MTA_STEP_ERROR;
+			return MTA_STEP_DONE;
+		}
 		if (st->res == NULL) {
+			if (!pg_flush (c))
+				return MTA_STEP_ERROR;
 			st->res = PQexecPrepared (st->c->pg, st->name, st->nparams,
 						  (const char *const *) st->vals, NULL, NULL, 0);
 			if (!res_ok (st->c, st->res)) {

@@ -395,6 +395,7 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define NOTES_SIZE (256u << 10)
 #define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
 #define MAX_OWN (NSTRIPES + 32)
+#define MAX_ARENAS_RING 1024	/* arenas: glibc makes 8 per core at most */
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
 
@@ -1425,6 +1426,68 @@ static void scan_roots(void)
 	sc.pagemap_fd = 0;
 }
 
+/* glibc's main arena, the malloc_state in libc's data (2.26 on, 64-bit):
+ * its top chunk, bins and fast bins point at chunk headers, and the
+ * header of a chunk lies in the last bytes of the live block before it
+ * (top, after the latest block: a block whose only pointer was dropped
+ * would be "possible" for that).  valgrind's malloc leaves glibc's unused,
+ * so it is never a root here either.  Found by its shape: the bins of an
+ * empty bin point at themselves, less 16 (bin_at()), and the arenas'
+ * next fields make a ring that comes back to it. */
+#define MSTATE_BINS 112		/* offsetof(struct malloc_state, bins) */
+#define MSTATE_NBINS 127	/* pairs of bins: NBINS - 1 */
+#define MSTATE_NEXT 2160	/* offsetof(struct malloc_state, next) */
+#define MSTATE_SIZE 2200
+
+static int arena_ring(uintptr_t ms)
+{
+	uintptr_t a = ms;
+
+	for (int hops = 0; hops < 2 * MAX_ARENAS_RING; hops++) {
+		if (!a || a % 8 || (a = peek(a + MSTATE_NEXT)) == 0)
+			return 0;
+		if (a == ms)
+			return 1;
+	}
+	return 0;
+}
+
+static void skip_main_arena(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t first = 0;
+
+	lo = (lo + 7) & ~(uintptr_t)7;
+	if (hi < lo + MSTATE_SIZE)
+		return;
+	for (uintptr_t at = lo; !first;) {
+		size_t want = hi - at < BUF_SIZE ? hi - at : BUF_SIZE;
+		size_t got = read_mem(sc.buf, at, want) / 8;
+		const uintptr_t *w = (const uintptr_t *)(void *)sc.buf;
+
+		for (size_t i = 0; i + 1 < got; i++)
+			if (w[i] == at + 8 * i - 16 && w[i + 1] == w[i]) {
+				first = at + 8 * i;
+				break;
+			}
+		if (!first && (got * 8 < want || at + want >= hi))
+			return;
+		at += want - 8;	/* a pair across the pieces */
+	}
+	/* first is the lowest empty bin's: the bins start up to 126 pairs
+	 * before it; the self-pointers look alike at every shift, the ring
+	 * of next fields does not. */
+	for (int i = 0; first && i < MSTATE_NBINS; i++) {
+		uintptr_t ms = first - 16 * (uintptr_t)i - MSTATE_BINS;
+
+		if (ms < lo || ms + MSTATE_SIZE > hi)
+			continue;
+		if (arena_ring(ms)) {
+			own((const void *)ms, MSTATE_SIZE, 0);
+			return;
+		}
+	}
+}
+
 /* The writable PT_LOAD segments of every object but the recorder. */
 static int object_roots(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -1447,6 +1510,8 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *data)
 			sc.self_hi = hi;
 			continue;
 		}
+		if (info->dlpi_name && strstr(info->dlpi_name, "/libc.so."))
+			skip_main_arena(lo, hi);
 		add_root(lo, hi, info->dlpi_name && *info->dlpi_name ? info->dlpi_name
 			 : "the executable", NULL);
 	}
@@ -1796,6 +1861,35 @@ static void skip_stack(struct map *m, uintptr_t tp)
 	skip(m->lo, hi);
 }
 
+/* The static TLS and the thread control block (struct pthread) of a
+ * thread whose stack is no root (one that ended, whose stack glibc keeps
+ * for its next threads, or one the scan did not find), thread pointer tp
+ * in mapping m: valgrind reads them, for they stay addressable when the
+ * stack below them is no longer (it unwound) -- so the DTV of an ended
+ * thread is "possible" (its TCB points 16 bytes into it), a block its
+ * __thread variable held "reachable", one only its stack held lost.
+ * From the lowest static TLS block its DTV points to (the surplus below
+ * holds nothing) to the page past the TCB (glibc, x86-64). */
+static void tls_of_stack(const struct map *m, uintptr_t tp)
+{
+	uintptr_t hi = tp + PAGE < m->hi ? tp + PAGE : m->hi, lo = tp;
+	uintptr_t dtv = peek(tp + 8), len = dtv > 16 ? peek(dtv - 16) : 0;
+	const uintptr_t *e = (const uintptr_t *)(void *)sc.buf;
+
+	for (size_t i = 0; i < sc.nroots; i++)
+		if (tp >= sc.roots[i].lo && tp < sc.roots[i].hi)
+			return;		/* a live thread's stack, read already */
+	if (len && len < BUF_SIZE / 16) {
+		/* dtv[1 ..] { val, to_free }: a static block lies below tp */
+		size_t got = read_mem(sc.buf, dtv + 16, 16 * len) / 16;
+
+		for (size_t i = 0; i < got; i++)
+			if (e[2 * i] < lo && e[2 * i] >= m->lo)
+				lo = e[2 * i];
+	}
+	add_root(lo & ~(uintptr_t)7, hi, "TLS of a thread that ended or was not found", NULL);
+}
+
 /* The stacks of the threads that noted their thread pointer, ended or
  * not (a live thread's is a root already, from its stack pointer). */
 static void skip_thread_stacks(uintptr_t mtp)
@@ -1818,6 +1912,9 @@ static void skip_thread_stacks(uintptr_t mtp)
 			continue;
 #endif
 		skip_stack(m, tp);
+#if defined(__x86_64__) && defined(__GLIBC__)
+		tls_of_stack(m, tp);
+#endif
 	}
 }
 
@@ -1832,7 +1929,10 @@ static int tcb_at_top(struct map *m, uintptr_t mtp)
 
 	for (size_t i = 0; i + 2 < got; i++)
 		if (is_tcb(&w[i], lo + i * sizeof(uintptr_t)) && w[i] != mtp) {
-			skip_stack(m, w[i]);
+			uintptr_t tp = w[i];	/* sc.buf is read again */
+
+			skip_stack(m, tp);
+			tls_of_stack(m, tp);
 			return 1;
 		}
 	return 0;

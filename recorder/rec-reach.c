@@ -391,7 +391,10 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define BUF_SIZE (1u << 20)	/* memory is read through this, in pieces */
 #define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
 #define GAP 256			/* blocks closer than this are read as one piece */
-#define OUT_SIZE (64u << 10)
+#define OUT_SIZE (64u << 10)	/* without a region: lines are handed on in pieces of this */
+#define VERDICT_MAX 40		/* "# reach 0x" 16 digits " reachable\n": 37 */
+#define NOTES_ROOM (64u << 10)	/* what of the notes a region keeps room for */
+#define TAIL_ROOM (8u * 512)	/* the lines after the notes */
 #define NOTES_SIZE (256u << 10)
 #define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
 #define MAX_OWN (NSTRIPES + 32)
@@ -474,9 +477,12 @@ static struct scan {
 	int nown;
 	char *out, *notes;
 	size_t outlen, noteslen;
+	size_t outcap;		/* of out: OUT_SIZE, or the region's length */
+	char *region;		/* out is a piece of the trace file (mtrec_reach_out) */
+	unsigned long lines_lost;	/* lines that did not fit in the region */
 	unsigned long notes_lost;	/* notes that did not fit */
 	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
-	mtrec_reach_sink sink;
+	const struct mtrec_reach_out *to;
 	size_t counts[8][256];	/* the sort's */
 } sc;
 
@@ -502,9 +508,23 @@ static void *scan_map(size_t len)
 
 static void flush(void)
 {
-	if (sc.outlen)
-		sc.sink(sc.out, sc.outlen);
-	sc.outlen = 0;
+	if (sc.outlen && !sc.region) {
+		sc.to->text(sc.out, sc.outlen);
+		sc.outlen = 0;
+	}
+}
+
+/* Is there room for len more bytes of lines?  A region's size is fixed. */
+static int room_for(size_t len)
+{
+	if (sc.outlen + len <= sc.outcap)
+		return 1;
+	if (sc.region) {
+		sc.lines_lost++;
+		return 0;
+	}
+	flush();
+	return 1;
 }
 
 /* The pieces (the variable arguments after first, up to a NULL) and a
@@ -526,9 +546,9 @@ static void flush(void)
 /* A line of the scan's output. */
 static __attribute__((sentinel)) void put_line(const char *first, ...)
 {
-	if (sc.outlen + 512 > OUT_SIZE)
-		flush();
-	PUT_PIECES(sc.out, sc.outlen, OUT_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
+	if (!room_for(512))
+		return;
+	PUT_PIECES(sc.out, sc.outlen, sc.outcap, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
 /* A "# reach unscanned" line, kept for after the verdicts. */
@@ -551,8 +571,8 @@ static void put_verdict(uintptr_t addr, int kind)
 	char *o;
 	int d = 1;
 
-	if (sc.outlen + 64 > OUT_SIZE)
-		flush();
+	if (!room_for(VERDICT_MAX))
+		return;
 	o = sc.out + sc.outlen;
 	memcpy(o, "# reach 0x", 10);
 	o += 10;
@@ -989,12 +1009,25 @@ static size_t copy_stripe(const struct stripe *s, size_t room)
 	return left;
 }
 
-/* Copy the table, sorted: 0, or -1 without memory.  At exit the table is
- * frozen first, and each stripe waited for once, so that no update is
- * under way in it.  While the program runs (live) each stripe is copied
- * under its lock, room kept for the blocks allocated meanwhile.  Either
- * way, a stripe not let go within half a second is read as it is. */
-static int copy_table(int live)
+/* The blocks a scan makes room for (the verdicts' room in the file):
+ * those live now, and an eighth more for those allocated while the table
+ * is copied (or before it is frozen); blocks beyond are said unscanned. */
+static size_t table_room(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < NSTRIPES; i++)
+		n += __atomic_load_n(&stripes[i].live, __ATOMIC_RELAXED);
+	return n + n / 8 + 4096;
+}
+
+/* Copy the table, sorted, room blocks at most: 0, or -1 without memory.
+ * At exit the table is frozen first, and each stripe waited for once, so
+ * that no update is under way in it.  While the program runs (live) each
+ * stripe is copied under its lock, room kept for the blocks allocated
+ * meanwhile.  Either way, a stripe not let go within half a second is
+ * read as it is. */
+static int copy_table(int live, size_t room)
 {
 	uint64_t deadline = prim_monotonic_ns() + 500000000u;
 	int held[NSTRIPES], stuck = 0;
@@ -1021,6 +1054,8 @@ static int copy_table(int live)
 	}
 	if (live)
 		n += n / 4 + 1024;	/* a stripe is at most half full, and grows meanwhile */
+	if (n > room)
+		n = room;
 	if (n > UINT32_MAX / 2)
 		return -1;
 	sc.blk = scan_map((n + 1) * sizeof(struct ent));
@@ -1044,7 +1079,7 @@ static int copy_table(int live)
 			copy_held(&stripes[i], n - sc.n);
 			continue;
 		}
-		copy_stripe(&stripes[i], n - sc.n);
+		left += copy_stripe(&stripes[i], n - sc.n);
 	}
 	if (left) {
 		char a[24];
@@ -2236,32 +2271,98 @@ static void release(void)
 	sc.nown = 0;
 }
 
-size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
+/* An empty scan that says why there is none. */
+static void refuse(const struct mtrec_reach_out *to, const char *why)
+{
+	char line[256], *o = line, *lim = line + sizeof(line) - 24;
+
+	o = prim_puts(o, lim, "# reach begin 0\n# reach unscanned all: ");
+	o = prim_puts(o, lim, why);
+	o = prim_puts(o, line + sizeof(line) - 1, "\n# reach end 0 0\n");
+	to->text(line, (size_t)(o - line));
+}
+
+/* The region for the lines of a scan of room blocks at most, in the
+ * file, and the fence after it; or, when it cannot be had, the buffer
+ * handed on in pieces: 0, or -1 without memory. */
+static int open_output(size_t room)
+{
+	size_t len = 512 + room * VERDICT_MAX + NOTES_ROOM + TAIL_ROOM;
+
+	if (room < SIZE_MAX / 2 / VERDICT_MAX && (sc.region = sc.to->region(len)) != NULL) {
+		sc.out = sc.region;
+		sc.outcap = len;
+		sc.to->fence();
+		return 0;
+	}
+	sc.outcap = OUT_SIZE;
+	sc.out = scan_map(OUT_SIZE);
+	return sc.out ? 0 : -1;
+}
+
+/* The notes, as many whole lines as the region has room for (leaving the
+ * last lines theirs); the others counted. */
+static void put_notes(void)
+{
+	size_t keep = sc.noteslen;
+
+	if (!keep)
+		return;
+	if (!sc.region) {
+		flush();
+		sc.to->text(sc.notes, sc.noteslen);
+		return;
+	}
+	if (sc.outlen + keep + TAIL_ROOM > sc.outcap) {
+		keep = sc.outcap - sc.outlen > TAIL_ROOM ? sc.outcap - sc.outlen - TAIL_ROOM : 0;
+		while (keep && sc.notes[keep - 1] != '\n')
+			keep--;
+		for (size_t i = keep; i < sc.noteslen; i++)
+			sc.notes_lost += sc.notes[i] == '\n';
+	}
+	memcpy(sc.out + sc.outlen, sc.notes, keep);
+	sc.outlen += keep;
+}
+
+size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 {
 	uint64_t t0 = prim_monotonic_ns();
 	char a[24], b[24];
-	size_t judged;
+	size_t judged, room;
 
-	/* not from a signal handler that interrupted this thread in the table */
-	if (!enabled || frozen || (live && in_table))
+	if (!enabled) {
+		refuse(to, "the table of live blocks could not be mapped at start (no memory)");
 		return 0;
+	}
+	if (frozen) {
+		refuse(to, "the table was frozen by the scan at exit");
+		return 0;
+	}
+	if (live && in_table) {
+		refuse(to, "asked from a signal handler that interrupted its thread in the table of "
+		       "live blocks");
+		return 0;
+	}
 	/* A signal handler's update from now on is queued: the table is ours. */
 	in_table = 1;
 	memset(&sc, 0, sizeof(sc));	/* (a fork child's copy of a scan under way) */
 	sc.pid = (pid_t)syscall(SYS_getpid);
-	sc.sink = sink;
+	sc.to = to;
 	sc.leader = -1;
 	sc.pipefd[0] = sc.pipefd[1] = -1;
-	sc.out = scan_map(OUT_SIZE);
 	sc.notes = scan_map(NOTES_SIZE);
 	sc.buf = scan_map(BUF_SIZE);
-	if (!sc.out || !sc.notes || !sc.buf) {
+	room = table_room();
+	if (!sc.notes || !sc.buf || open_output(room) < 0) {
+		if (sc.region)
+			to->region_end(sc.region);
 		release();
+		refuse(to, "no memory for the scan");
 		if (live)
 			table_leave();
 		return 0;
 	}
-	if (copy_table(live) < 0) {
+	if (copy_table(live, sc.region ? room : SIZE_MAX) < 0) {
 		sc.n = 0;
 		put_line("# reach begin 0", SAY_END);
 		put_line("# reach unscanned all: no memory for the scan", SAY_END);
@@ -2272,9 +2373,7 @@ size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
 	}
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);
-	flush();
-	if (sc.noteslen)
-		sink(sc.notes, sc.noteslen);
+	put_notes();
 	if (sc.roots_lost)
 		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
 			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);
@@ -2291,6 +2390,8 @@ size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
 	put_line("# reach end ", dec(a, sc.scanned), " ",
 		 dec(b, (prim_monotonic_ns() - t0) / 1000000), SAY_END);
 	flush();
+	if (sc.region)
+		to->region_end(sc.region + sc.outlen);
 	judged = sc.n;
 	release();
 	/* The table goes on: the updates this thread's signal handlers

@@ -392,7 +392,10 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
 #define GAP 256			/* blocks closer than this are read as one piece */
 #define OUT_SIZE (64u << 10)	/* without a region: lines are handed on in pieces of this */
-#define VERDICT_MAX 40		/* "# reach 0x" 16 digits " reachable\n": 37 */
+/* "# reach 0x", the address, " reachable\n": 21 bytes and the digits,
+ * 12 where user space ends at 2^48 (x86-64 and arm64 unless the program
+ * asks for more: lines that do not fit are counted). */
+#define VERDICT_LINE(digits) (21 + (digits))
 #define NOTES_ROOM (64u << 10)	/* what of the notes a region keeps room for */
 #define TAIL_ROOM (8u * 512)	/* the lines after the notes */
 #define NOTES_SIZE (256u << 10)
@@ -479,7 +482,8 @@ static struct scan {
 	size_t outlen, noteslen;
 	size_t outcap;		/* of out: OUT_SIZE, or the region's length */
 	char *region;		/* out is a piece of the trace file (mtrec_reach_out) */
-	unsigned long lines_lost;	/* lines that did not fit in the region */
+	unsigned long lines_lost;	/* verdicts that did not fit in the region */
+	int tail;		/* writing the lines after the notes */
 	unsigned long notes_lost;	/* notes that did not fit */
 	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
 	const struct mtrec_reach_out *to;
@@ -514,10 +518,11 @@ static void flush(void)
 	}
 }
 
-/* Is there room for len more bytes of lines?  A region's size is fixed. */
+/* Is there room for len more bytes of lines?  A region's size is fixed:
+ * the verdicts leave its last TAIL_ROOM bytes to the lines after them. */
 static int room_for(size_t len)
 {
-	if (sc.outlen + len <= sc.outcap)
+	if (sc.outlen + len + (sc.region && !sc.tail ? TAIL_ROOM : 0) <= sc.outcap)
 		return 1;
 	if (sc.region) {
 		sc.lines_lost++;
@@ -571,13 +576,13 @@ static void put_verdict(uintptr_t addr, int kind)
 	char *o;
 	int d = 1;
 
-	if (!room_for(VERDICT_MAX))
+	while (d < 16 && (addr >> (4 * d)) != 0)
+		d++;
+	if (!room_for(10 + (size_t)d + 1 + nlen + 1))
 		return;
 	o = sc.out + sc.outlen;
 	memcpy(o, "# reach 0x", 10);
 	o += 10;
-	while (d < 16 && (addr >> (4 * d)) != 0)
-		d++;
 	for (int i = d - 1; i >= 0; i--)
 		*o++ = digits[(addr >> (4 * i)) & 15];
 	*o++ = ' ';
@@ -2287,9 +2292,11 @@ static void refuse(const struct mtrec_reach_out *to, const char *why)
  * handed on in pieces: 0, or -1 without memory. */
 static int open_output(size_t room)
 {
-	size_t len = 512 + room * VERDICT_MAX + NOTES_ROOM + TAIL_ROOM;
+	uintptr_t high = (uintptr_t)__builtin_frame_address(0) | (uintptr_t)&sc;
+	size_t line = VERDICT_LINE(high >> 48 ? 16 : 12);
+	size_t len = 512 + room * line + NOTES_ROOM + TAIL_ROOM;
 
-	if (room < SIZE_MAX / 2 / VERDICT_MAX && (sc.region = sc.to->region(len)) != NULL) {
+	if (room < SIZE_MAX / 2 / line && (sc.region = sc.to->region(len)) != NULL) {
 		sc.out = sc.region;
 		sc.outcap = len;
 		sc.to->fence();
@@ -2374,6 +2381,10 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);
 	put_notes();
+	sc.tail = 1;
+	if (sc.lines_lost)
+		put_line("# reach unscanned ", dec(a, sc.lines_lost), " blocks: their verdicts did "
+			 "not fit in the room taken for them (addresses above 2^48)", SAY_END);
 	if (sc.roots_lost)
 		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
 			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);

@@ -1914,6 +1914,9 @@ static void tls_of_stack(const struct map *m, uintptr_t tp)
 {
 	uintptr_t hi = tp + PAGE < m->hi ? tp + PAGE : m->hi, lo = tp;
 	uintptr_t dtv = peek(tp + 8), len = dtv > 16 ? peek(dtv - 16) : 0;
+	/* no lower than the static TLS can be (the mapping may have merged
+	 * with memory below: malloc's, whose stale words must not count) */
+	uintptr_t floor = tp - m->lo > sc.tls_size + 4 * PAGE ? tp - sc.tls_size - 4 * PAGE : m->lo;
 	const uintptr_t *e = (const uintptr_t *)(void *)sc.buf;
 
 	for (size_t i = 0; i < sc.nroots; i++)
@@ -1924,7 +1927,7 @@ static void tls_of_stack(const struct map *m, uintptr_t tp)
 		size_t got = read_mem(sc.buf, dtv + 16, 16 * len) / 16;
 
 		for (size_t i = 0; i < got; i++)
-			if (e[2 * i] < lo && e[2 * i] >= m->lo)
+			if (e[2 * i] < lo && e[2 * i] >= floor)
 				lo = e[2 * i];
 	}
 	add_root(lo & ~(uintptr_t)7, hi, "TLS of a thread that ended or was not found", NULL);

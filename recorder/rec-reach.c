@@ -13,8 +13,9 @@
  * thread's first update also notes where its stack and its thread
  * pointer are, for the scan.
  *
- * The scan.  At the end the table is frozen and copied, sorted by
- * address, and memory is scanned conservatively for words that point
+ * The scan.  Its lines take one piece of the trace, reserved before the
+ * table is copied (struct mtrec_reach_out).  At the end the table is
+ * frozen and copied, sorted by address, and memory is scanned conservatively for words that point
  * into a block, as valgrind's memcheck does (mc_leakcheck.c):
  *
  *   roots   the writable PT_LOAD segments of every loaded object but the
@@ -23,8 +24,11 @@
  *           (found from the stack address each noted, and from
  *           /proc/self/task/TID/syscall, which also gives the stack
  *           pointer and the system call's arguments of a blocked
- *           thread), each thread's static TLS and the main thread's DTV;
- *           never the heap blocks themselves nor this file's memory;
+ *           thread), each thread's static TLS and the main thread's DTV,
+ *           the static TLS and TCB of ended threads (their stacks kept by
+ *           glibc), the program's own mappings; never the heap blocks
+ *           themselves, malloc's memory (glibc's main arena included),
+ *           nor this file's;
  *   marks   a block reached from a root or a reachable block by a
  *           pointer to its first byte is reachable; one reached only
  *           through an interior pointer somewhere on the way is possible;

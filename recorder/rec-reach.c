@@ -15,8 +15,9 @@
  *
  * The scan.  Its lines take one piece of the trace, reserved before the
  * table is copied (struct mtrec_reach_out).  At the end the table is
- * frozen and copied, sorted by address, and memory is scanned conservatively for words that point
- * into a block, as valgrind's memcheck does (mc_leakcheck.c):
+ * frozen and copied, sorted by address, and memory is scanned
+ * conservatively for words that point into a block, as valgrind's
+ * memcheck does (mc_leakcheck.c):
  *
  *   roots   the writable PT_LOAD segments of every loaded object but the
  *           recorder, the calling thread's stack from its stack pointer

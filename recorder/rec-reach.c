@@ -402,7 +402,7 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
  * asks for more: lines that do not fit are counted). */
 #define VERDICT_LINE(digits) (21 + (digits))
 #define NOTES_ROOM (64u << 10)	/* what of the notes a region keeps room for */
-#define TAIL_ROOM (8u * 512)	/* the lines after the notes */
+#define TAIL_ROOM ((size_t)4096)	/* the lines after the notes: 8 of 512 bytes */
 #define NOTES_SIZE (256u << 10)
 #define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
 #define MAX_OWN (NSTRIPES + 32)

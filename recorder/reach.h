@@ -47,8 +47,7 @@ struct mtrec_reach_out {
  * ctl PID reach) each part of it is copied under its lock and the table
  * goes on.  The caller holds no lock a running thread may wait for while
  * holding another, and makes one scan at a time.  A scan that cannot be
- * made says why in the lines of an empty one ("# reach begin 0",
- * "# reach unscanned all: WHY", "# reach end 0 0"). */
+ * made says why ("# reach refused WHY"). */
 size_t mtrec_reach_scan(const struct mtrec_reach_out *out, int live) MTREC_HIDDEN;
 
 #endif

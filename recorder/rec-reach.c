@@ -2284,14 +2284,16 @@ static void release(void)
 	sc.nown = 0;
 }
 
-/* An empty scan that says why there is none. */
+/* A scan asked for and not made says why: not an empty scan, which a
+ * reader would take for the latest verdicts (none), and a gate on them
+ * would pass. */
 static void refuse(const struct mtrec_reach_out *to, const char *why)
 {
-	char line[256], *o = line, *lim = line + sizeof(line) - 24;
+	char line[256], *o = line, *lim = line + sizeof(line) - 1;
 
-	o = prim_puts(o, lim, "# reach begin 0\n# reach unscanned all: ");
+	o = prim_puts(o, lim, "# reach refused ");
 	o = prim_puts(o, lim, why);
-	o = prim_puts(o, line + sizeof(line) - 1, "\n# reach end 0 0\n");
+	*o++ = '\n';
 	to->text(line, (size_t)(o - line));
 }
 

@@ -545,6 +545,24 @@ void mtrec_chunk_line(const char *text, size_t len)
 	}
 }
 
+char *mtrec_chunk_region(size_t len)
+{
+	struct mtrec_slot *s = mtrec_me();
+
+	if (!s || (mtrec_file.part_size < mtrec_file.maplen &&
+		   len + CHUNK_HEAD + PART_ZONE > mtrec_file.part_size / 2))
+		return NULL;
+	return mtrec_room(s, len + 1);
+}
+
+void mtrec_chunk_region_end(char *end)
+{
+	struct mtrec_slot *s = mtrec_me();
+
+	if (s)
+		s->pos = end;
+}
+
 void mtrec_chunk_keyed(const char *key, const char *rest, size_t len)
 {
 	size_t klen = strlen(key);

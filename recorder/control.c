@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,6 +149,13 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 	if (fstat(r->fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
 		prim_close(r->fd);
 		return 0;	/* replaced between the two looks: next time */
+	}
+	/* Claimed by one thread: another that looks while the request is
+	 * acted on (a scan takes seconds) finds it locked, or, once the lock
+	 * is let go, answered and removed. */
+	if (flock(r->fd, LOCK_EX | LOCK_NB) < 0 || fstat(r->fd, &fst) < 0 || fst.st_nlink == 0) {
+		prim_close(r->fd);
+		return 0;
 	}
 	n = prim_read(r->fd, text, sizeof(text) - 1);
 	text[n > 0 ? n : 0] = '\0';

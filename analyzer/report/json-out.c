@@ -306,6 +306,11 @@ put_reach (FILE *out, const MtaRun *run)
 		fputs (k ? ", " : "", out);
 		mta_json_put_string (out, i->reach_notes->pdata[k]);
 	}
+	fputs ("], \"reach_refused\": [", out);
+	for (guint k = 0; k < i->reach_refused->len; k++) {
+		fputs (k ? ", " : "", out);
+		mta_json_put_string (out, i->reach_refused->pdata[k]);
+	}
 	fputs ("],\n", out);
 }
 

@@ -324,10 +324,18 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		status = -1;
 	if (status == 0) {
 		uint64_t bad = mta_reader_bad_lines (reader);
+		/* A run of unreadable lines only is unusable in every mode
+		 * (SPEC): the reports by site say so before any output; the
+		 * script's report is printed as the script prints it, and
+		 * the status says it could not be read. */
 		if (sites != NULL)
-			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, stdout, error);
-		else
+			status = !mta_reader_check_events (reader, error) ? -1
+				: mta_analysis_finish (sites, mta_reader_lines (reader), bad, stdout, error);
+		else {
 			status = mta_compat_finish (compat);
+			if (!mta_reader_check_events (reader, error))
+				status = -1;
+		}
 		if (bad > st.bad_shown && !opt_quiet) {
 			fflush (stdout);
 			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "

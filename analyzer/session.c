@@ -174,7 +174,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 		mta_run_add_trace (run, im->files->pdata[i]);
 	for (guint i = 0; i < im->files->len && ok; i++)
 		ok = mta_reader_read_file (reader, im->files->pdata[i], error);
-	ok = ok && mta_lineage_finish (lineage, error);
+	ok = ok && mta_lineage_finish (lineage, error) && mta_reader_check_events (reader, error);
 	if (ok) {
 		const MtaLineageInfo *lg = mta_lineage_info (lineage);
 		im->fork_parent = lg->parent_pid;

@@ -32,6 +32,7 @@
  * which a change must reach to be reported.
  */
 #include "diff.h"
+#include "escape.h"
 #include "reach.h"
 #include "html-diff.h"
 #include "json-out.h"
@@ -723,13 +724,15 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 		g_array_unref (r.shrunk);
 		return FALSE;
 	}
+	FILE *text = opt_json ? stdout : mta_text_out ();
 	if (opt_json)
 		print_json (base, feature, &r, stdout);
 	else if (opt_html != NULL)
-		fprintf (stdout, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
+		fprintf (text, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
 			 r.grown->len, r.grown->len == 1 ? "" : "s");
 	else
-		print_text (base, feature, &r, stdout);
+		print_text (base, feature, &r, text);
+	mta_text_out_close (text);
 	*status = r.grown->len > 0;
 	g_array_unref (r.grown);
 	g_array_unref (r.shrunk);

@@ -2,7 +2,8 @@
  *
  * Hand-written (no JSON library among the dependencies): strings are
  * escaped per RFC 8259 (bytes that are not valid UTF-8 become U+FFFD, so
- * the output is always valid JSON), numbers are unsigned integers, and
+ * the output is always valid JSON; DEL and the C1 controls are escaped
+ * too, so that no control character reaches a terminal raw), numbers are unsigned integers, and
  * addresses are strings ("0x...") because 64-bit values do not survive a
  * JavaScript number.  The names are those of share/json-format.md; add,
  * never rename.
@@ -31,7 +32,8 @@ mta_json_put_string (FILE *out, const char *s)
 			fputc ('\\', out);
 			fputc (c, out);
 			s++;
-		} else if (c < 0x20) {
+		} else if (c < 0x20 || c == 0x7f) {
+			/* DEL too, and C1 below: JSON read on a terminal */
 			fprintf (out, "\\u%04x", c);
 			s++;
 		} else if (c < 0x80) {
@@ -42,6 +44,9 @@ mta_json_put_string (FILE *out, const char *s)
 			if (u == (gunichar) -1 || u == (gunichar) -2) {
 				fputs ("\\ufffd", out);
 				s++;
+			} else if (u >= 0x80 && u <= 0x9f) {
+				fprintf (out, "\\u%04x", u);
+				s = g_utf8_next_char (s);
 			} else {
 				const char *n = g_utf8_next_char (s);
 				fwrite (s, 1, (size_t) (n - s), out);

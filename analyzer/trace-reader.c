@@ -53,7 +53,9 @@ struct MtaReader {
 	uint64_t lineno;
 	uint64_t content_lineno; /* of the last event line: where "# at" may go back to */
 	uint64_t bad;
-	gboolean evented;    /* an event (or tracked event) line was read */
+	/* events, tracked events and unreadable lines: the events read are
+	 * content_lines - bad (counted where the line is numbered anyway) */
+	uint64_t content_lines;
 	/* the first unreadable line, for the message on a run without events */
 	char *bad_source;
 	uint64_t bad_source_lineno;
@@ -136,7 +138,7 @@ mta_reader_check_events (const MtaReader *reader, GError **error)
 {
 	const MtaReader *r = reader;
 
-	if (r->evented || r->bad == 0)
+	if (r->content_lines > r->bad || r->bad == 0)
 		return TRUE;
 	g_autofree char *others = r->bad_parts < 2 ? g_strdup ("")
 		: g_strdup_printf (" and %u other part%s", r->bad_parts - 1, r->bad_parts == 2 ? "" : "s");
@@ -923,14 +925,14 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 		return FALSE;
 	/* events (and lines that may be damaged events) are what reports
 	 * number; "=" and blank lines may share a number with a '#' line */
-	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK)
+	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK) {
 		r->content_lineno = l->lineno;
+		r->content_lines++;
+	}
 	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
 		l->kind = MTA_LINE_BAD;
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))
 		note_bad (r, pt, l);
-	else if (UNLIKELY (!r->evented))
-		r->evented = l->kind == MTA_LINE_EVENT || l->kind == MTA_LINE_TRACKED;
 	if (UNLIKELY (!pt->traced))
 		watch_untraced (pt, l);
 	return r->func (l, r->user_data, error);

@@ -507,28 +507,53 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 }
 
 /* Is our descriptor still our file?  A program may close it or dup2 over
- * it; then extending "it" would write into someone else's file. */
+ * it; then extending "it" would write into someone else's file.  1 yes,
+ * 0 no, -1 cannot tell: fstat() itself was refused (a seccomp filter), and
+ * errno says how. */
+static int fd_is_ours(struct stat *st)
+{
+	if (fstat(mtrec_file.fd, st) < 0)
+		return errno == EBADF ? 0 : -1;
+	return st->st_dev == file_dev && st->st_ino == file_ino;
+}
+
 static int still_ours(struct stat *st)
 {
-	return fstat(mtrec_file.fd, st) == 0 && st->st_dev == file_dev && st->st_ino == file_ino;
+	return fd_is_ours(st) == 1;
 }
+
+#define CANNOT_CHECK "cannot check that the trace file is still the one it opened (fstat refused)"
 
 /* Make mtrec_file.fd our file again after the program closed or replaced
  * the number (a daemon closing every descriptor at start): open the name
  * again and check it is the same file.  The old number is the program's
- * now and is never closed.  0, or -1 with a reason. */
-static int regain(struct stat *st, const char **why)
+ * now and is never closed.  0, or -1 with a reason (and *err, an errno
+ * value or 0). */
+static int regain(struct stat *st, const char **why, int *err)
 {
-	int fd;
+	int fd, ours = fd_is_ours(st);
 
-	if (still_ours(st))
+	*err = 0;
+	if (ours == 1)
 		return 0;
+	if (ours < 0) {
+		*err = errno;
+		*why = CANNOT_CHECK;
+		return -1;
+	}
 	fd = prim_open(mtrec_file.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 	if (fd < 0) {
+		*err = errno;
 		*why = "the program closed its descriptor and the file cannot be opened again";
 		return -1;
 	}
-	if (fstat(fd, st) < 0 || st->st_dev != file_dev || st->st_ino != file_ino) {
+	if (fstat(fd, st) < 0) {
+		*err = errno;
+		prim_close(fd);
+		*why = CANNOT_CHECK;
+		return -1;
+	}
+	if (st->st_dev != file_dev || st->st_ino != file_ino) {
 		prim_close(fd);
 		*why = "the program closed its descriptor and the file was replaced or removed";
 		return -1;
@@ -536,6 +561,60 @@ static int regain(struct stat *st, const char **why)
 	mtrec_file.fd = move_high(fd);
 	prim_flock(mtrec_file.fd, LOCK_EX | LOCK_NB);
 	return 0;
+}
+
+/* ---- the file taken away ---------------------------------------------- */
+
+/* A trace removed (rm) or replaced (mv over it) while the program runs
+ * leaves the recorder writing into a file that no name reaches: every
+ * later event lost, in silence.  The file's link count, read on our own
+ * descriptor, says so exactly: 0 once its last name is gone.  A name
+ * looked up instead would mislead after a chroot() or a rename of the
+ * file (the trace goes on under its new name: nothing is lost), and on a
+ * hard link kept elsewhere.  The look costs one fstat() every
+ * WATCH_EVERY_NS at most, at a chunk turnover (mtrec_file_watch). */
+#define WATCH_EVERY_NS 100000000ull
+
+static uint64_t watch_due;	/* the next look; UINT64_MAX: fstat is refused */
+
+/* Why the file is lost, or NULL when it is not (or nobody can tell). */
+static const char *gone_why(void)
+{
+	struct stat st, by_name;
+	int ours = fd_is_ours(&st);
+
+	if (ours < 0) {
+		/* Refused, not lost: recording goes on; the growth, which
+		 * must know, says so if it is refused too. */
+		__atomic_store_n(&watch_due, UINT64_MAX, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	/* A descriptor the program took over is the growth's to regain. */
+	if (!ours || st.st_nlink > 0)
+		return NULL;
+	if (lstat(mtrec_file.path, &by_name) == 0)
+		return "the trace file was replaced by another file";
+	if (errno == ENOENT)
+		return "the trace file was removed";
+	return "the trace file was removed or replaced";
+}
+
+int mtrec_file_watch(uint64_t now, struct mtrec_file_err *e)
+{
+	uint64_t due = __atomic_load_n(&watch_due, __ATOMIC_RELAXED);
+	const char *why;
+
+	if (now < due || !__atomic_compare_exchange_n(&watch_due, &due, now + WATCH_EVERY_NS, 0,
+						      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 0;
+	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED) || __atomic_load_n(&broken, __ATOMIC_RELAXED) ||
+	    mtrec_file_lost() || __atomic_load_n(&closed, __ATOMIC_RELAXED) ||
+	    (why = gone_why()) == NULL)
+		return 0;
+	e->why = why;
+	e->err = 0;
+	__atomic_store_n(&broken, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static int extend(size_t from, size_t to)
@@ -682,7 +761,7 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 	struct stat st;
 	size_t size, want, part_end, step, align;
 	const char *why = NULL;
-	int ret = -1;
+	int ret = -1, err;
 
 	e->why = NULL;
 	e->err = 0;
@@ -725,8 +804,8 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 			if (want - mtrec_file.part_start > rl.rlim_cur)
 				want = mtrec_file.part_start + rl.rlim_cur;
 		}
-		if (regain(&st, &why) < 0) {
-			fail(e, why, 0);
+		if (regain(&st, &why, &err) < 0) {
+			fail(e, why, err);
 			goto out;
 		}
 		if ((size_t)st.st_size < size - mtrec_file.part_start) {
@@ -870,7 +949,7 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 {
 	struct stat st;
 	const char *why;
-	int cut = 0;
+	int cut = 0, err;
 	size_t used;
 
 	used = __atomic_exchange_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_ACQ_REL);
@@ -882,7 +961,7 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 		used -= (size_t)(end - pos);
 		cut = 1;
 	}
-	if (!mapping_lost && regain(&st, &why) == 0 && used >= mtrec_file.part_start)
+	if (!mapping_lost && regain(&st, &why, &err) == 0 && used >= mtrec_file.part_start)
 		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), SAY_END);
@@ -893,11 +972,17 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 
 int mtrec_file_close(char *pos, char *end)
 {
+	const char *why;
 	size_t used;
 	int cut;
 
 	if (mtrec_file.fd < 0)
 		return 0;
+	/* Taken away since the last look: the run was too short, or its
+	 * last chunk too long, for a look to come; said now, at least. */
+	if (!stopped && !broken && !mapping_lost && watch_due != UINT64_MAX &&
+	    (why = gone_why()) != NULL)
+		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
 	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
 		return 0;
 	cut = cut_to_used(pos, end, &used);
@@ -970,6 +1055,7 @@ void mtrec_file_fork_child(void)
 	drop_places();
 	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
+	watch_due = 0;
 	retired = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;

@@ -19,7 +19,9 @@
  * exclusive flock() on it before it truncates it, and a process that finds
  * the name locked by another recording writes NAME.PID beside it instead.
  * A name that exists and is not a regular file (a device, a FIFO, a
- * socket) is refused without being opened.
+ * socket) is refused without being opened; a file another user left in a
+ * sticky directory that others may write in (owner.h) is refused after
+ * the open, on the descriptor, before anything is written or truncated.
  *
  * Whatever happens to the file, the program runs on:
  *   - its descriptor closed or replaced by the program (closefrom(3) in a
@@ -58,6 +60,7 @@
  * remembers that it is broken, so that no other thread tries again. */
 #include "file.h"
 #include "lock.h"
+#include "owner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define GROW_STEP (4u << 20)	/* the largest step the file grows by */
@@ -163,28 +167,98 @@ static int move_high(int fd)
 	return high;
 }
 
-/* The session's own name: refuse what is not a regular file without
- * opening it (opening a device can have effects), then lock before
- * truncating, so that a recording in progress is never cut.  -1 with
- * errno set, or -2 when another recording holds the file. */
-static int open_first(const char *path)
+/* The directory that holds path, opened (O_PATH: nothing is read from
+ * it) so that the file is then opened in the very directory whose owner
+ * and mode were looked at, whatever is renamed meanwhile; *base is the
+ * name in it.  -1 with errno. */
+static int open_parent(const char *path, const char **base, struct stat *dir)
 {
-	struct stat st;
-	int fd;
+	char d[sizeof(mtrec_file.path)];
+	const char *slash = strrchr(path, '/');
+	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	int fd, err;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
-	    !S_ISLNK(st.st_mode)) {
+	*base = slash ? slash + 1 : path;
+	if (len >= sizeof(d)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(d, slash ? path : ".", len);
+	d[len] = '\0';
+	fd = prim_open(d, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd >= 0 && fstat(fd, dir) < 0) {
+		err = errno;
+		prim_close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_at(int dirfd, const char *name, int flags, mode_t mode)
+{
+	long r;
+
+	do
+		r = syscall(SYS_openat, dirfd, name, flags, mode);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+/* Open path to write it, creating it (mode 0600) when missing, never
+ * through a symbolic link.  What is not a regular file is refused without
+ * being opened (opening a device can have effects): -3.  A file another
+ * user left in a directory others may write in is refused (owner.h),
+ * after the open, on the descriptor, so that no swap of names between a
+ * look and the open can fool it: -4, its owner in *owner.  Nothing is
+ * truncated here.  -1 with errno. */
+static int open_checked(const char *path, uid_t *owner)
+{
+	struct stat dir, st;
+	const char *base;
+	int dfd = open_parent(path, &base, &dir), fd, err;
+
+	if (dfd < 0)
+		return -1;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		prim_close(dfd);
 		errno = EINVAL;
 		return -3;
 	}
-	fd = prim_open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	if (fd < 0)
+	fd = open_at(dfd, base, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	err = errno;
+	prim_close(dfd);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = fd < 0 ? err : errno;
+		if (fd >= 0)
+			prim_close(fd);
+		errno = err;
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	}
+	if (!S_ISREG(st.st_mode)) {
 		prim_close(fd);
 		errno = EINVAL;
 		return -3;
 	}
+	if (mtrec_planted(&dir, &st, geteuid())) {
+		*owner = st.st_uid;
+		prim_close(fd);
+		return -4;
+	}
+	return fd;
+}
+
+/* The session's own name: checked (open_checked), then locked before it
+ * is truncated, so that a recording in progress is never cut.  -1 with
+ * errno set, -2 when another recording holds the file, -3 or -4 as
+ * open_checked. */
+static int open_first(const char *path, uid_t *owner)
+{
+	int fd = open_checked(path, owner);
+
+	if (fd < 0)
+		return fd;
 	if (prim_flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
 		prim_close(fd);
 		return -2;
@@ -196,6 +270,17 @@ static int open_first(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+/* "refusing trace file 'PATH': ..." for a file open_checked found planted. */
+static void say_planted(const char *path, uid_t owner, const char *then)
+{
+	char uid[24];
+
+	*prim_putu(uid, uid + sizeof(uid) - 1, (unsigned long)owner) = '\0';
+	prim_say("refusing trace file '", path, "': it belongs to user ", uid, ", not to this "
+		 "process's user, in a sticky directory others may write in (whoever made it "
+		 "could read the trace); ", then, SAY_END);
 }
 
 /* A name of this process's own: NAME.PID (or the %p name), then .1, .2
@@ -224,6 +309,7 @@ static int open_name(int first)
 {
 	pid_t pid = getpid();
 	char taken[sizeof(mtrec_file.path)];
+	uid_t owner;
 	int fd;
 
 	if (!*name_pattern)
@@ -234,7 +320,11 @@ static int open_name(int first)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open_first(mtrec_file.path);
+	fd = open_first(mtrec_file.path, &owner);
+	if (fd == -4) {
+		say_planted(mtrec_file.path, owner, "not recording");
+		return -2;
+	}
 	if (fd == -3) {
 		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording",
 			 SAY_END);
@@ -477,7 +567,13 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 		return -1;
 	}
 	fd = move_high(fd);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		prim_say("cannot open trace file '", mtrec_file.path, "': fstat: ",
+			 prim_strerror(errno), "; not recording", SAY_END);
+		prim_close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", SAY_END);
 		prim_close(fd);
 		return -1;
@@ -651,6 +747,7 @@ static int next_part(struct mtrec_file_err *e)
 	unsigned k = mtrec_file.part_no + 1;
 	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
+	uid_t owner;
 	int fd;
 
 	if (mtrec_file.part_size >= mtrec_file.maplen || places < 2)
@@ -664,9 +761,16 @@ static int next_part(struct mtrec_file_err *e)
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, k);
 	*o = '\0';
-	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
-				 O_NONBLOCK, 0600));
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	/* Checked as part 1 was (open_checked), and then truncated. */
+	fd = open_checked(name, &owner);
+	if (fd == -4) {
+		memcpy(mtrec_file.path, name, sizeof(name));
+		return fail(e, "the file belongs to another user, in a sticky directory others "
+			    "may write in (whoever made it could read the trace); not writing "
+			    "into it", 0);
+	}
+	fd = move_high(fd);
+	if (fd < 0 || ftruncate(fd, 0) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    map_part(fd, mtrec_file_at(start)) < 0) {
 		int err = errno;
 		if (fd >= 0)

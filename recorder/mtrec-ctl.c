@@ -5,10 +5,12 @@
  * process's own allocation calls (recorder/rec-control.c).  This side
  * finds DIR as the process sees it (its XDG_RUNTIME_DIR, its effective
  * user, its root directory through /proc/PID/root, so that a chroot, a
- * container or a service's private /tmp are no obstacle), writes the
- * request whole (a temporary file linked into place, so that the recorder
- * never reads half of one), keeps it open, and waits for it to disappear:
- * the recorder has then written its answer into it. */
+ * container or a service's private /tmp are no obstacle) one name at a
+ * time, never making or following what the process may have chosen to
+ * lead root astray (make_dir), writes the request whole (a temporary
+ * file linked into place, so that the recorder never reads half of one),
+ * keeps it open, and waits for it to disappear: the recorder has then
+ * written its answer into it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

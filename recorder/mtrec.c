@@ -872,8 +872,8 @@ static void why_nothing(char *why, size_t cap, const char *prog, const char *pat
 		snprintf(why, cap, "recording never started (scoped: no trace_on(), mtrace() "
 			 "or --signal)");
 	else
-		snprintf(why, cap, "the recorder created no trace file (see its messages "
-			 "above, if any)");
+		snprintf(why, cap, "no trace file is there: the recorder made none, or it was "
+			 "removed (see its messages above, if any)");
 }
 
 /* ---- main ------------------------------------------------------------- */

@@ -183,13 +183,16 @@ static int look_at(struct target *t)
 }
 
 /* May a directory on the way to the requests be trusted?  It is the
- * process's user's or root's, and nobody else may change what its names
- * lead to: no other user may write in it, unless it is sticky (as /tmp
- * is), where another user's entry cannot be renamed or removed and the
- * next step checks the entry's owner. */
-static int trusted_step(const struct stat *st, const struct target *t)
+ * process's user's, root's, or that of the owner of the process's root
+ * directory (a container's root, seen from outside its user namespace),
+ * and nobody else may change what its names lead to: no other user may
+ * write in it, unless it is sticky (as /tmp is), where another user's
+ * entry cannot be renamed or removed and the next step checks the
+ * entry's owner. */
+static int trusted_step(const struct stat *st, const struct target *t, uid_t root_owner)
 {
-	return S_ISDIR(st->st_mode) && (st->st_uid == 0 || st->st_uid == t->euid) &&
+	return S_ISDIR(st->st_mode) &&
+	       (st->st_uid == 0 || st->st_uid == t->euid || st->st_uid == root_owner) &&
 	       (!(st->st_mode & 022) || (st->st_mode & S_ISVTX));
 }
 
@@ -208,6 +211,7 @@ static int make_dir(struct target *t)
 {
 	char root[64], walk[PATH_MAX], *name, *next;
 	struct stat st;
+	uid_t root_owner;
 	int fd, parent, made = 0;
 
 	snprintf(root, sizeof(root), "/proc/%ld/root", t->pid);
@@ -217,8 +221,9 @@ static int make_dir(struct target *t)
 			progname, t->pid, strerror(errno));
 		return CTL_TROUBLE;
 	}
+	root_owner = st.st_uid;
 	for (name = walk + 1;; name = next) {
-		if (!trusted_step(&st, t)) {
+		if (!trusted_step(&st, t, root_owner)) {
 			fprintf(stderr, "%s: '%s' leads through a directory that is not root's or "
 				"user %u's, or that others may write in; not using it\n", progname,
 				t->dir, (unsigned)t->euid);

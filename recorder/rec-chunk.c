@@ -633,6 +633,13 @@ void mtrec_give_up(const char *why, int err)
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
 }
 
+void mtrec_chunk_watch(uint64_t now)
+{
+	if (__atomic_load_n(&c.writing, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&mtrec_failed, __ATOMIC_ACQUIRE))
+		file_named(now);
+}
+
 void mtrec_chunk_refuse(void)
 {
 	__atomic_store_n(&mtrec_failed, 1, __ATOMIC_RELEASE);

@@ -51,6 +51,20 @@ test_expect_success 'removed while the program sleeps, then it exits: said at ex
 	grep -x "mtrec: stopped recording to .$OUT/nap.log.: the trace file was removed" nap.err
 '
 
+test_expect_success 'a program that allocates every 200 ms: said while it runs, not at its next chunk' '
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=slow.log "$FILES" slow 8 >slow.out 2>slow.err & } &&
+	pid=$! &&
+	sleep 0.5 &&
+	rm slow.log &&
+	for i in $(seq 30); do test -s slow.err && break; sleep 0.1; done &&
+	kill -0 $pid &&
+	cat slow.err &&
+	grep -x "mtrec: stopped recording to .$OUT/slow.log.: the trace file was removed" slow.err &&
+	wait $pid &&
+	grep -x done slow.out &&
+	test "$(wc -l <slow.err)" -eq 1
+'
+
 test_expect_success 'the trace renamed: nothing is lost, recording goes on under the new name' '
 	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/moved.log "$FILES" churn 1.5 >moved.out 2>moved.err & } &&
 	pid=$! &&

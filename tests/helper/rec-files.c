@@ -13,6 +13,8 @@
  *   rec-files nap SECONDS        a few allocations, a sleep of SECONDS,
  *                                a few more, exit: no chunk turnover after
  *                                the sleep
+ *   rec-files slow SECONDS       one malloc/free pair every 200 ms, as an
+ *                                idle daemon makes: a chunk lasts seconds
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -108,6 +110,13 @@ int main(int argc, char **argv)
 	} else if (argc > 2 && strcmp(argv[1], "nostat") == 0) {
 		deny_stat();
 		ret = churn(seconds);
+	} else if (argc > 2 && strcmp(argv[1], "slow") == 0) {
+		for (double until = now() + seconds; now() < until;) {
+			sink = malloc(24);
+			free(sink);
+			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+		}
+		ret = 0;
 	} else if (argc > 2 && strcmp(argv[1], "nap") == 0) {
 		few();
 		nanosleep(&(struct timespec){ (time_t)seconds,
@@ -115,7 +124,7 @@ int main(int argc, char **argv)
 		few();
 		ret = 0;
 	} else {
-		fprintf(stderr, "usage: rec-files churn|nostat|nap SECONDS\n");
+		fprintf(stderr, "usage: rec-files churn|nostat|nap|slow SECONDS\n");
 		return 2;
 	}
 	if (ret == 0)

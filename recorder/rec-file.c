@@ -216,12 +216,12 @@ static int open_checked(const char *path, uid_t *owner)
 {
 	struct stat dir, st;
 	const char *base;
-	int dfd = open_parent(path, &base, &dir), fd, err;
+	int dfd = open_parent(path, &base, &dir), fd, err, was;
 
 	if (dfd < 0)
 		return -1;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
-	    !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+	was = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (was && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		prim_close(dfd);
 		errno = EINVAL;
 		return -3;
@@ -229,6 +229,13 @@ static int open_checked(const char *path, uid_t *owner)
 	fd = open_at(dfd, base, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	err = errno;
 	prim_close(dfd);
+	/* The kernel refused it by the same rule (fs.protected_regular set):
+	 * said as we say it. */
+	if (fd < 0 && err == EACCES && was && S_ISREG(st.st_mode) &&
+	    mtrec_planted(&dir, &st, geteuid())) {
+		*owner = st.st_uid;
+		return -4;
+	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		err = fd < 0 ? err : errno;
 		if (fd >= 0)

@@ -263,6 +263,7 @@ static int file_named(uint64_t now)
 	if (likely(mtrec_file_watch(now, &e) == 0))
 		return 0;
 	mtrec_give_up(e.why, e.err);
+	mtrec_file_drop();
 	return -1;
 }
 

@@ -702,6 +702,31 @@ static const char *gone_why(void)
 	return "the trace file was removed or replaced";
 }
 
+/* The file is gone and recording stopped (the caller said why): hold it
+ * no longer, so that removing it frees the disk at once -- a trace of
+ * gigabytes removed to make room must not stay allocated until the
+ * program exits.  Threads still in their chunks write on into anonymous
+ * memory (lose_mapping); nothing else is written (mtrec_file_note
+ * appends only through a descriptor that is still ours). */
+void mtrec_file_drop(void)
+{
+	size_t len = (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) + ALIGN_2M) & ~(ALIGN_2M - 1);
+
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return;
+	/* The file's mapping reaches past the size, to the end of the
+	 * reservation or of the part's place: all of it must go. */
+	if (!mtrec_file_lost() && mtrec_file.base && lose_mapping() == 0 &&
+	    (len >= mtrec_file.maplen ||
+	     mmap(mtrec_file.base + len, mtrec_file.maplen - len, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED) &&
+	    mtrec_file.fd >= 0) {
+		prim_close(mtrec_file.fd);
+		mtrec_file.fd = -1;
+	}
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+}
+
 int mtrec_file_watch(uint64_t now, struct mtrec_file_err *e)
 {
 	uint64_t due = __atomic_load_n(&watch_due, __ATOMIC_RELAXED);

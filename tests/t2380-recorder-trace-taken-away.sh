@@ -1,8 +1,9 @@
 #!/bin/sh
 # t2380-recorder-trace-taken-away.sh -- a trace removed or replaced while
-# the program runs: the recorder notices (at a chunk turnover, or at exit),
-# says once on stderr that it stopped and why, naming the file, and never
-# writes into the file that took the name; a trace renamed goes on under
+# the program runs: the recorder notices (within 100 ms of allocation
+# calls, at a chunk turnover, or at exit), says once on stderr that it
+# stopped and why, naming the file, lets the file go (its disk space is
+# freed), and never writes into the file that took the name; a trace renamed goes on under
 # its new name; a filter that refuses stat() never yields a wrong reason
 # (issue 24, point 2).
 #
@@ -51,7 +52,7 @@ test_expect_success 'removed while the program sleeps, then it exits: said at ex
 	grep -x "mtrec: stopped recording to .$OUT/nap.log.: the trace file was removed" nap.err
 '
 
-test_expect_success 'a program that allocates every 200 ms: said while it runs, not at its next chunk' '
+test_expect_success 'a program that allocates every 200 ms: said while it runs, not at its next chunk; the file let go' '
 	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=slow.log "$FILES" slow 8 >slow.out 2>slow.err & } &&
 	pid=$! &&
 	sleep 0.5 &&
@@ -60,6 +61,9 @@ test_expect_success 'a program that allocates every 200 ms: said while it runs, 
 	kill -0 $pid &&
 	cat slow.err &&
 	grep -x "mtrec: stopped recording to .$OUT/slow.log.: the trace file was removed" slow.err &&
+	{ ls -l /proc/$pid/fd; cat /proc/$pid/maps; } >held &&
+	kill -0 $pid &&
+	! grep "slow.log" held &&
 	wait $pid &&
 	grep -x done slow.out &&
 	test "$(wc -l <slow.err)" -eq 1

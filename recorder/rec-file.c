@@ -789,6 +789,10 @@ static int next_part(struct mtrec_file_err *e)
 		return fail(e, as_limited ? "the trace reached the size the address-space limit "
 			    "(ulimit -v) leaves it, and its oldest part is still in use" :
 			    "the trace reached its maximum size, and its oldest part is still in use", 0);
+	/* The part that ends was removed while it was written (a removed
+	 * complete part is the compactor's doing, or the user's). */
+	if (still_ours(&old) && old.st_nlink == 0)
+		return fail(e, "the trace file was removed", 0);
 	o = prim_puts(name, lim, first_path);
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, k);

@@ -12,9 +12,20 @@
 
 FILES="$HELPER/rec-files"
 
+# wait_for FILE: until the recorder has made it (10 s at most, for a
+# loaded machine).
+wait_for() {
+	for i in $(seq 200); do
+		test -e "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 test_expect_success 'the trace removed 0.3 s into a churn: said once, naming the file; no file re-created' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=gone.log "$FILES" churn 2 >gone.out 2>gone.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=gone.log "$FILES" churn 3 >gone.out 2>gone.err & } &&
 	pid=$! &&
+	wait_for gone.log &&
 	sleep 0.3 &&
 	rm gone.log &&
 	wait $pid &&
@@ -28,8 +39,9 @@ test_expect_success 'the trace removed 0.3 s into a churn: said once, naming the
 test_expect_success 'another file moved over the trace: said once; that file is left as it was' '
 	seq 1000 >other.txt &&
 	cp other.txt other.orig &&
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=over.log "$FILES" churn 2 >over.out 2>over.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=over.log "$FILES" churn 3 >over.out 2>over.err & } &&
 	pid=$! &&
+	wait_for over.log &&
 	sleep 0.3 &&
 	mv other.txt over.log &&
 	wait $pid &&
@@ -41,8 +53,9 @@ test_expect_success 'another file moved over the trace: said once; that file is 
 '
 
 test_expect_success 'removed while the program sleeps, then it exits: said at exit' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=nap.log "$FILES" nap 1 >nap.out 2>nap.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=nap.log "$FILES" nap 2 >nap.out 2>nap.err & } &&
 	pid=$! &&
+	wait_for nap.log &&
 	sleep 0.3 &&
 	rm nap.log &&
 	wait $pid &&
@@ -53,11 +66,12 @@ test_expect_success 'removed while the program sleeps, then it exits: said at ex
 '
 
 test_expect_success 'a program that allocates every 200 ms: said while it runs, not at its next chunk; the file let go' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=slow.log "$FILES" slow 8 >slow.out 2>slow.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=slow.log "$FILES" slow 10 >slow.out 2>slow.err & } &&
 	pid=$! &&
+	wait_for slow.log &&
 	sleep 0.5 &&
 	rm slow.log &&
-	for i in $(seq 30); do test -s slow.err && break; sleep 0.1; done &&
+	for i in $(seq 50); do test -s slow.err && break; sleep 0.1; done &&
 	kill -0 $pid &&
 	cat slow.err &&
 	grep -x "mtrec: stopped recording to .$OUT/slow.log.: the trace file was removed" slow.err &&
@@ -70,8 +84,9 @@ test_expect_success 'a program that allocates every 200 ms: said while it runs, 
 '
 
 test_expect_success 'the trace renamed: nothing is lost, recording goes on under the new name' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/moved.log "$FILES" churn 1.5 >moved.out 2>moved.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/moved.log "$FILES" churn 3 >moved.out 2>moved.err & } &&
 	pid=$! &&
+	wait_for moved.log &&
 	sleep 0.3 &&
 	mv moved.log moved-away.log &&
 	wait $pid &&
@@ -85,8 +100,9 @@ test_expect_success 'the trace renamed: nothing is lost, recording goes on under
 '
 
 test_expect_success 'a hard link kept elsewhere: the trace is not lost, recording goes on' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/linked.log "$FILES" churn 1.5 >linked.out 2>linked.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/linked.log "$FILES" churn 3 >linked.out 2>linked.err & } &&
 	pid=$! &&
+	wait_for linked.log &&
 	sleep 0.3 &&
 	ln linked.log linked-keep.log &&
 	rm linked.log &&
@@ -101,8 +117,9 @@ test_expect_success 'a hard link kept elsewhere: the trace is not lost, recordin
 # from one the program put in its place: it must say that, not that the
 # file was removed or replaced -- whether or not it was.
 test_expect_success 'stat refused by a seccomp filter: the reason given is that, never a removal' '
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=nostat.log "$FILES" nostat 1.5 >nostat.out 2>nostat.err & } &&
+	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=nostat.log "$FILES" nostat 3 >nostat.out 2>nostat.err & } &&
 	pid=$! &&
+	wait_for nostat.log &&
 	sleep 0.3 &&
 	rm nostat.log &&
 	wait $pid &&

@@ -31,7 +31,7 @@ as_nobody_traced() {
 		env XDG_RUNTIME_DIR="$2" LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/nb/$1.log" \
 		"$FILES" churn 30 >/dev/null 2>"$1.err" & } &&
 	echo $! >"$pub/$1.pid" &&
-	for i in $(seq 100); do
+	for i in $(seq 200); do
 		grep -q libmtrec "/proc/$(cat "$pub/$1.pid")/maps" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -93,7 +93,7 @@ as_nobody_traced() {
 		env XDG_RUNTIME_DIR="$2" LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/nb/$1.log" \
 		"$FILES" churn 30 >/dev/null 2>"$1.err" & } &&
 	echo $! >"$pub/$1.pid" &&
-	for i in $(seq 100); do
+	for i in $(seq 200); do
 		grep -q libmtrec "/proc/$(cat "$pub/$1.pid")/maps" 2>/dev/null && return 0
 		sleep 0.05
 	done

@@ -65,7 +65,7 @@ static void log_name(const char *trace, char *out, size_t cap)
 	snprintf(out, cap, "%.*s.%s.compact.log", dirlen, trace, slash ? slash + 1 : trace);
 }
 
-/* The compactor's stderr: as the recorder opens a trace (rec-file.c,
+/* The compactor's stderr: as the recorder opens a trace (file.c,
  * open_checked), never through a symbolic link and never a file another
  * user left beside a trace in /tmp; truncated only then.  -1 when refused
  * (the compactor's messages are then lost, nothing else). */

@@ -12,7 +12,24 @@ FILES="$HELPER/rec-files"
 
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1 || ! id nobody >/dev/null 2>&1; then
 	test_skip 'mtrec ctl never makes a directory a process chose' 'needs root (as the caller), setpriv and a nobody user'
-	test_done
+	# The recorder's side: a request is taken only in a directory (not a
+# symbolic link) of its user or root that nobody else may write in.
+test_expect_success 'the recorder ignores a request whose directory is a symbolic link' '
+	mkdir -m 700 "$pub/real" && mkdir -m 755 "$pub/x" &&
+	ln -s "$pub/real" "$pub/x/mtrec" &&
+	{ env XDG_RUNTIME_DIR="$pub/x" LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/x.log" "$FILES" churn 30 >/dev/null 2>x.err & } &&
+	echo $! >"$pub/x.pid" &&
+	pid=$(cat "$pub/x.pid") &&
+	for i in $(seq 200); do test -s "$pub/x.log" && break; sleep 0.05; done &&
+	start=$(sed "s/.*) //" /proc/$pid/stat | cut -d" " -f20) &&
+	printf "mtrec-ctl 1 %s\noff\n" "$start" >"$pub/real/$pid.ctl" &&
+	sleep 1 &&
+	kill -0 $pid &&
+	test -f "$pub/real/$pid.ctl" &&
+	! grep -a -x "= End" "$pub/x.log"
+'
+
+test_done
 	exit $?
 fi
 
@@ -72,6 +89,23 @@ test_expect_success 'the user'"'"'s own runtime directory: the request is made a
 	test "$(stat -c "%U %a" "$pub/nb/mtrec")" = "nobody 700" &&
 	"$MTREC" ctl "$(cat "$pub/own.pid")" mark "from root" >out &&
 	grep -a -x "# mark from root" "$pub/nb/own.log"
+'
+
+# The recorder's side: a request is taken only in a directory (not a
+# symbolic link) of its user or root that nobody else may write in.
+test_expect_success 'the recorder ignores a request whose directory is a symbolic link' '
+	mkdir -m 700 "$pub/real" && mkdir -m 755 "$pub/x" &&
+	ln -s "$pub/real" "$pub/x/mtrec" &&
+	{ env XDG_RUNTIME_DIR="$pub/x" LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/x.log" "$FILES" churn 30 >/dev/null 2>x.err & } &&
+	echo $! >"$pub/x.pid" &&
+	pid=$(cat "$pub/x.pid") &&
+	for i in $(seq 200); do test -s "$pub/x.log" && break; sleep 0.05; done &&
+	start=$(sed "s/.*) //" /proc/$pid/stat | cut -d" " -f20) &&
+	printf "mtrec-ctl 1 %s\noff\n" "$start" >"$pub/real/$pid.ctl" &&
+	sleep 1 &&
+	kill -0 $pid &&
+	test -f "$pub/real/$pid.ctl" &&
+	! grep -a -x "= End" "$pub/x.log"
 '
 
 test_done
@@ -143,6 +177,23 @@ test_expect_success 'a traced process of root without XDG_RUNTIME_DIR: /tmp/mtre
 	"$MTREC" ctl "$(cat "$pub/root.pid")" status >out &&
 	grep "^recording" out &&
 	test "$(stat -c "%u %a" /tmp/mtrec-0)" = "0 700"
+'
+
+# The recorder's side: a request is taken only in a directory (not a
+# symbolic link) of its user or root that nobody else may write in.
+test_expect_success 'the recorder ignores a request whose directory is a symbolic link' '
+	mkdir -m 700 "$pub/real" && mkdir -m 755 "$pub/x" &&
+	ln -s "$pub/real" "$pub/x/mtrec" &&
+	{ env XDG_RUNTIME_DIR="$pub/x" LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/x.log" "$FILES" churn 30 >/dev/null 2>x.err & } &&
+	echo $! >"$pub/x.pid" &&
+	pid=$(cat "$pub/x.pid") &&
+	for i in $(seq 200); do test -s "$pub/x.log" && break; sleep 0.05; done &&
+	start=$(sed "s/.*) //" /proc/$pid/stat | cut -d" " -f20) &&
+	printf "mtrec-ctl 1 %s\noff\n" "$start" >"$pub/real/$pid.ctl" &&
+	sleep 1 &&
+	kill -0 $pid &&
+	test -f "$pub/real/$pid.ctl" &&
+	! grep -a -x "= End" "$pub/x.log"
 '
 
 test_done

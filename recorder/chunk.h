@@ -176,6 +176,12 @@ void mtrec_pad(char *from, char *to) MTREC_HIDDEN;
 void mtrec_chunk_line(const char *text, size_t len) MTREC_HIDDEN;
 /* Whole lines, newlines included. */
 void mtrec_chunk_text(const char *text, size_t len) MTREC_HIDDEN;
+/* Room for len bytes of whole lines in one piece of the file, the
+ * calling thread's chunk, now; NULL when not recording, or when len does
+ * not fit in a part of a rotated trace.  Then mtrec_chunk_region_end(end
+ * of what was written): the rest is the thread's, as any chunk's. */
+char *mtrec_chunk_region(size_t len) MTREC_HIDDEN;
+void mtrec_chunk_region_end(char *end) MTREC_HIDDEN;
 /* "# KEY REST", with newlines in REST made spaces. */
 void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDDEN;
 /* "# time NSEC" now, due or not (after every line written before it). */
@@ -187,6 +193,11 @@ void mtrec_new_epoch(void) MTREC_HIDDEN;
 /* Stop recording for good, saying why once, on stderr and in the trace
  * ("# stopped WHY"). */
 void mtrec_give_up(const char *why, int err) MTREC_HIDDEN;
+/* From a periodic look outside any chunk (the control channel's, every
+ * 100 ms of any thread's allocation calls): has the trace file been
+ * removed or replaced?  Then recording stops, saying so.  now: the
+ * monotonic clock in ns. */
+void mtrec_chunk_watch(uint64_t now) MTREC_HIDDEN;
 /* The trace could not be opened, and the file layer said why: nothing
  * will be written. */
 void mtrec_chunk_refuse(void) MTREC_HIDDEN;

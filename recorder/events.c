@@ -108,6 +108,22 @@ static inline void publish(const void *p, size_t chunk_end)
 		;
 }
 
+void mtrec_events_fence(void)
+{
+	struct mtrec_slot *s = mtrec_me();
+
+	if (!s || !last_addr_event)
+		return;
+	for (unsigned i = 0; i < NBUCKETS; i++) {
+		uintptr_t *b = &last_addr_event[i], cur = __atomic_load_n(b, __ATOMIC_RELAXED);
+
+		while (cur < s->end_off && !__atomic_compare_exchange_n(b, &cur, s->end_off, 1,
+									__ATOMIC_SEQ_CST,
+									__ATOMIC_RELAXED))
+			;
+	}
+}
+
 /* Is there a line about p in a chunk beyond our position?  Chunks do not
  * overlap, so another chunk's end is beyond ours or before our chunk
  * starts, and our own chunk's lines are all behind our position. */

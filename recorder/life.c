@@ -241,14 +241,19 @@ void mtrec_stop(void)
 	mtrec_leave();
 }
 
-/* trace_off(), muntrace(): with MTREC_REACH=2, the scan first, in the
- * program's thread that stops recording. */
+/* Where a scan's lines go: one piece of the file (reach.h). */
+static const struct mtrec_reach_out reach_out = {
+	mtrec_chunk_region, mtrec_events_fence, mtrec_chunk_region_end, mtrec_chunk_text,
+};
+
+/* trace_off(), muntrace(), mtrec ctl PID off: with MTREC_REACH=2, the
+ * scan first, in the thread that stops recording. */
 void mtrec_stop_asked(void)
 {
 	mtrec_enter();
 	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
 		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended)
-			mtrec_reach_scan(mtrec_chunk_text, 1);
+			mtrec_reach_scan(&reach_out, 1);
 		stop_locked();
 		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
 	}
@@ -405,7 +410,7 @@ static void reach_now(struct mtrec_ctl_req *r, int recording)
 	mtrec_enter();
 	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
 		if (mtrec_recording && !mtrec_failed && !g.ended) {
-			n = mtrec_reach_scan(mtrec_chunk_text, 1);
+			n = mtrec_reach_scan(&reach_out, 1);
 			done = 1;
 		}
 		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
@@ -440,7 +445,7 @@ static void act(struct mtrec_ctl_req *r)
 		break;
 	case MTREC_CTL_OFF:
 		if (was)
-			mtrec_stop();
+			mtrec_stop_asked();
 		mtrec_control_answer(r, 1, was ? "recording off" : "recording was already off");
 		break;
 	case MTREC_CTL_MARK:
@@ -508,6 +513,7 @@ void mtrec_control_poll(void)
 		return;
 	if (mtrec_chunk_owner() != getpid())
 		return;
+	mtrec_chunk_watch(now);		/* a trace removed: said within 100 ms */
 	if (mtrec_control_take(&r))
 		act(&r);
 }
@@ -732,7 +738,7 @@ void mtrec_fini(void)
 	say_lost();
 	/* After the program's exit handlers and libc's freeres, before "= End". */
 	if (settings.reach && mtrec_recording && !mtrec_failed)
-		mtrec_reach_scan(mtrec_chunk_text, 0);
+		mtrec_reach_scan(&reach_out, 0);
 	/* When the process ended, for the order of a parent's and its child's
 	 * ends (did the parent outlive its child, or hand it its heap?). */
 	if (mtrec_recording && !mtrec_failed)

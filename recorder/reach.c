@@ -13,9 +13,11 @@
  * thread's first update also notes where its stack and its thread
  * pointer are, for the scan.
  *
- * The scan.  At the end the table is frozen and copied, sorted by
- * address, and memory is scanned conservatively for words that point
- * into a block, as valgrind's memcheck does (mc_leakcheck.c):
+ * The scan.  Its lines take one piece of the trace, reserved before the
+ * table is copied (struct mtrec_reach_out).  At the end the table is
+ * frozen and copied, sorted by address, and memory is scanned
+ * conservatively for words that point into a block, as valgrind's
+ * memcheck does (mc_leakcheck.c):
  *
  *   roots   the writable PT_LOAD segments of every loaded object but the
  *           recorder, the calling thread's stack from its stack pointer
@@ -23,8 +25,11 @@
  *           (found from the stack address each noted, and from
  *           /proc/self/task/TID/syscall, which also gives the stack
  *           pointer and the system call's arguments of a blocked
- *           thread), each thread's static TLS and the main thread's DTV;
- *           never the heap blocks themselves nor this file's memory;
+ *           thread), each thread's static TLS and the main thread's DTV,
+ *           the static TLS and TCB of ended threads (their stacks kept by
+ *           glibc), the program's own mappings; never the heap blocks
+ *           themselves, malloc's memory (glibc's main arena included),
+ *           nor this file's;
  *   marks   a block reached from a root or a reachable block by a
  *           pointer to its first byte is reachable; one reached only
  *           through an interior pointer somewhere on the way is possible;
@@ -125,9 +130,19 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Blocks within 256 bytes of each other (often allocated one after the
+ * other) take entries next to each other, in their address order, from a
+ * place the rest of the address sets: a table of a million entries does
+ * not fit in the caches, and each allocation took a miss where now the
+ * blocks of a page take a few.  hash_addr() keeps the offset in its low
+ * bits. */
+#define WINDOW 16u
+
 static inline uint64_t hash_addr(uintptr_t a)
 {
-	return (uint64_t)(a >> 4) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)(a >> 8) * 0x9e3779b97f4a7c15ull;
+
+	return (h & ~(uint64_t)(WINDOW - 1)) | ((a >> 4) & (WINDOW - 1));
 }
 
 static inline struct stripe *stripe_of(uint64_t h)
@@ -137,7 +152,9 @@ static inline struct stripe *stripe_of(uint64_t h)
 
 static inline size_t slot_of(uint64_t h, size_t cap)
 {
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+	uint64_t place = h & ~(uint64_t)(WINDOW - 1);
+
+	return (size_t)((place ^ (place >> 29)) + (h & (WINDOW - 1))) & (cap - 1);
 }
 
 static void stripe_lock(struct stripe *s)
@@ -391,10 +408,17 @@ static const char *const kind_name[] = { "definite", "possible", "reachable", "i
 #define BUF_SIZE (1u << 20)	/* memory is read through this, in pieces */
 #define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
 #define GAP 256			/* blocks closer than this are read as one piece */
-#define OUT_SIZE (64u << 10)
+#define OUT_SIZE (64u << 10)	/* without a region: lines are handed on in pieces of this */
+/* "# reach 0x", the address, " reachable\n": 21 bytes and the digits,
+ * 12 where user space ends at 2^48 (x86-64 and arm64 unless the program
+ * asks for more: lines that do not fit are counted). */
+#define VERDICT_LINE(digits) (21 + (digits))
+#define NOTES_ROOM (64u << 10)	/* what of the notes a region keeps room for */
+#define TAIL_ROOM ((size_t)4096)	/* the lines after the notes: 8 of 512 bytes */
 #define NOTES_SIZE (256u << 10)
 #define MAX_ROOTS 65536	/* mapped as used: 8 MB at most */
 #define MAX_OWN (NSTRIPES + 32)
+#define MAX_ARENAS_RING 1024	/* arenas: glibc makes 8 per core at most */
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
 
@@ -473,9 +497,13 @@ static struct scan {
 	int nown;
 	char *out, *notes;
 	size_t outlen, noteslen;
+	size_t outcap;		/* of out: OUT_SIZE, or the region's length */
+	char *region;		/* out is a piece of the trace file (mtrec_reach_out) */
+	unsigned long lines_lost;	/* verdicts that did not fit in the region */
+	int tail;		/* writing the lines after the notes */
 	unsigned long notes_lost;	/* notes that did not fit */
 	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
-	mtrec_reach_sink sink;
+	const struct mtrec_reach_out *to;
 	size_t counts[8][256];	/* the sort's */
 } sc;
 
@@ -501,9 +529,24 @@ static void *scan_map(size_t len)
 
 static void flush(void)
 {
-	if (sc.outlen)
-		sc.sink(sc.out, sc.outlen);
-	sc.outlen = 0;
+	if (sc.outlen && !sc.region) {
+		sc.to->text(sc.out, sc.outlen);
+		sc.outlen = 0;
+	}
+}
+
+/* Is there room for len more bytes of lines?  A region's size is fixed:
+ * the verdicts leave its last TAIL_ROOM bytes to the lines after them. */
+static int room_for(size_t len)
+{
+	if (sc.outlen + len + (sc.region && !sc.tail ? TAIL_ROOM : 0) <= sc.outcap)
+		return 1;
+	if (sc.region) {
+		sc.lines_lost++;
+		return 0;
+	}
+	flush();
+	return 1;
 }
 
 /* The pieces (the variable arguments after first, up to a NULL) and a
@@ -525,9 +568,9 @@ static void flush(void)
 /* A line of the scan's output. */
 static __attribute__((sentinel)) void put_line(const char *first, ...)
 {
-	if (sc.outlen + 512 > OUT_SIZE)
-		flush();
-	PUT_PIECES(sc.out, sc.outlen, OUT_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
+	if (!room_for(512))
+		return;
+	PUT_PIECES(sc.out, sc.outlen, sc.outcap, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
 /* A "# reach unscanned" line, kept for after the verdicts. */
@@ -550,13 +593,13 @@ static void put_verdict(uintptr_t addr, int kind)
 	char *o;
 	int d = 1;
 
-	if (sc.outlen + 64 > OUT_SIZE)
-		flush();
+	while (d < 16 && (addr >> (4 * d)) != 0)
+		d++;
+	if (!room_for(10 + (size_t)d + 1 + nlen + 1))
+		return;
 	o = sc.out + sc.outlen;
 	memcpy(o, "# reach 0x", 10);
 	o += 10;
-	while (d < 16 && (addr >> (4 * d)) != 0)
-		d++;
 	for (int i = d - 1; i >= 0; i--)
 		*o++ = digits[(addr >> (4 * i)) & 15];
 	*o++ = ' ';
@@ -988,12 +1031,25 @@ static size_t copy_stripe(const struct stripe *s, size_t room)
 	return left;
 }
 
-/* Copy the table, sorted: 0, or -1 without memory.  At exit the table is
- * frozen first, and each stripe waited for once, so that no update is
- * under way in it.  While the program runs (live) each stripe is copied
- * under its lock, room kept for the blocks allocated meanwhile.  Either
- * way, a stripe not let go within half a second is read as it is. */
-static int copy_table(int live)
+/* The blocks a scan makes room for (the verdicts' room in the file):
+ * those live now, and an eighth more for those allocated while the table
+ * is copied (or before it is frozen); blocks beyond are said unscanned. */
+static size_t table_room(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < NSTRIPES; i++)
+		n += __atomic_load_n(&stripes[i].live, __ATOMIC_RELAXED);
+	return n + n / 8 + 4096;
+}
+
+/* Copy the table, sorted, room blocks at most: 0, or -1 without memory.
+ * At exit the table is frozen first, and each stripe waited for once, so
+ * that no update is under way in it.  While the program runs (live) each
+ * stripe is copied under its lock, room kept for the blocks allocated
+ * meanwhile.  Either way, a stripe not let go within half a second is
+ * read as it is. */
+static int copy_table(int live, size_t room)
 {
 	uint64_t deadline = prim_monotonic_ns() + 500000000u;
 	int held[NSTRIPES], stuck = 0;
@@ -1020,6 +1076,8 @@ static int copy_table(int live)
 	}
 	if (live)
 		n += n / 4 + 1024;	/* a stripe is at most half full, and grows meanwhile */
+	if (n > room)
+		n = room;
 	if (n > UINT32_MAX / 2)
 		return -1;
 	sc.blk = scan_map((n + 1) * sizeof(struct ent));
@@ -1043,7 +1101,7 @@ static int copy_table(int live)
 			copy_held(&stripes[i], n - sc.n);
 			continue;
 		}
-		copy_stripe(&stripes[i], n - sc.n);
+		left += copy_stripe(&stripes[i], n - sc.n);
 	}
 	if (left) {
 		char a[24];
@@ -1425,6 +1483,68 @@ static void scan_roots(void)
 	sc.pagemap_fd = 0;
 }
 
+/* glibc's main arena, the malloc_state in libc's data (2.26 on, 64-bit):
+ * its top chunk, bins and fast bins point at chunk headers, and the
+ * header of a chunk lies in the last bytes of the live block before it
+ * (top, after the latest block: a block whose only pointer was dropped
+ * would be "possible" for that).  valgrind's malloc leaves glibc's unused,
+ * so it is never a root here either.  Found by its shape: the bins of an
+ * empty bin point at themselves, less 16 (bin_at()), and the arenas'
+ * next fields make a ring that comes back to it. */
+#define MSTATE_BINS 112		/* offsetof(struct malloc_state, bins) */
+#define MSTATE_NBINS 127	/* pairs of bins: NBINS - 1 */
+#define MSTATE_NEXT 2160	/* offsetof(struct malloc_state, next) */
+#define MSTATE_SIZE 2200
+
+static int arena_ring(uintptr_t ms)
+{
+	uintptr_t a = ms;
+
+	for (int hops = 0; hops < 2 * MAX_ARENAS_RING; hops++) {
+		if (!a || a % 8 || (a = peek(a + MSTATE_NEXT)) == 0)
+			return 0;
+		if (a == ms)
+			return 1;
+	}
+	return 0;
+}
+
+static void skip_main_arena(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t first = 0;
+
+	lo = (lo + 7) & ~(uintptr_t)7;
+	if (hi < lo + MSTATE_SIZE)
+		return;
+	for (uintptr_t at = lo; !first;) {
+		size_t want = hi - at < BUF_SIZE ? hi - at : BUF_SIZE;
+		size_t got = read_mem(sc.buf, at, want) / 8;
+		const uintptr_t *w = (const uintptr_t *)(void *)sc.buf;
+
+		for (size_t i = 0; i + 1 < got; i++)
+			if (w[i] == at + 8 * i - 16 && w[i + 1] == w[i]) {
+				first = at + 8 * i;
+				break;
+			}
+		if (!first && (got * 8 < want || at + want >= hi))
+			return;
+		at += want - 8;	/* a pair across the pieces */
+	}
+	/* first is the lowest empty bin's: the bins start up to 126 pairs
+	 * before it; the self-pointers look alike at every shift, the ring
+	 * of next fields does not. */
+	for (int i = 0; first && i < MSTATE_NBINS; i++) {
+		uintptr_t ms = first - 16 * (uintptr_t)i - MSTATE_BINS;
+
+		if (ms < lo || ms + MSTATE_SIZE > hi)
+			continue;
+		if (arena_ring(ms)) {
+			own((const void *)ms, MSTATE_SIZE, 0);
+			return;
+		}
+	}
+}
+
 /* The writable PT_LOAD segments of every object but the recorder. */
 static int object_roots(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -1447,6 +1567,8 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *data)
 			sc.self_hi = hi;
 			continue;
 		}
+		if (info->dlpi_name && strstr(info->dlpi_name, "/libc.so."))
+			skip_main_arena(lo, hi);
 		add_root(lo, hi, info->dlpi_name && *info->dlpi_name ? info->dlpi_name
 			 : "the executable", NULL);
 	}
@@ -1796,6 +1918,38 @@ static void skip_stack(struct map *m, uintptr_t tp)
 	skip(m->lo, hi);
 }
 
+/* The static TLS and the thread control block (struct pthread) of a
+ * thread whose stack is no root (one that ended, whose stack glibc keeps
+ * for its next threads, or one the scan did not find), thread pointer tp
+ * in mapping m: valgrind reads them, for they stay addressable when the
+ * stack below them is no longer (it unwound) -- so the DTV of an ended
+ * thread is "possible" (its TCB points 16 bytes into it), a block its
+ * __thread variable held "reachable", one only its stack held lost.
+ * From the lowest static TLS block its DTV points to (the surplus below
+ * holds nothing) to the page past the TCB (glibc, x86-64). */
+static void tls_of_stack(const struct map *m, uintptr_t tp)
+{
+	uintptr_t hi = tp + PAGE < m->hi ? tp + PAGE : m->hi, lo = tp;
+	uintptr_t dtv = peek(tp + 8), len = dtv > 16 ? peek(dtv - 16) : 0;
+	/* no lower than the static TLS can be (the mapping may have merged
+	 * with memory below: malloc's, whose stale words must not count) */
+	uintptr_t floor = tp - m->lo > sc.tls_size + 4 * PAGE ? tp - sc.tls_size - 4 * PAGE : m->lo;
+	const uintptr_t *e = (const uintptr_t *)(void *)sc.buf;
+
+	for (size_t i = 0; i < sc.nroots; i++)
+		if (tp >= sc.roots[i].lo && tp < sc.roots[i].hi)
+			return;		/* a live thread's stack, read already */
+	if (len && len < BUF_SIZE / 16) {
+		/* dtv[1 ..] { val, to_free }: a static block lies below tp */
+		size_t got = read_mem(sc.buf, dtv + 16, 16 * len) / 16;
+
+		for (size_t i = 0; i < got; i++)
+			if (e[2 * i] < lo && e[2 * i] >= floor)
+				lo = e[2 * i];
+	}
+	add_root(lo & ~(uintptr_t)7, hi, "TLS of a thread that ended or was not found", NULL);
+}
+
 /* The stacks of the threads that noted their thread pointer, ended or
  * not (a live thread's is a root already, from its stack pointer). */
 static void skip_thread_stacks(uintptr_t mtp)
@@ -1818,6 +1972,9 @@ static void skip_thread_stacks(uintptr_t mtp)
 			continue;
 #endif
 		skip_stack(m, tp);
+#if defined(__x86_64__) && defined(__GLIBC__)
+		tls_of_stack(m, tp);
+#endif
 	}
 }
 
@@ -1832,7 +1989,10 @@ static int tcb_at_top(struct map *m, uintptr_t mtp)
 
 	for (size_t i = 0; i + 2 < got; i++)
 		if (is_tcb(&w[i], lo + i * sizeof(uintptr_t)) && w[i] != mtp) {
-			skip_stack(m, w[i]);
+			uintptr_t tp = w[i];	/* sc.buf is read again */
+
+			skip_stack(m, tp);
+			tls_of_stack(m, tp);
 			return 1;
 		}
 	return 0;
@@ -2136,32 +2296,102 @@ static void release(void)
 	sc.nown = 0;
 }
 
-size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
+/* A scan asked for and not made says why: not an empty scan, which a
+ * reader would take for the latest verdicts (none), and a gate on them
+ * would pass. */
+static void refuse(const struct mtrec_reach_out *to, const char *why)
+{
+	char line[256], *o = line, *lim = line + sizeof(line) - 1;
+
+	o = prim_puts(o, lim, "# reach refused ");
+	o = prim_puts(o, lim, why);
+	*o++ = '\n';
+	to->text(line, (size_t)(o - line));
+}
+
+/* The region for the lines of a scan of room blocks at most, in the
+ * file, and the fence after it; or, when it cannot be had, the buffer
+ * handed on in pieces: 0, or -1 without memory. */
+static int open_output(size_t room)
+{
+	uintptr_t high = (uintptr_t)__builtin_frame_address(0) | (uintptr_t)&sc;
+	size_t line = VERDICT_LINE(high >> 48 ? 16 : 12);
+	size_t len = 512 + room * line + NOTES_ROOM + TAIL_ROOM;
+
+	if (room < SIZE_MAX / 2 / line && (sc.region = sc.to->region(len)) != NULL) {
+		sc.out = sc.region;
+		sc.outcap = len;
+		sc.to->fence();
+		return 0;
+	}
+	sc.outcap = OUT_SIZE;
+	sc.out = scan_map(OUT_SIZE);
+	return sc.out ? 0 : -1;
+}
+
+/* The notes, as many whole lines as the region has room for (leaving the
+ * last lines theirs); the others counted. */
+static void put_notes(void)
+{
+	size_t keep = sc.noteslen;
+
+	if (!keep)
+		return;
+	if (!sc.region) {
+		flush();
+		sc.to->text(sc.notes, sc.noteslen);
+		return;
+	}
+	if (sc.outlen + keep + TAIL_ROOM > sc.outcap) {
+		keep = sc.outcap - sc.outlen > TAIL_ROOM ? sc.outcap - sc.outlen - TAIL_ROOM : 0;
+		while (keep && sc.notes[keep - 1] != '\n')
+			keep--;
+		for (size_t i = keep; i < sc.noteslen; i++)
+			sc.notes_lost += sc.notes[i] == '\n';
+	}
+	memcpy(sc.out + sc.outlen, sc.notes, keep);
+	sc.outlen += keep;
+}
+
+size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 {
 	uint64_t t0 = prim_monotonic_ns();
 	char a[24], b[24];
-	size_t judged;
+	size_t judged, room;
 
-	/* not from a signal handler that interrupted this thread in the table */
-	if (!enabled || frozen || (live && in_table))
+	if (!enabled) {
+		refuse(to, "the table of live blocks could not be mapped at start (no memory)");
 		return 0;
+	}
+	if (frozen) {
+		refuse(to, "the table was frozen by the scan at exit");
+		return 0;
+	}
+	if (live && in_table) {
+		refuse(to, "asked from a signal handler that interrupted its thread in the table of "
+		       "live blocks");
+		return 0;
+	}
 	/* A signal handler's update from now on is queued: the table is ours. */
 	in_table = 1;
 	memset(&sc, 0, sizeof(sc));	/* (a fork child's copy of a scan under way) */
 	sc.pid = (pid_t)syscall(SYS_getpid);
-	sc.sink = sink;
+	sc.to = to;
 	sc.leader = -1;
 	sc.pipefd[0] = sc.pipefd[1] = -1;
-	sc.out = scan_map(OUT_SIZE);
 	sc.notes = scan_map(NOTES_SIZE);
 	sc.buf = scan_map(BUF_SIZE);
-	if (!sc.out || !sc.notes || !sc.buf) {
+	room = table_room();
+	if (!sc.notes || !sc.buf || open_output(room) < 0) {
+		if (sc.region)
+			to->region_end(sc.region);
 		release();
+		refuse(to, "no memory for the scan");
 		if (live)
 			table_leave();
 		return 0;
 	}
-	if (copy_table(live) < 0) {
+	if (copy_table(live, sc.region ? room : SIZE_MAX) < 0) {
 		sc.n = 0;
 		put_line("# reach begin 0", SAY_END);
 		put_line("# reach unscanned all: no memory for the scan", SAY_END);
@@ -2172,9 +2402,11 @@ size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
 	}
 	for (size_t i = 0; i < sc.n; i++)
 		put_verdict(sc.blk[i].addr, sc.state[i]);
-	flush();
-	if (sc.noteslen)
-		sink(sc.notes, sc.noteslen);
+	put_notes();
+	sc.tail = 1;
+	if (sc.lines_lost)
+		put_line("# reach unscanned ", dec(a, sc.lines_lost), " blocks: their verdicts did "
+			 "not fit in the room taken for them (addresses above 2^48)", SAY_END);
 	if (sc.roots_lost)
 		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
 			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);
@@ -2191,6 +2423,8 @@ size_t mtrec_reach_scan(mtrec_reach_sink sink, int live)
 	put_line("# reach end ", dec(a, sc.scanned), " ",
 		 dec(b, (prim_monotonic_ns() - t0) / 1000000), SAY_END);
 	flush();
+	if (sc.region)
+		to->region_end(sc.region + sc.outlen);
 	judged = sc.n;
 	release();
 	/* The table goes on: the updates this thread's signal handlers

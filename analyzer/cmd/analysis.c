@@ -107,10 +107,17 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 		for (guint i = 0; i < info->traces->len; i++)
 			g_string_append_printf (traces, "%s'%s'", i ? ", " : "",
 						(const char *) info->traces->pdata[i]);
-		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-			     "--leaks: %s %s no reachability verdicts ('# reach' lines): record "
-			     "with 'mtrec --reach' (MTREC_REACH=1)", traces->str,
-			     info->traces->len == 1 ? "has" : "have");
+		if (info->reach_refused->len > 0)
+			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				     "--leaks: %s %s no reachability verdicts: the recorder did not "
+				     "make the scan asked for (%s)", traces->str,
+				     info->traces->len == 1 ? "has" : "have",
+				     (const char *) info->reach_refused->pdata[info->reach_refused->len - 1]);
+		else
+			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				     "--leaks: %s %s no reachability verdicts ('# reach' lines): record "
+				     "with 'mtrec --reach' (MTREC_REACH=1)", traces->str,
+				     info->traces->len == 1 ? "has" : "have");
 		return -1;
 	}
 	if (a->db != NULL) {

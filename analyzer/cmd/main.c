@@ -22,6 +22,7 @@
 
 #include "addr2line.h"
 #include "diff.h"
+#include "escape.h"
 #include "oom.h"
 #include "report.h"
 #include "session.h"
@@ -77,10 +78,11 @@ static void
 warn_cb (const char *message, gpointer data)
 {
 	g_autofree char *shown = mta_conn_redact_in (message);
+	g_autofree char *m = mta_escape_controls (shown);
 
 	(void) data;
 	fflush (stdout);
-	fprintf (stderr, "mtanalyze: warning: %s\n", shown);
+	fprintf (stderr, "mtanalyze: warning: %s\n", m);
 }
 
 /* "mtanalyze" or "mtanalyze diff": as the user called the command. */
@@ -303,7 +305,8 @@ main (int argc, char **argv)
 	if (status < 0) {
 		/* a URI's password is never printed, whoever made the message */
 		g_autofree char *shown = mta_conn_redact_in (error ? error->message : "failed");
-		fprintf (stderr, "mtanalyze: %s\n", shown);
+		g_autofree char *m = mta_escape_controls (shown);
+		fprintf (stderr, "mtanalyze: %s\n", m);
 		return EXIT_TROUBLE;
 	}
 	return status;

@@ -2,7 +2,8 @@
  *
  * Hand-written (no JSON library among the dependencies): strings are
  * escaped per RFC 8259 (bytes that are not valid UTF-8 become U+FFFD, so
- * the output is always valid JSON), numbers are unsigned integers, and
+ * the output is always valid JSON; DEL and the C1 controls are escaped
+ * too, so that no control character reaches a terminal raw), numbers are unsigned integers, and
  * addresses are strings ("0x...") because 64-bit values do not survive a
  * JavaScript number.  The names are those of share/json-format.md; add,
  * never rename.
@@ -305,6 +306,11 @@ put_reach (FILE *out, const MtaRun *run)
 	for (guint k = 0; k < i->reach_notes->len; k++) {
 		fputs (k ? ", " : "", out);
 		mta_json_put_string (out, i->reach_notes->pdata[k]);
+	}
+	fputs ("], \"reach_refused\": [", out);
+	for (guint k = 0; k < i->reach_refused->len; k++) {
+		fputs (k ? ", " : "", out);
+		mta_json_put_string (out, i->reach_refused->pdata[k]);
 	}
 	fputs ("],\n", out);
 }

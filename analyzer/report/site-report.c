@@ -231,8 +231,14 @@ print_reach (const MtaRun *run, FILE *out)
 {
 	const MtaRunInfo *info = mta_run_info (run);
 
-	if (!info->reach)
+	for (guint k = 0; k < info->reach_refused->len; k++)
+		fprintf (out, "The recorder did not make a reachability scan it was asked for: %s.\n",
+			 (const char *) info->reach_refused->pdata[k]);
+	if (!info->reach) {
+		if (info->reach_refused->len > 0)
+			fputc ('\n', out);
 		return;
+	}
 	fputs ("Blocks not freed, by reachability (share/reach.md):\n", out);
 	for (int k = 0; k < MTA_REACH_N; k++) {
 		MtaReach r = mta_reach_nth (k);

@@ -124,6 +124,11 @@ mta_reach_line (const char *t, size_t len, MtaReachValue *v)
 		p = p != NULL && p < end ? number (p + 1, end, &v->ms) : NULL;
 		return p == end ? MTA_REACH_LINE_END : MTA_REACH_LINE_BAD;
 	}
+	if (starts (p, len, "refused ")) {
+		v->rest = p + 8;
+		v->rest_len = (size_t) (end - v->rest);
+		return MTA_REACH_LINE_REFUSED;
+	}
 	if (starts (p, len, "unscanned ")) {
 		v->rest = p + 10;
 		v->rest_len = (size_t) (end - v->rest);

@@ -50,6 +50,7 @@ typedef enum {
 	MTA_REACH_LINE_VERDICT,    /* v->addr, v->kind */
 	MTA_REACH_LINE_UNSCANNED,  /* v->rest, v->rest_len: "WHAT: WHY" */
 	MTA_REACH_LINE_END,        /* v->n: bytes read, v->ms */
+	MTA_REACH_LINE_REFUSED,    /* v->rest, v->rest_len: why a scan asked for was not made */
 	MTA_REACH_LINE_BAD,        /* a "# reach" line that cannot be read */
 } MtaReachLine;
 typedef struct {

@@ -150,6 +150,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	mta_live_init (&r->scan);
 	r->scan_notes = g_ptr_array_new_with_free_func (g_free);
 	r->info.reach_notes = g_ptr_array_new_with_free_func (g_free);
+	r->info.reach_refused = g_ptr_array_new_with_free_func (g_free);
 	return r;
 }
 
@@ -187,6 +188,7 @@ mta_run_free (MtaRun *r)
 	mta_live_release (&r->scan);
 	g_ptr_array_free (r->scan_notes, TRUE);
 	g_ptr_array_free (r->info.reach_notes, TRUE);
+	g_ptr_array_free (r->info.reach_refused, TRUE);
 	g_free (r);
 }
 
@@ -596,6 +598,9 @@ reach_line (MtaRun *r, const char *t, size_t len)
 		i->reach_read_bytes = v.n;
 		i->reach_ms = v.ms;
 		reach_commit (r, TRUE);
+		return TRUE;
+	case MTA_REACH_LINE_REFUSED:
+		g_ptr_array_add (i->reach_refused, g_strndup (v.rest, v.rest_len));
 		return TRUE;
 	case MTA_REACH_LINE_BAD:
 		break;

@@ -138,6 +138,7 @@ typedef struct {
 	uint64_t reach_unfinished; /* scans without an "end" not used */
 	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 	GPtrArray *reach_notes;    /* char *: "WHAT: WHY" */
+	GPtrArray *reach_refused;  /* char *: why each scan asked for was not made */
 	uint64_t reach_bad_lines;  /* "# reach" lines that could not be read */
 	uint64_t reach_first_bad_line;
 	guint leak_kinds;

@@ -73,6 +73,14 @@ test_expect_success CHROMIUM 'growth: each site'"'"'s class and the count of eac
 	grep -x "growth linear 1" facts && grep -x "growth exponential 1" facts
 '
 
+test_expect_success 'a scan the recorder refused is said, as --by-site says it' '
+	{ grep -v "^= End" short.log && echo "# reach refused no memory for the scan" && echo "= End"; } >refused.log &&
+	test_expect_code 1 "$MTANALYZE" --by-site refused.log >refused.sites &&
+	grep "did not make a reachability scan it was asked for: no memory for the scan\.\$" refused.sites &&
+	test_expect_code 1 "$MTANALYZE" --html refused.html refused.log >/dev/null &&
+	grep "<p class=\"warning\" id=\"reach-refused\">The recorder did not make a reachability scan it was asked for: no memory for the scan\.</p>" refused.html
+'
+
 test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in seconds' '
 	grep -x "axis time" facts &&
 	grep -x "x-label seconds" facts &&

@@ -152,6 +152,12 @@ put_site_reach (FILE *out, const MtaSite *s)
 static void
 put_reach (FILE *out, const MtaRunInfo *i)
 {
+	for (guint k = 0; k < i->reach_refused->len; k++) {
+		fputs ("<p class=\"warning\" id=\"reach-refused\">The recorder did not make a reachability "
+		       "scan it was asked for: ", out);
+		mta_html_text (out, i->reach_refused->pdata[k]);
+		fputs (".</p>\n", out);
+	}
 	if (!i->reach)
 		return;
 	fputs ("<section id=\"reach\">\n<h2>Leak summary</h2>\n<p>The blocks not freed, by what the "

@@ -296,6 +296,9 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		st.func = mta_analysis_line;
 		st.data = sites;
 	} else {
+		/* addr2line, whose answers the plain report gives, asks no
+		 * debuginfod server: neither does it */
+		mta_symbolizer_set_fetch (sym, FALSE);
 		compat = mta_compat_new (sym, binary, stdout);
 		mta_compat_set_improve (compat, !opt_exact);
 		st.func = mta_compat_line;

@@ -19,6 +19,7 @@
 #include "caller-field.h"
 #include "elf-module.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -356,20 +357,46 @@ owning_package (const char *path)
 	return NULL;
 }
 
+/* What debuginfod did for M, when $DEBUGINFOD_URLS is set: the server
+ * had nothing, or could not be reached. */
+static char *
+debuginfod_note (const MtaModule *m, const char *urls)
+{
+	if (m->build_id == NULL)
+		return g_strdup ("debuginfod cannot be asked: it has no build-id");
+	if (!m->fetch_asked)
+		return g_strdup_printf ("debuginfod was not asked: %s could not be reached "
+					"for another object", urls);
+	if (m->fetch_result == -ENOENT)
+		return g_strdup_printf ("debuginfod at %s has no debug file for it", urls);
+	return g_strdup_printf ("debuginfod at %s could not be reached: %s after %.0f s, "
+				"DEBUGINFOD_TIMEOUT bounds the wait", urls,
+				g_strerror (-m->fetch_result), m->fetch_seconds);
+}
+
 char *
 mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
 {
 	MtaModule *m = module_for_object (s, object);
+	const char *urls = mta_debuginfod_urls ();
 
 	if (m == NULL || mta_module_has_symbols (m))
 		return NULL;
 	/* under --sysroot the objects are another machine's: this one's
 	 * package database does not know them */
 	g_autofree char *pkg = s->sysroot == NULL ? owning_package (m->path) : NULL;
-	g_autofree char *what = pkg ? g_strdup_printf ("install %s-dbgsym (Debian's debug symbols of %s), "
-						       "or pass --debug-dir DIR", pkg, pkg)
+	g_autofree char *where = pkg ? g_strdup_printf ("install %s-dbgsym (Debian's debug symbols of %s), "
+							"pass --debug-dir DIR", pkg, pkg)
 		: g_strdup ("pass --debug-dir DIR, DIR holding its debug file (by build-id, "
 			    ".build-id/xx/yyyy.debug, or by name)");
+	/* debuginfod: Debian's server has every package's debug file, which
+	 * the separate debug archive makes hard to install */
+	g_autofree char *dnote = urls != NULL ? debuginfod_note (m, urls) : NULL;
+	g_autofree char *what = urls == NULL
+		? g_strdup_printf ("%s, or set DEBUGINFOD_URLS=https://debuginfod.debian.net "
+				   "(a debuginfod server%s; its debug file is fetched by build-id)", where,
+				   pkg ? "" : " that has it, Debian's for its packages")
+		: g_strdup_printf ("%s (%s)", where, dnote);
 	return g_strdup_printf ("no symbols for %s (no .symtab, no debug file found%s%s): its code shows as "
 				"offsets; %s", object, m->build_id ? " for build-id " : "",
 				m->build_id ? m->build_id : "", what);
@@ -531,7 +558,7 @@ mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 	s->debug_dirs = g_ptr_array_new_with_free_func (g_free);
 	set_debuginfo_path (s);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = mta_module_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->warn = warn;
@@ -572,6 +599,12 @@ mta_symbolizer_forget_trace (MtaSymbolizer *s)
 	g_hash_table_remove_all (s->warned);
 	g_ptr_array_set_size (s->objects, 0);
 	g_clear_pointer (&s->exe, g_free);
+}
+
+void
+mta_symbolizer_set_fetch (MtaSymbolizer *s, gboolean fetch)
+{
+	mta_modules_set_fetch (s->modules, fetch);
 }
 
 void

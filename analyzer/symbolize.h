@@ -50,6 +50,9 @@ void mta_symbolizer_forget_trace (MtaSymbolizer *s);
 
 /* The program the trace was recorded from (BINARY argument). */
 void mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path);
+/* Whether missing debug files are fetched from $DEBUGINFOD_URLS (TRUE by
+ * default; the plain report, addr2line's answers, never fetches). */
+void mta_symbolizer_set_fetch (MtaSymbolizer *s, gboolean fetch);
 /* Feed a header line of the trace (it uses exe and object). */
 void mta_symbolizer_header (MtaSymbolizer *s, const MtaHeader *h);
 

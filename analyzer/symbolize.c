@@ -374,13 +374,33 @@ debuginfod_note (const MtaModule *m, const char *urls)
 				g_strerror (-m->fetch_result), m->fetch_seconds);
 }
 
+/* When OBJECT is a file that is not here (deleted or moved since the
+ * recording, or recorded on another machine): what to pass.  Not for a
+ * file of another build (warned already) nor one that is no ELF file. */
+static char *
+not_found_note (MtaSymbolizer *s, const char *object)
+{
+	g_autofree char *p = under_sysroot (s, object);
+
+	if (object[0] != '/' || g_file_test (p, G_FILE_TEST_EXISTS))
+		return NULL;
+	return g_strdup_printf ("not found: %s%s%s (deleted or moved since the recording, or recorded on "
+				"another machine): its code shows as offsets; %s", p,
+				s->sysroot ? ", the trace's " : "", s->sysroot ? object : "",
+				is_main_exe (s, object) ? "name the program's file before the trace "
+				"(mtanalyze BINARY TRACE), or pass --sysroot DIR"
+				: "pass --sysroot DIR, DIR holding it as DIR/PATH");
+}
+
 char *
 mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
 {
 	MtaModule *m = module_for_object (s, object);
 	const char *urls = mta_debuginfod_urls ();
 
-	if (m == NULL || mta_module_has_symbols (m))
+	if (m == NULL)
+		return not_found_note (s, object);
+	if (mta_module_has_symbols (m))
 		return NULL;
 	/* under --sysroot the objects are another machine's: this one's
 	 * package database does not know them */

@@ -90,8 +90,9 @@ gboolean mta_symbolizer_object_info (MtaSymbolizer *s, const char *object, uint6
 
 /* When OBJECT (as a frame names it) has no function names -- no .symtab
  * and no debug file -- one sentence saying so and what would bring them
- * (the Debian -dbgsym package, found with dpkg-query, or --debug-dir);
- * else NULL.  Free it. */
+ * (the Debian -dbgsym package, found with dpkg-query, --debug-dir, a
+ * debuginfod server, or what the one of $DEBUGINFOD_URLS answered); when
+ * OBJECT is not here at all, that it was not found; else NULL.  Free it. */
 char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
 
 /* Where the call that returned to the caller field or stack frame FIELD

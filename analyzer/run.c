@@ -250,8 +250,11 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 		s->object = g_strdup (object);
 		/* by name, or by offset for code without symbols */
 		s->wrapper = r->wrappers != NULL &&
-			mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
-						  fi != NULL && fi->main_exe);
+			(mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
+						   fi != NULL && fi->main_exe) ||
+			 /* a C++ name as the list may spell it, mangled */
+			 (fi != NULL && fi->linkage != NULL &&
+			  mta_wrappers_match (r->wrappers, fi->linkage)));
 		idx = r->sites->len;
 		g_ptr_array_add (r->sites, s);
 		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));

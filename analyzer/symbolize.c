@@ -17,6 +17,7 @@
 #include "symbolize.h"
 #include "addr2line-emu.h"
 #include "caller-field.h"
+#include "demangle.h"
 #include "elf-module.h"
 
 #include <errno.h>
@@ -428,10 +429,31 @@ frame_info_free (gpointer p)
 	for (MtaFrameInfo *f = p, *next; f != NULL; f = next) {
 		next = f->outer;
 		g_free (f->function);
+		g_free (f->linkage);
 		g_free (f->file);
 		g_free (f->object);
 		g_free (f);
 	}
+}
+
+/* F's function NAME (taken): C++ names demangled, as every output but the
+ * plain one shows them, the symbol table's spelling kept for the wrapper
+ * list and --skip.  SUFFIX ("+0x12", or "") follows both. */
+static void
+set_function (MtaFrameInfo *f, char *name, const char *suffix)
+{
+	char *d = mta_demangle (name);
+
+	if (d != NULL) {
+		f->function = g_strconcat (d, suffix, NULL);
+		f->linkage = g_strconcat (name, suffix, NULL);
+		g_free (d);
+		g_free (name);
+	} else if (suffix[0] != '\0') {
+		f->function = g_strconcat (name, suffix, NULL);
+		g_free (name);
+	} else
+		f->function = name;
 }
 
 /* When the call at ADDR (a file address of M) is in inlined code, F (the
@@ -453,7 +475,7 @@ add_inline_frames (MtaSymbolizer *s, MtaModule *m, uint64_t addr, MtaFrameInfo *
 	if (n == 0)
 		return;
 	MtaFrameInfo *last = f;
-	char *outer_function = f->function;
+	char *outer_function = f->function, *outer_linkage = f->linkage;
 	for (guint i = 0; i < n; i++) {
 		MtaFrameInfo *o = g_new0 (MtaFrameInfo, 1);
 		o->object = g_strdup (f->object);
@@ -462,11 +484,14 @@ add_inline_frames (MtaSymbolizer *s, MtaModule *m, uint64_t addr, MtaFrameInfo *
 		o->file = calls[i].call_file[0] ? g_strdup (calls[i].call_file) : NULL;
 		o->line = calls[i].call_line;
 		last->inlined = TRUE;
-		last->function = calls[i].function[0] ? g_strdup (calls[i].function) : NULL;
+		last->function = last->linkage = NULL;
+		if (calls[i].function[0])
+			set_function (last, g_strdup (calls[i].function), "");
 		last->outer = o;
 		last = o;
 	}
 	last->function = outer_function;
+	last->linkage = outer_linkage;
 }
 
 const MtaFrameInfo *
@@ -499,15 +524,17 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			/* "__libc_start_main@@GLIBC_2.34": the version is no
 			 * part of the name a user looks for */
 			if (name != NULL)
-				f->function = g_strndup (name, strcspn (name, "@"));
+				set_function (f, g_strndup (name, strcspn (name, "@")), "");
 		}
 		/* The symbol the caller field names: with its offset when the
 		 * object could not be read, so that the calls of one function
 		 * stay apart (they have no line to tell them apart). */
-		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0')
-			f->function = m != NULL ? g_strdup (c.symbol)
-				: g_strdup_printf ("%s%s0x%" PRIx64, c.symbol, c.sym_offset < 0 ? "-" : "+",
+		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0') {
+			g_autofree char *off = m != NULL ? g_strdup ("")
+				: g_strdup_printf ("%s0x%" PRIx64, c.sym_offset < 0 ? "-" : "+",
 						   (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
+			set_function (f, g_strdup (c.symbol), off);
+		}
 		if (m != NULL && vaddr > 0)
 			add_inline_frames (s, m, vaddr - 1, f);
 		mta_caller_clear (&c);

@@ -72,7 +72,8 @@ const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
  * them. */
 typedef struct MtaFrameInfo MtaFrameInfo;
 struct MtaFrameInfo {
-	char *function;      /* symbol name without offset, or NULL */
+	char *function;      /* symbol name without offset (C++ demangled), or NULL */
+	char *linkage;       /* the name as the symbol table spells it, when demangled; else NULL */
 	char *file;          /* source file as addr2line names it, or NULL */
 	unsigned line;       /* 0: unknown */
 	char *object;        /* the object as the trace names it, or NULL */

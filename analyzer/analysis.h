@@ -16,6 +16,7 @@ typedef struct {
 	const char *db;            /* load the run into this SQLite database */
 	gboolean all_events;       /* ... with every event */
 	gboolean no_skip;          /* do not skip allocation wrappers */
+	gboolean no_auto_skip;     /* nor those found without symbols */
 	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -411,6 +412,26 @@ mta_module_function_at (MtaModule *m, uint64_t addr)
 	if (name == NULL)
 		return NULL;
 	return g_strdup_printf ("%s+0x%" PRIx64, name, off);
+}
+
+gboolean
+mta_module_function_bounds (MtaModule *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_Frame *frame = NULL;
+
+	if (!module_dwfl (m))
+		return FALSE;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi (m->mod, &bias);
+	if (cfi == NULL || dwarf_cfi_addrframe (cfi, addr + m->bias - bias, &frame) != 0)
+		return FALSE;
+	int ok = dwarf_frame_info (frame, &start, &end, NULL) >= 0;
+	free (frame);
+	if (!ok || end <= start)
+		return FALSE;
+	*lo = start + bias - m->bias;
+	*hi = end + bias - m->bias;
+	return TRUE;
 }
 
 /* Whether M has function names: a .symtab of its own, or a debug file

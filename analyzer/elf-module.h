@@ -86,6 +86,10 @@ const char *mta_module_symbol_at (MtaModule *m, uint64_t addr, uint64_t *off);
 char *mta_module_function_at (MtaModule *m, uint64_t addr);
 /* Its index of inlined functions (dwarf-inline.c), or NULL without DWARF. */
 MtaDwarfInline *mta_module_dwarf_index (MtaModule *m);
+/* The bounds [*LO, *HI) (file addresses) of the function holding ADDR (a
+ * file address), from its .eh_frame entry (kept by strip: the unwinder
+ * needs it); FALSE when none covers ADDR. */
+gboolean mta_module_function_bounds (MtaModule *m, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Whether it has function names: a .symtab of its own, or a debug file. */
 gboolean mta_module_has_symbols (MtaModule *m);
 

@@ -77,6 +77,7 @@ static gboolean opt_json;
 static char *opt_db;
 static gboolean opt_all_events;
 static gboolean opt_no_skip;
+static gboolean opt_no_auto_skip;
 static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
@@ -122,6 +123,8 @@ const GOptionEntry mta_report_entries[] = {
 	  "Also look for separate debug files in DIR (repeatable)", "DIR" },
 	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
+	{ "no-auto-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_auto_skip,
+	  "Do not skip the allocation wrappers found in code without symbols", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
 	  "Print the report by call site as JSON (share/json-format.md)", NULL },
 	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
@@ -289,6 +292,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
 			.json = opt_json, .db = opt_db,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
+			.no_auto_skip = opt_no_auto_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
 			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,
 		};

@@ -320,8 +320,8 @@ distinct_callers (const MtaRun *run, uint32_t site)
 
 /* What names SITE for --skip: its function, or OBJECT+0xOFF (by file
  * name) when it has no symbol. */
-static char *
-skip_argument (const MtaSite *s)
+char *
+mta_skip_argument (const MtaSite *s)
 {
 	if (g_str_has_prefix (s->function, "0x") && s->object[0] != '\0') {
 		const char *slash = strrchr (s->object, '/');
@@ -347,7 +347,7 @@ mta_skip_hint (const MtaRun *run, MtaSkipHint *hint)
 	if (callers < MTA_SKIP_HINT_CALLERS)
 		return FALSE;
 	hint->site = s;
-	hint->skip = skip_argument (s);
+	hint->skip = mta_skip_argument (s);
 	hint->blocks = s->leaked_blocks;
 	hint->callers = callers;
 	return TRUE;
@@ -402,6 +402,27 @@ print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad
 		if (note == NULL)
 			continue;
 		fprintf (out, "%s%c%s.\n", first ? "\n" : "", g_ascii_toupper (note[0]), note + 1);
+		first = FALSE;
+	}
+}
+
+/* The wrappers found without symbols (run.h), one line each, once. */
+static void
+print_auto_skipped (const MtaRun *run, FILE *out)
+{
+	GPtrArray *sites = mta_run_sites (run);
+	gboolean first = TRUE;
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (!s->auto_wrapper)
+			continue;
+		if (first)
+			fputs ("\nAllocation wrappers found in code without symbols, skipped (--no-auto-skip keeps"
+			       " them; --skip names more):\n", out);
+		g_autofree char *label = mta_site_label (s);
+		fprintf (out, "  - %s: %" PRIu64 " bytes of code, called from %u functions\n", label,
+			 s->code_size, s->auto_callers);
 		first = FALSE;
 	}
 }
@@ -486,6 +507,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			fputs ("\nSome leaks are charged to an allocation wrapper: the trace has no stacks"
 			       " to find its callers\n(record with 'mtrec --depth 16' or MTREC_DEPTH=16).\n", out);
 	}
+	print_auto_skipped (run, out);
 	print_no_symbols (run, leak_sites, bad_sites, by_site, frames, out);
 	print_skip_hint (run, out);
 }

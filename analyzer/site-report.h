@@ -28,6 +28,10 @@ typedef struct {
 	guint callers;             /* distinct sites one frame up */
 } MtaSkipHint;
 
+/* What names site S for --skip: its function, or OBJECT+0xOFF (by file
+ * name) when it has no symbol.  Free it. */
+char *mta_skip_argument (const MtaSite *s);
+
 /* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
 gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);
 

@@ -535,6 +535,14 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 						   (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
 			set_function (f, g_strdup (c.symbol), off);
 		}
+		/* no name: where its function's code lies, for the wrappers
+		 * found without symbols (run.c) */
+		uint64_t lo, hi;
+		if (f->function == NULL && m != NULL && vaddr > 0 &&
+		    mta_module_function_bounds (m, vaddr - 1, &lo, &hi)) {
+			f->code_lo = f->offset - (vaddr - lo);
+			f->code_hi = f->offset + (hi - vaddr);
+		}
 		if (m != NULL && vaddr > 0)
 			add_inline_frames (s, m, vaddr - 1, f);
 		mta_caller_clear (&c);

@@ -80,6 +80,9 @@ struct MtaFrameInfo {
 	uint64_t offset;     /* the address in that object (or absolute) */
 	gboolean main_exe;   /* the object is the traced program itself */
 	gboolean inlined;    /* this function's code was inlined into OUTER's */
+	/* Without a function name: the bounds of the code holding the call,
+	 * as offsets in OBJECT like OFFSET (.eh_frame); 0, 0: unknown */
+	uint64_t code_lo, code_hi;
 	MtaFrameInfo *outer; /* the next frame at the same address, NULL: none */
 };
 

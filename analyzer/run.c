@@ -438,6 +438,19 @@ auto_candidate (const MtaRun *r, const MtaSite *s)
 
 static void make_auto_wrapper (MtaRun *r, uint32_t site, guint callers);
 
+/* Add function FUNC to the set KEY of callers: how many it has. */
+static guint
+add_caller (MtaRun *r, guint key, uint32_t func)
+{
+	GHashTable *set = g_hash_table_lookup (r->callers_of, GUINT_TO_POINTER (key));
+	if (set == NULL) {
+		set = g_hash_table_new (NULL, NULL);
+		g_hash_table_insert (r->callers_of, GUINT_TO_POINTER (key), set);
+	}
+	g_hash_table_add (set, GUINT_TO_POINTER (func + 1));
+	return g_hash_table_size (set);
+}
+
 static void
 note_caller (MtaRun *r, const MtaPath *p)
 {
@@ -445,15 +458,17 @@ note_caller (MtaRun *r, const MtaPath *p)
 
 	if (!auto_candidate (r, s) || p->site_frame + 1 >= p->nframes)
 		return;
-	gpointer key = GUINT_TO_POINTER ((guint) p->site + 1);
-	GHashTable *set = g_hash_table_lookup (r->callers_of, key);
-	if (set == NULL) {
-		set = g_hash_table_new (NULL, NULL);
-		g_hash_table_insert (r->callers_of, key, set);
-	}
-	g_hash_table_add (set, GUINT_TO_POINTER (site_at (r, p->frames[p->site_frame + 1])->func_id + 1));
-	if (g_hash_table_size (set) >= MTA_AUTO_WRAPPER_CALLERS)
-		make_auto_wrapper (r, (uint32_t) p->site, g_hash_table_size (set));
+	/* its callers one frame up; and through a thin one (xrealloc around
+	 * xrealloc__, doing nothing else), the callers of that one, so that
+	 * a wrapper called through such functions is found as well */
+	uint32_t j = p->site_frame + 1;
+	const MtaSite *c = site_at (r, p->frames[j]);
+	guint n = add_caller (r, (guint) p->site + 1, c->func_id);
+	if (c->code_size > 0 && c->code_size <= MTA_AUTO_WRAPPER_THIN_CODE && j + 1 < p->nframes)
+		c = site_at (r, p->frames[j + 1]);
+	n = MAX (n, add_caller (r, ((guint) p->site + 1) | 0x80000000u, c->func_id));
+	if (n >= MTA_AUTO_WRAPPER_CALLERS)
+		make_auto_wrapper (r, (uint32_t) p->site, n);
 }
 
 /* Charge resolved path P to the first of its frames that is not a
@@ -518,6 +533,7 @@ make_auto_wrapper (MtaRun *r, uint32_t site, guint callers)
 	s->wrapper = s->auto_wrapper = TRUE;
 	s->auto_callers = callers;
 	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER (site + 1));
+	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER ((site + 1) | 0x80000000u));
 	for (guint i = 0; i < r->paths->len; i++) {
 		MtaPath *p = r->paths->pdata[i];
 		if (p->site != (int32_t) site)

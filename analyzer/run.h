@@ -181,6 +181,9 @@ void mta_run_set_auto_skip (MtaRun *run, gboolean on);
  * callers one frame up. */
 #define MTA_AUTO_WRAPPER_CALLERS 3
 #define MTA_AUTO_WRAPPER_MAX_CODE 512
+/* A caller of at most this many bytes of code does nothing but call (a
+ * thin wrapper: xrealloc around xrealloc__): its own callers count. */
+#define MTA_AUTO_WRAPPER_THIN_CODE 64
 /* Called for every event, in order (--all-events). */
 void mta_run_set_event_func (MtaRun *run, MtaRunEventFunc func, gpointer data);
 

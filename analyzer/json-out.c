@@ -423,6 +423,16 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		 i->skip_wrappers ? "true" : "false");
 	put_skip_hint (out, run);
 	put_auto_skipped (out, run);
+	g_autofree char *depth_names = NULL;
+	uint64_t depth_blocks = mta_depth_hint (run, &depth_names);
+	fputs ("\"depth_suggestion\": ", out);
+	if (depth_blocks == 0)
+		fputs ("null,\n    ", out);
+	else {
+		fputs ("{\"depth\": 16, \"wrappers\": ", out);
+		mta_json_put_string (out, depth_names);
+		fprintf (out, ", \"leaked_blocks\": %" PRIu64 "},\n    ", depth_blocks);
+	}
 	put_u64 (out, "lines", i->lines, TRUE);
 	put_u64 (out, "unreadable_lines", i->unreadable_lines, TRUE);
 	put_u64 (out, "events", i->events, TRUE);

@@ -353,6 +353,34 @@ mta_skip_hint (const MtaRun *run, MtaSkipHint *hint)
 	return TRUE;
 }
 
+uint64_t
+mta_depth_hint (const MtaRun *run, char **names)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GString) g = g_string_new (NULL);
+	uint64_t blocks = 0;
+	guint n = 0;
+
+	*names = NULL;
+	if (!info->skip_wrappers || info->depth > 1)
+		return 0;
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+	for (guint i = 0; i < leak_sites->len; i++) {
+		const MtaSite *s = sites->pdata[g_array_index (leak_sites, uint32_t, i)];
+		if (!s->wrapper)
+			continue;
+		blocks += s->leaked_blocks;
+		if (n++ < 4)
+			g_string_append_printf (g, "%s%s", n > 1 ? ", " : "", s->function);
+	}
+	if (n > 4)
+		g_string_append_printf (g, " and %u more", n - 4);
+	if (blocks > 0)
+		*names = g_strdup (g->str);
+	return blocks;
+}
+
 /* Add the object of SITE to OBJECTS when the report shows it as a bare
  * offset ("0xOFF in OBJECT"). */
 static void
@@ -499,13 +527,13 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	print_peak_and_temporary (run, out);
 	if (!info->skip_wrappers)
 		fputs ("\n(wrappers not skipped: --no-skip)\n", out);
-	else if (info->depth <= 1 && leak_sites->len > 0) {
-		gboolean wrapper = FALSE;
-		for (guint i = 0; i < leak_sites->len && !wrapper; i++)
-			wrapper = ((MtaSite *) sites->pdata[g_array_index (leak_sites, uint32_t, i)])->wrapper;
-		if (wrapper)
-			fputs ("\nSome leaks are charged to an allocation wrapper: the trace has no stacks"
-			       " to find its callers\n(record with 'mtrec --depth 16' or MTREC_DEPTH=16).\n", out);
+	else {
+		g_autofree char *names = NULL;
+		uint64_t blocks = mta_depth_hint (run, &names);
+		if (blocks > 0)
+			fprintf (out, "\n%" PRIu64 " of the %" PRIu64 " leaked blocks are charged to allocation"
+				 " wrappers (%s): the trace has no stacks\nto find their callers (record with"
+				 " 'mtrec --depth 16' or MTREC_DEPTH=16).\n", blocks, info->leaked_blocks, names);
 	}
 	print_auto_skipped (run, out);
 	print_no_symbols (run, leak_sites, bad_sites, by_site, frames, out);

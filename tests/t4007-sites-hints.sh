@@ -28,7 +28,10 @@ test_expect_success 'a program deleted since the recording: not found, and what 
 test_expect_success 'no stacks, leaks in a known wrapper: --depth 16 would show the callers' '
 	"$MTREC" -o d1.log --depth 1 "$HELPER/ana11-gfwrap" &&
 	test_expect_code 1 "$MTANALYZE" --by-site d1.log >d1 &&
+	grep -q "^[0-9]* of the [0-9]* leaked blocks are charged to allocation wrappers (.*__gf_calloc.*): the trace has no stacks" d1 &&
 	grep -q "mtrec --depth 16. or MTREC_DEPTH=16" d1 &&
+	test_expect_code 1 "$MTANALYZE" --json d1.log >d1.json &&
+	grep -q "\"depth_suggestion\": {\"depth\": 16, \"wrappers\": \".*__gf_calloc" d1.json &&
 	"$MTREC" -o d16.log --depth 16 "$HELPER/ana11-gfwrap" &&
 	test_expect_code 1 "$MTANALYZE" --by-site d16.log >d16 &&
 	! grep -q "MTREC_DEPTH=16" d16

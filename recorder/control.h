@@ -1,7 +1,7 @@
 /* control.h -- requests from "mtrec ctl PID on|off|mark LABEL|status|reach"
- * (rec-control.c): how they are found and answered.  A leaf: it calls
+ * (control.c): how they are found and answered.  A leaf: it calls
  * nothing of the recorder but prim.h, and hands each request to process
- * life (rec-life.c), which acts on it.
+ * life (life.c), which acts on it.
  *
  * A request is a small file, DIR/PID.ctl, that mtrec ctl writes and the
  * recorder looks for at most every MTREC_CONTROL_EVERY_NS, from the
@@ -28,7 +28,9 @@ struct mtrec_ctl_req {
 	enum mtrec_ctl_cmd cmd;
 	char label[512];	/* MTREC_CTL_MARK's, NUL-terminated */
 	int fd;			/* the request file, open */
+	int dirfd;		/* its directory, open */
 	char path[320];
+	const char *name;	/* the request file's name in path */
 };
 
 /* CLOCK_MONOTONIC_COARSE in nanoseconds when the next look is due;

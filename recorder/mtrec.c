@@ -27,6 +27,7 @@
 
 #include "mtrec-compact.h"
 #include "mtrec-ctl.h"
+#include "owner.h"
 
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
@@ -165,7 +166,7 @@ static int bad_value(const char *option, const char *value, const char *expected
  * The recorder reads the same values from the environment and, given a bad
  * one, says so and goes on without the setting; the launcher refuses them
  * instead, so that a long run is not wasted.  The grammars are the
- * recorder's (rec-file.c, rec-core.c): a value one accepts, both accept. */
+ * recorder's (file.c, rec-core.c): a value one accepts, both accept. */
 
 static int valid_depth(const char *v)
 {
@@ -177,11 +178,11 @@ static int valid_depth(const char *v)
 	return !errno && *v && !*end && n >= 1 && n <= 64;
 }
 
-/* The step a trace file grows by (rec-file.c GROW_STEP): a part's size is
+/* The step a trace file grows by (file.c GROW_STEP): a part's size is
  * rounded up to it. */
 #define ROTATE_STEP (4ULL << 20)
 
-/* MTREC_ROTATE (rec-file.c rotate_size): digits, then K, M or G, not 0.
+/* MTREC_ROTATE (file.c rotate_size): digits, then K, M or G, not 0.
  * At most a pebibyte: the recorder rounds the size up, and must not wrap. */
 static unsigned long long size_value(const char *v)
 {
@@ -499,7 +500,7 @@ static const char *set_preload(const char *lib)
 /* ---- names ------------------------------------------------------------ */
 
 /* pattern with every "%p" replaced by pid, as the recorder names its
- * file (rec-file.c make_name). */
+ * file (file.c make_name). */
 static void expand_pid(char *out, size_t cap, const char *pattern, long pid)
 {
 	size_t o = 0;
@@ -529,12 +530,13 @@ static void dir_of(char *out, size_t cap, const char *path)
 /* Refuse before the run a trace the recorder could not write: its
  * directory must take a new file (unless it holds "%p", known only once
  * the program runs), and an existing file of that name must be a regular
- * file, not a symbolic link (rec-file.c opens neither).  0, or -1 and the
- * reason in why. */
+ * file, not a symbolic link, nor one another user left in a sticky
+ * directory (file.c opens none of them).  0, or -1 and the reason in
+ * why. */
 static int check_output(const char *pattern, char *why, size_t cap)
 {
 	char dir[PATH_MAX];
-	struct stat st;
+	struct stat st, dst;
 
 	dir_of(dir, sizeof(dir), pattern);
 	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) < 0) {
@@ -548,6 +550,10 @@ static int check_output(const char *pattern, char *why, size_t cap)
 			 "through one)", pattern);
 	else if (!S_ISREG(st.st_mode))
 		snprintf(why, cap, "'%s' is not a regular file", pattern);
+	else if (stat(dir, &dst) == 0 && mtrec_planted(&dst, &st, geteuid()))
+		snprintf(why, cap, "'%s' belongs to user %u, in a sticky directory others may "
+			 "write in (whoever made it could read the trace; the recorder refuses it)",
+			 pattern, (unsigned)st.st_uid);
 	else
 		return 0;
 	return -1;
@@ -617,7 +623,7 @@ static int run_program(char **argv, int *status, int *exec_err)
 }
 
 /* ---- the files of the run ---------------------------------------------
- * The recorder names them (rec-file.c): the session's first process
+ * The recorder names them (file.c): the session's first process
  * writes the -o name with %p as its pid -- or, when another recording
  * holds that file, NAME.PID; every other process (forked, or a new image
  * after exec) NAME.PID, or the %p name with its own pid, then .1, .2 ...
@@ -986,8 +992,8 @@ static void why_nothing(char *why, size_t cap, const char *prog, const char *pat
 		snprintf(why, cap, "recording never started (scoped: no trace_on(), mtrace() "
 			 "or --signal)");
 	else
-		snprintf(why, cap, "the recorder created no trace file (see its messages "
-			 "above, if any)");
+		snprintf(why, cap, "no trace file is there: the recorder made none, or it was "
+			 "removed (see its messages above, if any)");
 }
 
 /* ---- main ------------------------------------------------------------- */

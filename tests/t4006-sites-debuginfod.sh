@@ -24,7 +24,7 @@ else
 	test_skip 'debuginfod' 'unshare -n is not permitted here (a test server must not listen on the host)'
 	test_done; exit
 fi
-SSRC="$TOP/tests/helper/ana11-stripped.c"
+SSRC="$TOP/tests/helper/ana-stripped.c"
 
 # in_ns DIR CMD...: CMD with a debuginfod server of DIR's files at
 # $URL, both in a network namespace of their own (lo only), the client's
@@ -54,7 +54,7 @@ in_ns() {
 }
 
 test_expect_success 'a stripped program, its debug file only on the server' '
-	cp "$TOP/tests/helper/ana11-stripped" full &&
+	cp "$TOP/tests/helper/ana-stripped" full &&
 	objcopy --only-keep-debug full app.debug &&
 	mkdir bin srv other &&
 	objcopy --strip-all full bin/app &&
@@ -93,7 +93,7 @@ test_expect_success 'the plain report asks no server: as without DEBUGINFOD_URLS
 	test "$(cat plain.rc)" = 1 &&
 	test_expect_code 1 "$MTANALYZE" s.log >plain.local &&
 	test_cmp plain.local plain &&
-	! grep -q "ana11-stripped.c" plain
+	! grep -q "ana-stripped.c" plain
 '
 
 test_expect_success 'a server without the file: said in the note' '

@@ -14,7 +14,7 @@ if ! command -v "$CXX" >/dev/null; then
 	test_skip 'C++ names' "needs a C++ compiler ($CXX)"
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana28-cart.cpp"
+SRC="$TOP/tests/helper/ana-cxx-cart.cpp"
 ADD="shop::Cart::add(int) at $SRC:$(line_of LEAK-ADD)"
 
 test_expect_success 'a C++ program leaking in shop::Cart::add(int), at depth 16' '

@@ -17,7 +17,7 @@ if ! command -v objcopy >/dev/null; then
 	test_skip 'wrappers found without symbols' 'needs objcopy'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana28-nosym.c"
+SRC="$TOP/tests/helper/ana-nosym-wrappers.c"
 
 # rows FILE: the block counts of the report's rows, sorted
 rows() {
@@ -25,7 +25,7 @@ rows() {
 }
 
 test_expect_success 'a stripped copy, recorded at depth 16; the names from its debug file' '
-	cp "$HELPER/ana28-nosym" full &&
+	cp "$HELPER/ana-nosym-wrappers" full &&
 	objcopy --only-keep-debug full app.debug &&
 	objcopy --strip-all full app &&
 	! readelf -S app | grep -q "\.symtab" &&

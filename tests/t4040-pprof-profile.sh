@@ -6,10 +6,10 @@
 # code inlined by the compiler as lines of one location, the objects as
 # mappings with their build-ids, the kinds of tracked allocators as a
 # "kind" label; and an unwritable FILE is an error that writes nothing.
-# Fixtures: tests/helper/ana11-inline.c (-O2, an inlined wrapper),
+# Fixtures: tests/helper/ana-inline.c (-O2, an inlined wrapper),
 # tests/helper/rec-kinds-api.c (a pool and references through mtrec.h).
 . "$(dirname "$0")/lib.sh"
-SRC="$TOP/tests/helper/ana11-inline.c"
+SRC="$TOP/tests/helper/ana-inline.c"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'pprof profiles' 'needs the analyzer and the recorder'
@@ -34,7 +34,7 @@ json_total() {
 }
 
 test_expect_success 'a run with stacks: go tool pprof reads it, totals are the report'"'"'s' '
-	"$MTREC" -q --depth 16 -o inl.log "$HELPER/ana11-inline" 5 &&
+	"$MTREC" -q --depth 16 -o inl.log "$HELPER/ana-inline" 5 &&
 	test_expect_code 1 "$MTANALYZE" --pprof inl.pb.gz inl.log >out 2>err &&
 	cat out err &&
 	grep "^report written to .inl.pb.gz.: " out &&
@@ -61,16 +61,16 @@ test_expect_success 'the sample types, the leaf is the site charged, the wrapper
 test_expect_success 'inlined code: the inlined function and its caller are lines of one location' '
 	sed -n "/^Locations/,/^Mappings/p" raw >locs &&
 	cat locs &&
-	grep -A1 -E "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ cache_put .*ana11-inline.c:$(line_of LEAK-PUT) " locs >loc &&
-	grep -E "^ +worker .*ana11-inline.c:$(line_of PUT-CALL) " loc
+	grep -A1 -E "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ cache_put .*ana-inline.c:$(line_of LEAK-PUT) " locs >loc &&
+	grep -E "^ +worker .*ana-inline.c:$(line_of PUT-CALL) " loc
 '
 
 test_expect_success 'the program is a mapping with its build-id' '
-	id=$(readelf -n "$HELPER/ana11-inline" | sed -n "s/.*Build ID: //p") &&
+	id=$(readelf -n "$HELPER/ana-inline" | sed -n "s/.*Build ID: //p") &&
 	test -n "$id" &&
 	sed -n "/^Mappings/,\$p" raw >maps &&
 	cat maps &&
-	grep " $HELPER/ana11-inline $id " maps
+	grep " $HELPER/ana-inline $id " maps
 '
 
 test_expect_success 'tracked allocators: their leaks are samples labelled with the kind' '
@@ -85,7 +85,7 @@ test_expect_success 'tracked allocators: their leaks are samples labelled with t
 '
 
 test_expect_success 'a trace without stacks: one location per caller line' '
-	"$MTREC" -q -o flat.log "$HELPER/ana11-inline" 3 &&
+	"$MTREC" -q -o flat.log "$HELPER/ana-inline" 3 &&
 	test_expect_code 1 "$MTANALYZE" --pprof flat.pb.gz flat.log >out &&
 	test_expect_code 1 "$MTANALYZE" --json flat.log >flat.json &&
 	test "$(total inuse_space flat.pb.gz)" = "$(json_total leaked_bytes flat.json)"

@@ -69,6 +69,7 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 			mta_wrappers_add (a->wrappers, *p);
 	}
 	a->run = mta_run_new (sym, a->wrappers, binary);
+	mta_run_set_auto_skip (a->run, !opts->no_auto_skip);
 	mta_run_set_leak_kinds (a->run, opts->leak_kinds);
 	for (int i = 0; i < ntraces; i++)
 		mta_run_add_trace (a->run, traces[i]);

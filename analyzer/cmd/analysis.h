@@ -17,6 +17,7 @@ typedef struct {
 	const char *host;          /* --host: the run's host in the database (NULL: this one's) */
 	gboolean all_events;       /* ... with every event */
 	gboolean no_skip;          /* do not skip allocation wrappers */
+	gboolean no_auto_skip;     /* nor those found without symbols */
 	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */

@@ -51,6 +51,10 @@ const char mta_report_description[] =
 	"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
 	"that were freed: see 'mtanalyze shrink --help'.\n"
 	"\n"
+	"mtanalyze compact TRACE folds the complete parts of a rotated trace\n"
+	"(mtrec --rotate) into one while it is written, so that the disk holds\n"
+	"the blocks still live, not the whole run: see 'mtanalyze compact --help'.\n"
+	"\n"
 	"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
 	"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
 	"\n"
@@ -74,6 +78,7 @@ static char *opt_db;
 static char *opt_host;
 static gboolean opt_all_events;
 static gboolean opt_no_skip;
+static gboolean opt_no_auto_skip;
 static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
@@ -120,6 +125,8 @@ const GOptionEntry mta_report_entries[] = {
 	  "Also look for separate debug files in DIR (repeatable)", "DIR" },
 	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
+	{ "no-auto-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_auto_skip,
+	  "Do not skip the allocation wrappers found in code without symbols", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
 	  "Print the report by call site as JSON (share/json-format.md)", NULL },
 	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
@@ -319,6 +326,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
 			.json = opt_json, .db = opt_db, .host = opt_host,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
+			.no_auto_skip = opt_no_auto_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
 			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,
 		};
@@ -330,6 +338,9 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		st.func = mta_analysis_line;
 		st.data = sites;
 	} else {
+		/* addr2line, whose answers the plain report gives, asks no
+		 * debuginfod server: neither does it */
+		mta_symbolizer_set_fetch (sym, FALSE);
 		compat = mta_compat_new (sym, binary, stdout);
 		mta_compat_set_improve (compat, !opt_exact);
 		st.func = mta_compat_line;

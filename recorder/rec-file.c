@@ -267,7 +267,7 @@ static size_t rotate_size(void)
 	case 'g': case 'G': n <<= 30; p++; break;
 	}
 	if (p == v || *p || n == 0) {
-		prim_say("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
+		prim_say_error("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
 		return 0;
 	}
 	n = (n + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
@@ -570,7 +570,10 @@ static int next_part(struct mtrec_file_err *e)
 	size_t start = mtrec_file.part_start + mtrec_file.part_size;
 	size_t places = mtrec_file.ring / mtrec_file.part_size;
 	unsigned k = mtrec_file.part_no + 1;
-	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
+	/* Under the grow lock, and off the stack of the malloc call that
+	 * filled the part. */
+	static char name[sizeof(mtrec_file.path)];
+	char *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
 	int fd;
 

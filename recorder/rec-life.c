@@ -730,6 +730,22 @@ static void say_lost(void)
 	}
 }
 
+/* Threads still inside the recorder when the exit had waited for them
+ * long enough (stopped, or blocked in a signal handler that interrupted
+ * them there): the event each was writing may be cut or missing. */
+static void say_unfinished(unsigned threads)
+{
+	char line[160], *o, *lim = line + sizeof(line) - 1;
+
+	if (threads == 0)
+		return;
+	o = prim_putu(line, lim, threads);
+	o = prim_puts(o, lim, threads == 1 ? " event of a thread" : " events of threads");
+	o = prim_puts(o, lim, " still inside the recorder when the program exited, not waited for");
+	o = prim_puts(o, lim, threads == 1 ? " (its line may be cut)" : " (their lines may be cut)");
+	mtrec_chunk_keyed("lost", line, (size_t)(o - line));
+}
+
 void mtrec_fini(void)
 {
 	const char *freeres = NULL;
@@ -757,8 +773,11 @@ void mtrec_fini(void)
 		if (mtrec_recording)
 			mtrec_file_note("= End\n", 6);
 		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
-	} else {
-		stop_locked();
+	} else if (mtrec_recording) {
+		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+		say_unfinished(mtrec_chunk_drain());
+		mtrec_new_epoch();
+		mtrec_chunk_line("= End", 5);
 	}
 	g.ended = 1;
 	mtrec_chunk_finish();

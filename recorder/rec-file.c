@@ -588,11 +588,16 @@ static int next_part(struct mtrec_file_err *e)
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, k);
 	*o = '\0';
+	st.st_mode = 0;
 	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
 				 O_NONBLOCK, 0600));
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    map_part(fd, mtrec_file_at(start)) < 0) {
 		int err = errno;
+		/* A part that could not be mapped holds nothing: not left
+		 * behind as an empty file beside the trace. */
+		if (fd >= 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(name);
 		if (fd >= 0)
 			prim_close(fd);
 		memcpy(mtrec_file.path, name, sizeof(name));

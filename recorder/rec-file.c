@@ -223,7 +223,9 @@ static int open_own(pid_t pid)
 static int open_name(int first)
 {
 	pid_t pid = getpid();
-	char taken[sizeof(mtrec_file.path)];
+	/* Under the life lock; static, as a forked child opens its file
+	 * from its first malloc call, on whatever stack that has. */
+	static char taken[sizeof(mtrec_file.path)];
 	int fd;
 
 	if (!*name_pattern)

@@ -4,13 +4,17 @@
 # a small sigaltstack, does not overflow it because its calls are recorded
 # (issue 24, point 1).  The bound the README and share/trace-format.md give
 # (2 KiB beyond malloc's own) is measured here with a stack filled with a
-# pattern, with MTREC_REACH on and mtrec ctl's requests looked for.
+# pattern, with MTREC_REACH and MTREC_TRACK on and mtrec ctl's requests
+# looked for.
 #
-# Fixture: tests/helper/rec-smallstack.c.
+# Fixture: tests/helper/rec-smallstack.c (with librec-pool.so's pool_get
+# and pool_put, tracked).
 . "$(dirname "$0")/lib.sh"
 
 SMALL="$HELPER/rec-smallstack"
 BOUND=2048
+MTREC_TRACK=pool_get:alloc:1,pool_put:free
+export MTREC_TRACK
 
 for depth in 1 16 64; do
 	test_expect_success "a 16 KiB thread stack 8 KB deep allocates, recorded at depth $depth" "
@@ -38,7 +42,24 @@ for depth in 1 16; do
 		echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
 		test -n \"\$native\" && test -n \"\$traced\" &&
 		test \$((traced - native)) -le $BOUND &&
-		test \"\$(tail -n 1 measure$depth.log)\" = '= End'
+		test \"\$(tail -n 1 measure$depth.log)\" = '= End' &&
+		test \"\$(grep -a -c '^# k pool_get @ .* + ' measure$depth.log)\" -ge 3000
+	"
+done
+
+# A forked child's first call opens its own trace, from inside malloc.
+for depth in 1 16; do
+	test_expect_success "the same in a forked child, its trace opened by its first malloc, depth $depth" "
+		\"\$SMALL\" measure 300 fork >native-fork$depth.out &&
+		timeout 120 env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=\$OUT/fork$depth.log MTREC_DEPTH=$depth \
+			MTREC_REACH=1 \"\$SMALL\" measure 300 fork >traced-fork$depth.out &&
+		native=\$(deepest native-fork$depth.out) && traced=\$(deepest traced-fork$depth.out) &&
+		echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
+		test -n \"\$native\" && test -n \"\$traced\" &&
+		test \$((traced - native)) -le $BOUND &&
+		child=\$(ls fork$depth.log.* | grep -v part) &&
+		test \"\$(tail -n 1 \$child)\" = '= End' &&
+		test \"\$(grep -a -c '^# k pool_get @ .* + ' \$child)\" -ge 300
 	"
 done
 

@@ -7,7 +7,8 @@
  *   rec-smallstack thread STACK USED N
  *        a thread with a STACK-byte stack that has used USED bytes of it
  *        (16 frames) makes N rounds of malloc, calloc, realloc and free
- *        from three call sites, sleeping now and then so that mtrec ctl's
+ *        from three call sites, and of librec-pool's pool_get and
+ *        pool_put (for MTREC_TRACK), sleeping now and then so that mtrec ctl's
  *        request file is looked for; "done N"
  *   rec-smallstack sigalt SIZE MS
  *        SIGUSR1's handler runs on a SIZE-byte sigaltstack and allocates
@@ -19,6 +20,9 @@
  *        a thread whose stack (1 MiB) is filled with a pattern makes the
  *        calls of "thread" (N rounds); the bytes below the calling frame
  *        that were touched: "deepest BYTES"
+ *   rec-smallstack measure N fork
+ *        the same in a child the thread forks (its first call opens its
+ *        own trace)
  */
 #include <pthread.h>
 #include <sched.h>
@@ -28,8 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+void pool_init(void);
+void *pool_get(size_t size);
+void pool_put(void *p);
 
 #define PATTERN 0xa5
 #define FRAMES 16
@@ -55,12 +64,16 @@ static __attribute__((noinline)) void site_a(size_t n)
 	free(p);
 }
 
+/* pool_get and pool_put (librec-pool.so) for MTREC_TRACK to follow. */
 static __attribute__((noinline)) void site_b(size_t n)
 {
 	void *p = calloc(4, n);
 
 	sink = p;
 	free(p);
+	p = pool_get(n % 64);
+	sink = p;
+	pool_put(p);
 }
 
 static __attribute__((noinline)) void site_c(size_t n)
@@ -128,24 +141,59 @@ static int run_thread(size_t stack)
 /* ---- measure ---------------------------------------------------------- */
 
 static uintptr_t top;
+static int in_child;		/* measure fork: the calls in a forked child */
+static unsigned char *stack;
+#define STACK_SIZE (1 << 20)
 
+static unsigned long deepest(void)
+{
+	size_t i;
+
+	for (i = 0; i < STACK_SIZE && stack[i] == PATTERN; i++)
+		;
+	return (unsigned long)(top - (uintptr_t)(stack + i));
+}
+
+/* The pattern again below the caller (fork itself went deeper than the
+ * calls measured). */
+static __attribute__((noinline)) void refill(void)
+{
+	unsigned char *below = (unsigned char *)__builtin_frame_address(0) - 512;
+
+	memset(stack, PATTERN, (size_t)(below - stack));
+}
+
+/* In a child, the calls include its first event: its own trace opened
+ * from inside malloc. */
 static void *measured(void *arg)
 {
+	pid_t pid;
+	int st;
+
 	(void)arg;
 	top = (uintptr_t)__builtin_frame_address(0);
-	calls();
-	return NULL;
+	if (!in_child) {
+		calls();
+		return NULL;
+	}
+	if ((pid = fork()) == 0) {
+		refill();
+		calls();
+		printf("deepest %lu\n", deepest());
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	exit(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
 }
 
 static int measure(void)
 {
-	size_t size = 1 << 20;
-	unsigned char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	size_t size = STACK_SIZE;
 	pthread_attr_t attr;
 	pthread_t t;
-	size_t i;
 
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		     -1, 0);
 	if (stack == MAP_FAILED)
 		return 2;
 	memset(stack, PATTERN, size);
@@ -154,9 +202,7 @@ static int measure(void)
 	    pthread_create(&t, &attr, measured, NULL) != 0)
 		return 2;
 	pthread_join(t, NULL);
-	for (i = 0; i < size && stack[i] == PATTERN; i++)
-		;
-	printf("deepest %lu\n", (unsigned long)(top - (uintptr_t)(stack + i)));
+	printf("deepest %lu\n", deepest());
 	return 0;
 }
 
@@ -165,11 +211,16 @@ static int measure(void)
 static volatile sig_atomic_t handled;
 static volatile int stop_flag;
 
+/* glibc's malloc is not reentrant: the handler only meets tcache hits,
+ * in bins of its own (primed by sigalt; the main thread's sizes stay
+ * under 400 bytes). */
+#define HANDLER_SIZE(i) (600 + (size_t)(i) * 16)
+
 static void on_usr1(int sig)
 {
 	(void)sig;
 	for (int i = 0; i < 20; i++) {
-		void *p = malloc(200 + (size_t)i * 8);
+		void *p = malloc(HANDLER_SIZE(i));
 
 		sink = p;
 		free(p);
@@ -194,6 +245,8 @@ static int sigalt(size_t size, long ms)
 	struct sigaction sa;
 	pthread_t self = pthread_self(), t;
 
+	for (int i = 0; i < 20; i++)
+		free(malloc(HANDLER_SIZE(i)));
 	if (ss.ss_sp)
 		memset(ss.ss_sp, PATTERN, size);
 	if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0) {
@@ -238,6 +291,7 @@ static int sigalt(size_t size, long ms)
 
 int main(int argc, char **argv)
 {
+	pool_init();
 	/* The program's own calls bound now, not from the small stack: the
 	 * loader's lazy binding is the program's cost, not the recorder's. */
 	site_a(16);
@@ -251,10 +305,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "sigalt") == 0)
 		return sigalt(strtoul(argv[2], NULL, 0), atol(argv[3]));
-	if (argc == 3 && strcmp(argv[1], "measure") == 0) {
+	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "fork") == 0)) &&
+	    strcmp(argv[1], "measure") == 0) {
 		rounds = atol(argv[2]);
+		in_child = argc == 4;
 		return measure();
 	}
-	fprintf(stderr, "usage: rec-smallstack thread STACK USED N | sigalt SIZE MS | measure N\n");
+	fprintf(stderr, "usage: rec-smallstack thread STACK USED N | sigalt SIZE MS | measure N [fork]\n");
 	return 2;
 }

@@ -322,7 +322,9 @@ static void mark_label(const char *label, char *out)
 			"%d)\n", progname, len, LABEL_MAX);
 	}
 	for (size_t i = 0; i < len; i++) {
-		out[i] = label[i] == '\n' || label[i] == '\r' ? ' ' : label[i];
+		out[i] = label[i];
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
 		newlines += out[i] != label[i];
 	}
 	out[len] = '\0';

@@ -1,12 +1,12 @@
-/* chunk.h -- the chunk writer (rec-chunk.c): which thread writes where in
+/* chunk.h -- the chunk writer (chunk.c): which thread writes where in
  * the trace file, and the lines that are not events.
  *
  * Each thread, at each signal-nesting level, has a slot; a slot writes
  * into its own chunk of the file.  Every call into the recorder is
  * bracketed by mtrec_enter() and mtrec_leave(), which keep the nesting
  * level.  Below it: the file (file.h) and the objects' text for part
- * zones (tables.h); above it: events (rec-events.c) and process life
- * (rec-life.c), which tells it, through struct mtrec_life_hooks, what only
+ * zones (tables.h); above it: events (events.c) and process life
+ * (life.c), which tells it, through struct mtrec_life_hooks, what only
  * process life knows. */
 #ifndef MTREC_CHUNK_H
 #define MTREC_CHUNK_H
@@ -26,8 +26,8 @@ struct mtrec_slot {
 	char *pos;		/* next byte to write */
 	char *end;		/* end of the chunk */
 	/* end as an offset in the trace, which the ordering table of
-	 * rec-events.c compares: addresses do not follow the trace's order
-	 * once rotated parts take places in the range again (rec-file.c). */
+	 * events.c compares: addresses do not follow the trace's order
+	 * once rotated parts take places in the range again (file.c). */
 	size_t end_off;
 	unsigned long gen;	/* the chunk is stale once mtrec_gen moves on */
 	pid_t tid;
@@ -36,9 +36,9 @@ struct mtrec_slot {
 	unsigned long lost_stopped;	/* events after recording stopped */
 	unsigned long lost_nested;	/* events a signal handler could not write */
 	/* Another thread closes the chunk of a thread that writes nothing
-	 * (rec-chunk.c, "Parts that complete"): these say when it may. */
+	 * (chunk.c, "Parts that complete"): these say when it may. */
 	unsigned busy;		/* the owner is inside the recorder at this level */
-	unsigned held;		/* realloc outcomes held in the chunk (rec-events.c) */
+	unsigned held;		/* realloc outcomes held in the chunk (events.c) */
 	unsigned claim;		/* who moves pos and end off the fast path */
 } __attribute__((aligned(64)));
 
@@ -54,7 +54,7 @@ extern int mtrec_failed MTREC_HIDDEN;
 /* Work was put off until a thread leaves the recorder (mtrec_defer). */
 extern int mtrec_pending MTREC_HIDDEN;
 
-/* What process life (rec-life.c) does for the slow paths here; set once,
+/* What process life (life.c) does for the slow paths here; set once,
  * before the first event. */
 struct mtrec_life_hooks {
 	/* The slots belong to another process: this is a child made
@@ -131,7 +131,7 @@ static inline void mtrec_defer(void)
 }
 
 /* The slot is in use until mtrec_leave(): a plain store, which the
- * thread that retires a part orders with prim_membarrier() (rec-chunk.c);
+ * thread that retires a part orders with prim_membarrier() (chunk.c);
  * only the compiler must keep it before the loads that follow. */
 static inline struct mtrec_slot *mtrec_slot_in_use(struct mtrec_slot *s)
 {
@@ -180,8 +180,16 @@ void mtrec_pad(char *from, char *to) MTREC_HIDDEN;
 void mtrec_chunk_line(const char *text, size_t len) MTREC_HIDDEN;
 /* Whole lines, newlines included. */
 void mtrec_chunk_text(const char *text, size_t len) MTREC_HIDDEN;
+/* Room for len bytes of whole lines in one piece of the file, the
+ * calling thread's chunk, now; NULL when not recording, or when len does
+ * not fit in a part of a rotated trace.  Then mtrec_chunk_region_end(end
+ * of what was written): the rest is the thread's, as any chunk's. */
+char *mtrec_chunk_region(size_t len) MTREC_HIDDEN;
+void mtrec_chunk_region_end(char *end) MTREC_HIDDEN;
 /* "# KEY REST", with newlines in REST made spaces. */
 void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDDEN;
+/* "# time NSEC" now, due or not (after every line written before it). */
+void mtrec_chunk_time(void) MTREC_HIDDEN;
 /* Send every thread to a new chunk: what they write next comes after
  * whatever the caller writes now. */
 void mtrec_new_epoch(void) MTREC_HIDDEN;

@@ -1,7 +1,7 @@
 /* control.h -- requests from "mtrec ctl PID on|off|mark LABEL|status|reach"
- * (rec-control.c): how they are found and answered.  A leaf: it calls
+ * (control.c): how they are found and answered.  A leaf: it calls
  * nothing of the recorder but prim.h, and hands each request to process
- * life (rec-life.c), which acts on it.
+ * life (life.c), which acts on it.
  *
  * A request is a small file, DIR/PID.ctl, that mtrec ctl writes and the
  * recorder looks for at most every MTREC_CONTROL_EVERY_NS, from the

@@ -1,5 +1,5 @@
-/* events.h -- what process life (rec-life.c) sets up in the event layer
- * (rec-events.c); the record calls themselves are the shim's (rec.h). */
+/* events.h -- what process life (life.c) sets up in the event layer
+ * (events.c); the record calls themselves are the shim's (rec.h). */
 #ifndef MTREC_EVENTS_H
 #define MTREC_EVENTS_H
 
@@ -15,6 +15,9 @@ void mtrec_events_hide(const void *p) MTREC_HIDDEN;
 /* MTREC_REACH=1: from now on the record calls keep the table of live
  * blocks too (rec.h's mtrec_record, reach.h). */
 void mtrec_events_reach(void) MTREC_HIDDEN;
+/* Every event any thread writes from now on comes after the calling
+ * thread's chunk in the file (a scan's verdicts, reach.h). */
+void mtrec_events_fence(void) MTREC_HIDDEN;
 /* Fork child: the parent's lines are not in the child's file. */
 void mtrec_events_fork_child(void) MTREC_HIDDEN;
 

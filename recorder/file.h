@@ -1,7 +1,7 @@
-/* file.h -- the trace file (rec-file.c): its name, its mapping, its growth.
+/* file.h -- the trace file (file.c): its name, its mapping, its growth.
  * A leaf: it calls nothing of the recorder but prim.h, and reports to its
- * caller.  Only the chunk writer (rec-chunk.c) and process life
- * (rec-life.c) use it. */
+ * caller.  Only the chunk writer (chunk.c) and process life
+ * (life.c) use it. */
 #ifndef MTREC_FILE_H
 #define MTREC_FILE_H
 
@@ -18,7 +18,7 @@
  * [(k-1)*part_size, k*part_size).  The reserved range holds ring / part_size
  * places of part_size bytes; part k is mapped at place (k-1) mod that, so
  * the byte at offset off is at base + off % ring while its part is mapped
- * (rec-file.c, "Rotation"). */
+ * (file.c, "Rotation"). */
 struct mtrec_file {
 	int fd;
 	char *base;		/* the trace is mapped here ... */
@@ -86,7 +86,7 @@ const char *mtrec_file_first_path(void) MTREC_HIDDEN;
 int mtrec_file_open(int first, struct mtrec_file_err *e) MTREC_HIDDEN;
 /* Make sure the bytes of a chunk ending at end exist and are backed by
  * disk blocks, with the margin kept past it for the last words (see
- * rec-file.c); cheap when the file is large enough.  0, or -1: with *e set
+ * file.c); cheap when the file is large enough.  0, or -1: with *e set
  * when recording must stop, else the growth was refused for now (a signal
  * handler nested in its own thread's growth, or the file already stopped). */
 int mtrec_file_ensure(size_t end, struct mtrec_file_err *e) MTREC_HIDDEN;

@@ -1,5 +1,5 @@
 /* got.h -- redirecting other objects' calls through their GOT/PLT slots
- * (rec-got.c).  A leaf: it owns its lock, calls nothing of the recorder
+ * (got.c).  A leaf: it owns its lock, calls nothing of the recorder
  * but prim.h and lock.h, and reports what it did to its caller.
  *
  * Some objects call the interposed functions without going through the

@@ -2,7 +2,7 @@
  * recorder in a running process without a signal (share/control.md).
  *
  * The recorder looks for DIR/PID.ctl at most every 100 ms from the
- * process's own allocation calls (recorder/rec-control.c).  This side
+ * process's own allocation calls (recorder/control.c).  This side
  * finds DIR as the process sees it (its XDG_RUNTIME_DIR, its effective
  * user, its root directory through /proc/PID/root, so that a chroot, a
  * container or a service's private /tmp are no obstacle), writes the
@@ -172,7 +172,7 @@ static int look_at(struct target *t)
 		fprintf(stderr, "%s: cannot tell the user of process %ld\n", progname, t->pid);
 		return CTL_TROUBLE;
 	}
-	/* As recorder/rec-control.c request_path() has it. */
+	/* As recorder/control.c request_path() has it. */
 	if (xdg && xdg[0] == '/' && strlen(xdg) < 256)
 		snprintf(t->dir, sizeof(t->dir), "/proc/%ld/root%s/mtrec", t->pid, xdg);
 	else

@@ -54,7 +54,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s [OPTION]... [--] PROGRAM [ARG]...\n"
-		"  or:  %s ctl [--timeout=SECONDS] PID on|off|status|mark LABEL\n"
+		"  or:  %s ctl [--timeout=SECONDS] PID on|off|status|reach|mark LABEL\n"
 		"Run PROGRAM with the mtrec malloc trace recorder preloaded and write a\n"
 		"glibc MALLOC_TRACE-format trace of its allocations and frees.\n"
 		"\n"
@@ -63,7 +63,8 @@ static void usage(FILE *out)
 		"  -s, --scoped        record nothing until the program calls trace_on()\n"
 		"                      or mtrace()\n"
 		"  -d, --depth=N       record call stacks of up to N frames (1-64) [1]\n"
-		"  -r, --rotate=SIZE   continue the trace in parts of SIZE bytes (256M, 1G):\n"
+		"  -r, --rotate=SIZE   continue the trace in parts of SIZE bytes (256M, 1G),\n"
+		"                      rounded up to a multiple of 4 MiB:\n"
 		"                      FILE, FILE.part2, FILE.part3, ...\n"
 		"      --compact       with --rotate: fold each completed part into\n"
 		"                      FILE.compact while the program runs, and delete it\n"
@@ -102,7 +103,8 @@ static void usage(FILE *out)
 		"  otherwise the exit status of PROGRAM\n"
 		"\n"
 		"'%s ctl PID on|off|mark LABEL' starts, stops or marks the recording of a\n"
-		"running process, without a signal ('%s ctl --help').\n"
+		"running process, without a signal; 'ctl PID reach' scans its memory now\n"
+		"(started with --reach); see '%s ctl --help'.\n"
 		"\n"
 		"Analyze the trace with: mtanalyze PROGRAM TRACE\n",
 		progname, progname, progname, progname, progname);
@@ -112,6 +114,45 @@ static int try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
 	return EXIT_LAUNCHER;
+}
+
+/* Levenshtein distance, for "did you mean"; option and command names only. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (lb >= sizeof(row) / sizeof(row[0]) || la >= 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+
+			row[j] = best < diag + (a[i - 1] != b[j - 1]) ? best : diag + (a[i - 1] != b[j - 1]);
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The name among NAMES nearest to WORD when it is near enough to be a
+ * typo of it (at most a third of its letters off, at least one); or NULL. */
+static const char *nearest(const char *word, const char *const *names)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+
+	for (; *names; names++) {
+		size_t d = distance(word, *names);
+
+		if (d < best_d)
+			best_d = d, best = *names;
+	}
+	return best && best_d > 0 && best_d <= (strlen(best) + 2) / 3 ? best : NULL;
 }
 
 /* One line naming the option and what it takes, as GNU tools do. */
@@ -125,7 +166,7 @@ static int bad_value(const char *option, const char *value, const char *expected
  * The recorder reads the same values from the environment and, given a bad
  * one, says so and goes on without the setting; the launcher refuses them
  * instead, so that a long run is not wasted.  The grammars are the
- * recorder's (rec-file.c, rec-core.c): a value one accepts, both accept. */
+ * recorder's (file.c, rec-core.c): a value one accepts, both accept. */
 
 static int valid_depth(const char *v)
 {
@@ -137,8 +178,24 @@ static int valid_depth(const char *v)
 	return !errno && *v && !*end && n >= 1 && n <= 64;
 }
 
-/* MTREC_ROTATE (rec-file.c rotate_size): digits, then K, M or G, not 0.
+/* The step a trace file grows by (file.c GROW_STEP): a part's size is
+ * rounded up to it. */
+#define ROTATE_STEP (4ULL << 20)
+
+/* MTREC_ROTATE (file.c rotate_size): digits, then K, M or G, not 0.
  * At most a pebibyte: the recorder rounds the size up, and must not wrap. */
+static unsigned long long size_value(const char *v)
+{
+	unsigned long long n = strtoull(v, NULL, 10);
+
+	switch (v[strspn(v, "0123456789")]) {
+	case 'k': case 'K': return n << 10;
+	case 'm': case 'M': return n << 20;
+	case 'g': case 'G': return n << 30;
+	}
+	return n;
+}
+
 static int valid_size(const char *v)
 {
 	unsigned long long n = 0;
@@ -197,6 +254,54 @@ static int append_env(const char *name, const char *value, const char *sep)
 	return ret;
 }
 
+/* An option getopt did not take: unknown (with the nearest known one, as
+ * mtanalyze says it), ambiguous, or missing its value. */
+static int bad_option(const char *word, const struct option *opts)
+{
+	const char *names[32], *near;
+	size_t n = 0;
+	const char *eq;
+	char name[64];
+
+	if (optopt && strncmp(word, "--", 2) != 0) {
+		if (strchr("odr", optopt))
+			fprintf(stderr, "%s: option '-%c' requires a value\n", progname, optopt);
+		else
+			fprintf(stderr, "%s: unknown option '-%c'\n", progname, optopt);
+		return try_help();
+	}
+	snprintf(name, sizeof(name), "%s", word + 2);
+	if ((eq = strchr(name, '=')) != NULL)
+		name[eq - name] = '\0';
+	for (const struct option *o = opts; o->name; o++)
+		if (*name && strncmp(o->name, name, strlen(name)) == 0 && strcmp(o->name, name) != 0)
+			n++;
+	if (n > 1) {
+		fprintf(stderr, "%s: option '--%s' is ambiguous; possibilities:", progname, name);
+		for (const struct option *o = opts; o->name; o++)
+			if (strncmp(o->name, name, strlen(name)) == 0)
+				fprintf(stderr, " '--%s'", o->name);
+		fputc('\n', stderr);
+		return try_help();
+	}
+	n = 0;
+	for (; opts->name && n + 1 < sizeof(names) / sizeof(names[0]); opts++) {
+		if (strcmp(opts->name, name) == 0) {
+			fprintf(stderr, "%s: option '--%s' %s\n", progname, name,
+				opts->has_arg == no_argument ? "takes no value" : "requires a value");
+			return try_help();
+		}
+		names[n++] = opts->name;
+	}
+	names[n] = NULL;
+	near = nearest(name, names);
+	if (near)
+		fprintf(stderr, "%s: unknown option '%s': did you mean '--%s'?\n", progname, word, near);
+	else
+		fprintf(stderr, "%s: unknown option '%s'\n", progname, word);
+	return try_help();
+}
+
 /* Options into the environment the program gets; 0, or an exit status
  * (help, version, a bad value).  *quiet is set by -q. */
 static int parse_options(int argc, char **argv, const char **output, int *quiet)
@@ -218,6 +323,7 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 	};
 	int c;
 
+	opterr = 0;	/* unknown options are said here, with a suggestion */
 	while ((c = getopt_long(argc, argv, "+o:sd:r:qhV", opts, NULL)) != -1) {
 		const char *arg = optarg ? optarg : "";
 
@@ -275,13 +381,21 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		case 'V':
 			printf("mtrec %s\n", MTREC_VERSION);
 			exit(0);
-		default:	/* getopt said what was wrong */
-			return try_help();
+		default:
+			return bad_option(argv[optind - 1], opts);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no program given\n", progname);
 		return try_help();
+	}
+	if (!*quiet && getenv("MTREC_ROTATE") && valid_size(getenv("MTREC_ROTATE")) &&
+	    size_value(getenv("MTREC_ROTATE")) % ROTATE_STEP) {
+		unsigned long long n = size_value(getenv("MTREC_ROTATE"));
+
+		fprintf(stderr, "%s: --rotate %s: parts are made in steps of 4 MiB; each will be "
+			"%llu MiB\n", progname, getenv("MTREC_ROTATE"),
+			(n + ROTATE_STEP - 1) / ROTATE_STEP * 4);
 	}
 	if (opt_compact && !getenv("MTREC_ROTATE")) {
 		fprintf(stderr, "%s: --compact needs --rotate (or MTREC_ROTATE): it folds "
@@ -386,7 +500,7 @@ static const char *set_preload(const char *lib)
 /* ---- names ------------------------------------------------------------ */
 
 /* pattern with every "%p" replaced by pid, as the recorder names its
- * file (rec-file.c make_name). */
+ * file (file.c make_name). */
 static void expand_pid(char *out, size_t cap, const char *pattern, long pid)
 {
 	size_t o = 0;
@@ -416,7 +530,7 @@ static void dir_of(char *out, size_t cap, const char *path)
 /* Refuse before the run a trace the recorder could not write: its
  * directory must take a new file (unless it holds "%p", known only once
  * the program runs), and an existing file of that name must be a regular
- * file, not a symbolic link (rec-file.c opens neither).  0, or -1 and the
+ * file, not a symbolic link (file.c opens neither).  0, or -1 and the
  * reason in why. */
 static int check_output(const char *pattern, char *why, size_t cap)
 {
@@ -504,7 +618,7 @@ static int run_program(char **argv, int *status, int *exec_err)
 }
 
 /* ---- the files of the run ---------------------------------------------
- * The recorder names them (rec-file.c): the session's first process
+ * The recorder names them (file.c): the session's first process
  * writes the -o name with %p as its pid -- or, when another recording
  * holds that file, NAME.PID; every other process (forked, or a new image
  * after exec) NAME.PID, or the %p name with its own pid, then .1, .2 ...
@@ -985,7 +1099,16 @@ int main(int argc, char **argv)
 		return EXIT_LAUNCHER;
 	}
 	if (exec_err) {
-		fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[optind], strerror(exec_err));
+		static const char *const commands[] = { "ctl", NULL };
+		const char *near = exec_err == ENOENT && !strchr(argv[optind], '/')
+			? nearest(argv[optind], commands) : NULL;
+
+		if (near)
+			fprintf(stderr, "%s: cannot run '%s': %s (did you mean '%s %s'?)\n", progname,
+				argv[optind], strerror(exec_err), progname, near);
+		else
+			fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[optind],
+				strerror(exec_err));
 		return exec_err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 	}
 	run.program = child;

@@ -67,6 +67,21 @@ char *prim_putx(char *o, char *lim, unsigned long v) MTREC_HIDDEN;
 struct sigaction;
 typedef int (*mtrec_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
+/* The loader's list of objects, from libc's dl_iterate_phdr() -- never the
+ * shim's exported one, which the recorder's own calls would reach too --
+ * once prim_loader_init() was handed it (the shim's bootstrap does, a unit
+ * test may); 0 before.  Holds the loader's lock around the callback, as
+ * libc's does: the one primitive that takes a lock. */
+struct dl_phdr_info;
+typedef int (*prim_phdr_fn)(struct dl_phdr_info *, size_t, void *);
+void prim_loader_init(int (*real)(prim_phdr_fn, void *)) MTREC_HIDDEN;
+int prim_dl_iterate_phdr(prim_phdr_fn cb, void *data) MTREC_HIDDEN;
+/* How deep this thread is in dl_iterate_phdr callbacks (its own or the
+ * program's, through the shim): events made there take callers that need
+ * no dladdr, whose lock a dlopen in another thread may hold while it
+ * waits for the loader's. */
+extern __thread int prim_loader_depth MTREC_HIDDEN;
+
 /* Set from MTREC_QUIET: prim_say says nothing. */
 extern int prim_quiet MTREC_HIDDEN;
 /* "mtrec: " + the given pieces (ended by SAY_END) + newline, on stderr. */

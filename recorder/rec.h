@@ -1,6 +1,6 @@
-/* rec.h -- all the interposition shim (rec-shim.c, which owns every
- * exported symbol) sees of the recorder: process life (rec-life.c) and the
- * record calls (rec-events.c).  The recorder's own layers, from the
+/* rec.h -- all the interposition shim (shim.c, which owns every
+ * exported symbol) sees of the recorder: process life (life.c) and the
+ * record calls (events.c).  The recorder's own layers, from the
  * bottom: prim.h and lock.h; the leaves file.h, tables.h, symtab.h,
  * unwind.h; the chunk writer chunk.h; events and life. */
 #ifndef MTREC_REC_H
@@ -34,7 +34,7 @@ static inline int mtrec_wants(void)
 	return unlikely(mtrec_recording) && likely(!mtrec_busy);
 }
 
-/* ---- process life (rec-life.c) ---- */
+/* ---- process life (life.c) ---- */
 
 /* Library start-up, once, from the first wrapper call or the constructor;
  * real_sigaction is the next sigaction in the chain. */
@@ -49,9 +49,9 @@ void mtrec_mark_session(int (*libc_putenv)(char *)) MTREC_HIDDEN;
 void mtrec_install_signal(void) MTREC_HIDDEN;
 /* exec, which may fail: the file is cut at what was written before it
  * (an exec'd image would leave it padded with the growth ahead), and
- * recording goes on after a failed one.  mtrec_exec_begin returns what to
- * hand mtrec_exec_end. */
-int mtrec_exec_begin(void) MTREC_HIDDEN;
+ * recording goes on after a failed one.  mtrec_exec_begin (WHAT: the
+ * path, or "-") returns what to hand mtrec_exec_end. */
+int mtrec_exec_begin(const char *what) MTREC_HIDDEN;
 void mtrec_exec_end(int paused) MTREC_HIDDEN;
 /* fork: keep the child from inheriting a held lock or the parent's file. */
 void mtrec_fork_child(void) MTREC_HIDDEN;
@@ -73,10 +73,11 @@ void mtrec_forget_callers(void) MTREC_HIDDEN;
  * (RTLD_DEEPBIND plugins), the slots for funcs[0..n) (got.h), unless
  * MTREC_PATCH=0, and everywhere those of the ntracked functions that
  * MTREC_TRACK names (funcs[n..n+ntracked), track.h), never touching the
- * objects that hold keep[0..nkeep). */
+ * objects that hold keep[0..nkeep).  1 when the slots were looked at (then
+ * the shim has track.c say what it found), 0 when not. */
 struct mtrec_got_func;
-void mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
-			 const void *const *keep, int nkeep) MTREC_HIDDEN;
+int mtrec_redirect_init(struct mtrec_got_func *funcs, int n, int ntracked,
+			const void *const *keep, int nkeep) MTREC_HIDDEN;
 /* From the dl* wrappers: objects may have been loaded since the last
  * look; redirect their slots. */
 void mtrec_loader_moved(void) MTREC_HIDDEN;
@@ -85,14 +86,14 @@ void mtrec_loader_moved(void) MTREC_HIDDEN;
  * recorder gave address space back and the request is worth retrying. */
 int mtrec_out_of_memory(size_t size) MTREC_HIDDEN;
 /* The program's sigaction() for SIGBUS, while the recorder guards it
- * (rec-file.c): keep (and report) the program's action instead of
+ * (file.c): keep (and report) the program's action instead of
  * installing it; 1 when handled so. */
 int mtrec_sigbus_action(const struct sigaction *act, struct sigaction *old) MTREC_HIDDEN;
 
-/* ---- events (rec-events.c) ---- */
+/* ---- events (events.c) ---- */
 
 /* An allocation is recorded after it returned, a free before the block is
- * released (see rec-events.c for why the order matters). */
+ * released (see events.c for why the order matters). */
 void mtrec_record_alloc(const void *caller, const void *p, size_t size) MTREC_HIDDEN;
 void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
 /* An event of a tracked allocator or reference count (mtrec.h's
@@ -101,9 +102,6 @@ void mtrec_record_free(const void *caller, const void *p) MTREC_HIDDEN;
  * mtrace script ignores. */
 void mtrec_record_kind(const void *caller, const char *kind, char op, const void *p,
 		       int with_size, size_t size) MTREC_HIDDEN;
-/* The calling thread enters (+1) or leaves (-1) dl_iterate_phdr(): events
- * inside its callback get callers that need no loader lock. */
-void mtrec_loader_callback(int step) MTREC_HIDDEN;
 
 /* realloc both frees and allocates, and can fail: the outcome's place in
  * the file is held before the call, the outcome written after it. */

@@ -1,6 +1,6 @@
 /* symtab.h -- what dladdr() says about an address, answered from a
  * per-object index by binary search instead of glibc's walk over the whole
- * dynamic symbol table (rec-symtab.c).  Safe inside malloc: no allocation
+ * dynamic symbol table (symtab.c).  Safe inside malloc: no allocation
  * but prim_map_anon(), no locks, no cancellation points. */
 #ifndef MTREC_SYMTAB_H
 #define MTREC_SYMTAB_H

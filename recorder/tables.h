@@ -1,6 +1,6 @@
 /* tables.h -- what the recorder remembers between events: the caller
- * strings (rec-caller.c), the interned call stacks (rec-stack.c) and the
- * loaded objects (rec-objects.c).  Leaves: each owns its lock, calls
+ * strings (tables-caller.c), the interned call stacks (tables-stack.c) and the
+ * loaded objects (tables-objects.c).  Leaves: each owns its lock, calls
  * nothing of the recorder but prim.h and symtab.h, and hands its lines to
  * its caller.  Lookups take no lock; a miss is the caller's to act on. */
 #ifndef MTREC_TABLES_H
@@ -10,7 +10,7 @@
 
 #include "prim.h"
 
-/* ---- caller strings (rec-caller.c) ---- */
+/* ---- caller strings (tables-caller.c) ---- */
 
 /* "@ OBJECT:(SYM+OFF)[0xREL] ", the prefix glibc writes for a caller. */
 struct mtrec_caller {
@@ -31,7 +31,7 @@ const struct mtrec_caller *mtrec_caller_unlisted(const void *addr) MTREC_HIDDEN;
 void mtrec_caller_reset(void) MTREC_HIDDEN;
 void mtrec_caller_fork_child(void) MTREC_HIDDEN;
 
-/* ---- call stacks (rec-stack.c) ---- */
+/* ---- call stacks (tables-stack.c) ---- */
 
 /* An interned stack.  Its "# stack" line is the caller's to write, before
  * the first event of each part that uses it: *mtrec_stack_part() says in
@@ -49,7 +49,7 @@ char *mtrec_stack_put_def(char *o, const struct mtrec_stack *st) MTREC_HIDDEN;
 /* A new file (fork child) has none of the definitions: start over. */
 void mtrec_stack_fork_child(void) MTREC_HIDDEN;
 
-/* ---- loaded objects (rec-objects.c) ---- */
+/* ---- loaded objects (tables-objects.c) ---- */
 
 /* Where the lines go: one whole line, without its newline. */
 typedef void (*mtrec_line_sink)(const char *line, size_t len);

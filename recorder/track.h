@@ -1,9 +1,9 @@
 /* track.h -- functions of the program tracked by name (MTREC_TRACK,
- * rec-track.c): the spec is parsed once at start into a static table, and
+ * track.c): the spec is parsed once at start into a static table, and
  * each tracked function gets one of a fixed set of prebuilt wrappers that
  * the GOT redirection (got.h) puts in its call slots.  A leaf: it reports
- * to the process life (rec-life.c) what is covered; the events go to
- * rec-events.c like the mtrec.h API's.  See share/track.md. */
+ * to the process life (life.c) what is covered; the events go to
+ * events.c like the mtrec.h API's.  See share/track.md. */
 #ifndef MTREC_TRACK_H
 #define MTREC_TRACK_H
 

@@ -3,7 +3,7 @@
  * libunwind), with a lock-free cache of per-address frame rules.  x86-64 only;
  * elsewhere mtrec_unwind returns 0.  The recorder's own frames are skipped
  * through their CFI too, so rec-*.c must keep unwind tables (the x86-64
- * default).  Implemented in rec-unwind.c.
+ * default).  Implemented in unwind.c.
  */
 #ifndef MTREC_UNWIND_H
 #define MTREC_UNWIND_H
@@ -13,9 +13,10 @@
 void mtrec_unwind_init(void);
 
 /* Fill ips[0..max) with the return addresses of the calling thread's stack,
-   innermost first, starting with the first frame whose return address lies
-   outside libmtrec.so itself; returns how many (0 when max <= 0).  Never
-   allocates, never crashes on bad frames: the walk just stops there. */
+   innermost first, leaving out every frame whose return address lies in
+   libmtrec.so itself (the leading ones, and a tracked function's wrapper
+   further up); returns how many (0 when max <= 0).  Never allocates,
+   never crashes on bad frames: the walk just stops there. */
 int mtrec_unwind(void **ips, int max);
 
 /* Forget every cached frame rule (call after code was unmapped, e.g. after

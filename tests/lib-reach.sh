@@ -1,4 +1,4 @@
-# lib-reach.sh -- what the tests of MTREC_REACH share (t2700, t2710):
+# lib-reach.sh -- what the tests of MTREC_REACH share (t2700, t2710, t2740):
 # sourced after lib.sh, with PROG set to the fixture.
 
 # record TRACE ARGS...: the fixture under the recorder with MTREC_REACH=1.
@@ -18,4 +18,22 @@ verdicts() {
 			 next }
 	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ && who[$3] !~ /ld-linux/ { print size[$3], $4 }' \
 		"$1" "$1" | sort
+}
+
+# totals TRACE: "KIND BYTES BLOCKS" for each kind, from the "# reach" lines
+# and the sizes the trace gave the blocks.
+totals() {
+	awk 'NR == FNR { if ($1 == "@" && ($3 == "+" || $3 == ">")) size[$4] = $5; next }
+	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ { b[$4] += sprintf("%d", size[$3]); n[$4]++ }
+	     END { split("definite indirect possible reachable", k, " ")
+		   for (i = 1; i <= 4; i++) print k[i], b[k[i]] + 0, n[k[i]] + 0 }' "$1" "$1"
+}
+
+# vg_totals LOG: the same from valgrind's LEAK SUMMARY (all 0 when it has
+# none: "All heap blocks were freed").
+vg_totals() {
+	tr -d , <"$1" | awk 'BEGIN { d = i = p = r = "0 0" }
+		/definitely lost:/ { d = $4 " " $7 } /indirectly lost:/ { i = $4 " " $7 }
+		/possibly lost:/ { p = $4 " " $7 } /still reachable:/ { r = $4 " " $7 }
+		END { print "definite", d; print "indirect", i; print "possible", p; print "reachable", r }'
 }

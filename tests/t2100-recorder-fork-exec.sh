@@ -1,7 +1,7 @@
 #!/bin/sh
 # t2100-recorder-fork-exec.sh -- process boundaries: a forked or exec'ed
 # child records into a file of its own (named by the rule in
-# recorder/rec-file.c) and never touches its parent's trace.
+# recorder/file.c) and never touches its parent's trace.
 #
 # Fixtures: tests/helper/rec-fork.c (each process allocates blocks of a
 # size of its own and leaks an exact number of them) and

@@ -73,7 +73,7 @@ test_expect_success 'SIGKILL after 0.15 s: every returned allocation is in the t
 	kill_run k1 0.15 1
 '
 
-# Written pages leave the resident set as the trace grows (rec-file.c,
+# Written pages leave the resident set as the trace grows (file.c,
 # shed_written): past the first few MB, what the threads wrote is in the
 # page cache only, and must still be in the file after SIGKILL.
 test_expect_success 'SIGKILL after 0.3 s of 4 threads, written pages shed: nothing lost' '

@@ -37,6 +37,35 @@ for bad in 0 65 -1 abc 8x; do
 	"
 done
 
+test_expect_success 'a misspelt option: exit 125 and the option meant' '
+	test_expect_code 125 "$MTREC" --dpeth 3 -o never.log "$FAULT" exit 0 >out 2>err &&
+	cat err &&
+	grep -e "unknown option .--dpeth.: did you mean .--depth.?" err &&
+	test_expect_code 125 "$MTREC" --s -o never.log "$FAULT" exit 0 2>err &&
+	grep -e "ambiguous" err && grep -e "--scoped" err && grep -e "--signal" err &&
+	test_expect_code 125 "$MTREC" --reach=1 -o never.log "$FAULT" exit 0 2>err &&
+	grep -e "--reach. takes no value" err &&
+	test ! -e never.log
+'
+
+test_expect_success 'a misspelt subcommand: the program is not found, and ctl is suggested' '
+	test_expect_code 127 "$MTREC" ctll 1 on >out 2>err &&
+	cat err &&
+	grep "did you mean .mtrec ctl.?" err
+'
+
+test_expect_success '--help lists ctl reach' '
+	"$MTREC" --help >out &&
+	grep -e "ctl .*reach" out
+'
+
+test_expect_success '--rotate is rounded up to 4 MiB and says so' '
+	"$MTREC" --rotate 1M -o rot.log "$FAULT" exit 0 >out 2>err &&
+	grep -e "--rotate 1M: .* each will be 4 MiB" err &&
+	"$MTREC" --rotate 8M -o rot.log "$FAULT" exit 0 >out 2>err &&
+	! grep -e "steps of 4 MiB" err
+'
+
 test_expect_success 'no program: exit 125 and a message' '
 	test_expect_code 125 "$MTREC" >out 2>err &&
 	grep "no program" err

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t2230-recorder-caller-strings.sh -- caller strings from the symbol index
-# (recorder/rec-symtab.c): the very text glibc's dladdr-based one has, at a
+# (recorder/symtab.c): the very text glibc's dladdr-based one has, at a
 # cost that does not grow with the size of the caller's symbol table.
 #
 # The unit test (tests/unit/build-symtab-test.sh) compares the index with

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t2500-recorder-unwind.sh -- the call-stack walker (recorder/rec-unwind.c).
+# t2500-recorder-unwind.sh -- the call-stack walker (recorder/unwind.c).
 #
 # Builds tests/unit/unwind-test with $CC (and a clang-compiled variant of
 # the call chains when $CLANG is set): every walk must equal glibc's

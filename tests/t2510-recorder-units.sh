@@ -2,7 +2,7 @@
 # t2510-recorder-units.sh -- the recorder's layers alone, and realloc's
 # held place.
 #
-# Builds tests/unit/chunk-test (the chunk writer, recorder/rec-chunk.c, on
+# Builds tests/unit/chunk-test (the chunk writer, recorder/chunk.c, on
 # a real trace file but without the events or process life above it) and
 # tables-test (caller strings, interned stacks, loaded objects), with the
 # recorder's flags.  Then the realloc stress: libturn.so, an allocator

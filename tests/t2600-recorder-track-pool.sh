@@ -10,7 +10,7 @@
 # function; a copy of the library rebuilt with mtrec.h's API writes the
 # same lines.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/track-lib.sh"
+. "$TOP/tests/lib-track.sh"
 
 SRC="$HELPER/rec-pool.c"
 LIBSRC="$HELPER/librec-pool.c"

@@ -6,7 +6,7 @@
 # the object made at NEW-KEPT ends with a net count of +1, its extra
 # reference charged to LEAK-REF.  The API-rebuilt copy writes the same.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/track-lib.sh"
+. "$TOP/tests/lib-track.sh"
 
 SRC="$HELPER/rec-refobj.c"
 R=50

@@ -5,7 +5,7 @@
 # rotated trace every part keeps its lines and the parts together hold
 # them all; a forked child's lines are in its own file, with its leak.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/track-lib.sh"
+. "$TOP/tests/lib-track.sh"
 
 T=4 R=20000
 

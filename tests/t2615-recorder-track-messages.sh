@@ -6,7 +6,7 @@
 # silences it all; MTREC_PATCH=0 keeps tracking; the launcher refuses an
 # empty --track; the profiles are known by name.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/track-lib.sh"
+. "$TOP/tests/lib-track.sh"
 
 run() {
 	env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/$1" "$@"

@@ -23,22 +23,6 @@ test_lazy_prereq VALGRIND 'command -v valgrind'
 
 . "$TOP/tests/lib-reach.sh"
 
-# totals TRACE: "KIND BYTES BLOCKS" for each kind, from the "# reach" lines
-# and the sizes the trace gave the blocks.
-totals() {
-	awk 'NR == FNR { if ($1 == "@" && ($3 == "+" || $3 == ">")) size[$4] = $5; next }
-	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ { b[$4] += sprintf("%d", size[$3]); n[$4]++ }
-	     END { split("definite indirect possible reachable", k, " ")
-		   for (i = 1; i <= 4; i++) print k[i], b[k[i]] + 0, n[k[i]] + 0 }' "$1" "$1"
-}
-
-# vg_totals LOG: the same from valgrind's LEAK SUMMARY.
-vg_totals() {
-	tr -d , <"$1" | awk '/definitely lost:/ { d = $4 " " $7 } /indirectly lost:/ { i = $4 " " $7 }
-		/possibly lost:/ { p = $4 " " $7 } /still reachable:/ { r = $4 " " $7 }
-		END { print "definite", d; print "indirect", i; print "possible", p; print "reachable", r }'
-}
-
 test_expect_success 'the fixture runs without the recorder' '
 	"$PROG"
 '

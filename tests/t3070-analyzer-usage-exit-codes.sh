@@ -19,8 +19,8 @@ usage_error() {
 }
 
 test_expect_success 'record a trace with leaks and one without' '
-	"$MTREC" -o leaky.log --depth 4 "$HELPER/ana7-growth" 2000 2>/dev/null &&
-	"$MTREC" -o clean.log "$HELPER/ana7-growth" 2000 0 x 2>/dev/null &&
+	"$MTREC" -o leaky.log --depth 4 "$HELPER/ana-growth" 2000 2>/dev/null &&
+	"$MTREC" -o clean.log "$HELPER/ana-growth" 2000 0 x 2>/dev/null &&
 	test_expect_code 1 "$MTANALYZE" leaky.log >/dev/null &&
 	"$MTANALYZE" clean.log >/dev/null
 '
@@ -138,8 +138,8 @@ test_expect_success 'a report, JSON or diff that cannot be written: status 2' '
 # A source file named in the debug info that diff cannot read: built from
 # a copy of the fixture's source, then the copy is removed.
 test_expect_success 'diff: no GLib criticals for source files it cannot read' '
-	mkdir -p gone && cp "$TOP/tests/helper/ana7-growth.c" gone/ &&
-	$CC -O0 -g -o gone-app gone/ana7-growth.c &&
+	mkdir -p gone && cp "$TOP/tests/helper/ana-growth.c" gone/ &&
+	$CC -O0 -g -o gone-app gone/ana-growth.c &&
 	"$MTREC" -o g1.log --depth 4 ./gone-app 1000 2>/dev/null &&
 	"$MTREC" -o g2.log --depth 4 ./gone-app 3000 2>/dev/null &&
 	rm -r gone &&

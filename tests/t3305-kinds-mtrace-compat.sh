@@ -7,7 +7,7 @@
 # comments (as an older mtanalyze saw them) is.  Damaged "# k" lines only
 # add the usual warning on stderr.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/kinds-lib.sh"
+. "$TOP/tests/lib-kinds.sh"
 
 if ! need_analyzer || [ ! -x "$KINDS_APP" ] || [ ! -x /usr/bin/mtrace ]; then
 	test_skip 'kinds and mtrace' 'needs the analyzer, tests/helper/ana-kinds and /usr/bin/mtrace'

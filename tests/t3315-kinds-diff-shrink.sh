@@ -7,7 +7,7 @@
 # reference counts, drops the other pairs, and the kept file reports the
 # same per kind (and /usr/bin/mtrace the same).
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/kinds-lib.sh"
+. "$TOP/tests/lib-kinds.sh"
 
 if ! need_analyzer || [ ! -x "$KINDS_APP" ] || ! command -v python3 >/dev/null ||
    ! command -v sqlite3 >/dev/null; then

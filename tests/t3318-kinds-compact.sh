@@ -3,7 +3,7 @@
 # allocators and reference counts (issue 10): the compacted trace reports
 # the same per kind as the full one.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/kinds-lib.sh"
+. "$TOP/tests/lib-kinds.sh"
 
 if ! need_analyzer || [ ! -x "$KINDS_APP" ] || ! command -v python3 >/dev/null; then
 	test_skip 'kinds and compact' 'needs the analyzer, ana-kinds and python3'

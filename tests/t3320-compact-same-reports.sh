@@ -6,7 +6,7 @@
 # report by call site with growth classes, totals and peak, --growth and
 # --json; /usr/bin/mtrace still reads it; it is far smaller.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/compact-lib.sh"
+. "$TOP/tests/lib-compact.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
 	test_skip 'compact' 'needs the analyzer, the recorder and python3'

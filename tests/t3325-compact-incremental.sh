@@ -6,7 +6,7 @@
 # a pass finishes what a killed one left (a stale temporary file, parts
 # not deleted yet).
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/compact-lib.sh"
+. "$TOP/tests/lib-compact.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
 	test_skip 'compact' 'needs the analyzer, the recorder and python3'

@@ -6,7 +6,7 @@
 # the reports of all the parts kept; `mtrec --rotate --compact` does the
 # same beside the program, and says so.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/compact-lib.sh"
+. "$TOP/tests/lib-compact.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
 	test_skip 'compact' 'needs the analyzer, the recorder and python3'

@@ -5,7 +5,7 @@
 # two processes are; two compacted traces of one run are refused; compact
 # says what is wrong with what it is given.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/tests/compact-lib.sh"
+. "$TOP/tests/lib-compact.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'compact' 'needs the analyzer and the recorder'

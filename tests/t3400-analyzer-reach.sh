@@ -216,4 +216,16 @@ test_expect_success 'a recorded run: --leaks definite,indirect names the dropped
 	grep -E "^ +1 +100  keep_middle at " out
 '
 
+test_expect_success 'a scan the recorder refused: said in --by-site and --json, and --leaks names why' '
+	{ grep -v "^= End" plain.log &&
+	  echo "# reach refused no memory for the scan" && echo "= End"; } >refused.log &&
+	test_expect_code 1 "$MTANALYZE" --by-site refused.log >out 2>err &&
+	grep "^The recorder did not make a reachability scan it was asked for: no memory for the scan\.\$" out &&
+	test_must_be_empty err &&
+	test_expect_code 1 "$MTANALYZE" --json refused.log >out.json &&
+	py "d[\"reach_refused\"] == [\"no memory for the scan\"] or sys.exit(1)" out.json &&
+	test_expect_code 2 "$MTANALYZE" --leaks definite refused.log >out 2>err &&
+	grep "did not make the scan asked for (no memory for the scan)" err
+'
+
 test_done

@@ -10,8 +10,8 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'report by call site' 'needs the analyzer and the recorder'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana4-wrapper.c"
-APP="$TOP/tests/helper/ana4-wrapper"
+SRC="$TOP/tests/helper/ana-wrappers.c"
+APP="$TOP/tests/helper/ana-wrappers"
 
 # site_row BLOCKS BYTES FUNCTION LINE FILE: the report has this row
 site_row() {

@@ -13,9 +13,9 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'wrappers and debug files' 'needs the analyzer and the recorder'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana11-gfwrap.c"
-APP="$TOP/tests/helper/ana11-gfwrap"
-SSRC="$TOP/tests/helper/ana11-stripped.c"
+SRC="$TOP/tests/helper/ana-gluster-wrappers.c"
+APP="$TOP/tests/helper/ana-gluster-wrappers"
+SSRC="$TOP/tests/helper/ana-stripped.c"
 
 # row BLOCKS FUNCTION [FILE:LINE] FILE: the report has a row of BLOCKS
 # blocks charged to FUNCTION (at FILE:LINE when given)
@@ -67,7 +67,7 @@ test_expect_success PYTHON3 '--json: run.skip_suggestion, null when there is not
 '
 
 test_expect_success OBJCOPY 'a stripped copy, its debug file kept apart, recorded at depth 16' '
-	cp "$TOP/tests/helper/ana11-stripped" full &&
+	cp "$TOP/tests/helper/ana-stripped" full &&
 	objcopy --only-keep-debug full app.debug &&
 	mkdir bin dbg &&
 	objcopy --strip-all full bin/app &&
@@ -149,7 +149,7 @@ test_expect_success 'a BINARY of another build: warned once, in the plain report
 	readelf -n "$APP" | sed -n "s/.*Build ID: //p" >gf.id &&
 	! test_cmp gf.id other.id &&
 	same_without &&
-	grep -q "ana11-gfwrap.c:" with
+	grep -q "ana-gluster-wrappers.c:" with
 '
 
 test_expect_success 'the same in --by-site and --json' '

@@ -10,8 +10,8 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v sqlite3 >/dev/null; t
 	test_skip 'SQLite loading' 'needs the analyzer, the recorder and sqlite3'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana4-wrapper.c"
-APP="$TOP/tests/helper/ana4-wrapper"
+SRC="$TOP/tests/helper/ana-wrappers.c"
+APP="$TOP/tests/helper/ana-wrappers"
 
 test_expect_success 'record the fixture, with and without leaks' '
 	"$MTREC" -o deep.log --depth 16 "$APP" &&

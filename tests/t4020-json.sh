@@ -8,8 +8,8 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null ||
 	test_skip 'JSON output' 'needs the analyzer, the recorder, python3 and sqlite3'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana4-wrapper.c"
-APP="$TOP/tests/helper/ana4-wrapper"
+SRC="$TOP/tests/helper/ana-wrappers.c"
+APP="$TOP/tests/helper/ana-wrappers"
 
 test_expect_success 'record the fixture' '
 	"$MTREC" -o deep.log --depth 16 "$APP" &&

@@ -13,7 +13,7 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'inline frames' 'needs the analyzer and the recorder'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana11-inline.c"
+SRC="$TOP/tests/helper/ana-inline.c"
 PUT=$(line_of LEAK-PUT)
 CALL=$(line_of PUT-CALL)
 DIRECT=$(line_of LEAK-DIRECT)
@@ -25,9 +25,9 @@ test_lazy_prereq PYTHON3 'command -v python3'
 test_lazy_prereq STRIP 'command -v strip'
 
 # The gcc build: the Makefile's helper (-O2 -g) when $CC is gcc.
-if readelf -p .comment "$TOP/tests/helper/ana11-inline" 2>/dev/null | grep -q "GCC:" &&
-   ! readelf -p .comment "$TOP/tests/helper/ana11-inline" | grep -q clang; then
-	cp "$TOP/tests/helper/ana11-inline" gcc-app
+if readelf -p .comment "$TOP/tests/helper/ana-inline" 2>/dev/null | grep -q "GCC:" &&
+   ! readelf -p .comment "$TOP/tests/helper/ana-inline" | grep -q clang; then
+	cp "$TOP/tests/helper/ana-inline" gcc-app
 elif command -v gcc >/dev/null; then
 	gcc -O2 -g -o gcc-app "$SRC"
 fi
@@ -113,7 +113,7 @@ inline_tests() {
 
 	test_expect_success "$cc: --folded stacks pass through the inlined frames" '
 		test_expect_code 1 "$MTANALYZE" --folded $cc.log >folded &&
-		grep -q ";worker (ana11-inline.c:$CALL);cache_put (ana11-inline.c:$PUT) 48$" folded
+		grep -q ";worker (ana-inline.c:$CALL);cache_put (ana-inline.c:$PUT) 48$" folded
 	'
 
 	test_expect_success "$cc: diff keys the inlined site: cache_put grew 3 -> 6, worker did not change" '

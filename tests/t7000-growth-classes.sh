@@ -13,7 +13,7 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null ||
 	test_skip 'growth classes' 'needs the analyzer, the recorder, python3 and sqlite3'
 	test_done; exit
 fi
-APP="$HELPER/ana7-growth"
+APP="$HELPER/ana-growth"
 
 # classes FILE: "function class" of each leaking site, by function
 classes() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t7005-growth-evidence: leaks of real daemons that are not growth are not
 # called linear or exponential (share/growth.md, "Evidence"): the fixture
-# tests/helper/ana7-shapes.c has a rehash's 2 blocks at start-up and 14 at
+# tests/helper/ana-daemon-shapes.c has a rehash's 2 blocks at start-up and 14 at
 # shutdown (constant), a teardown's 400 blocks in the last tenth of the run
 # (unknown: too short a span), what a full 64-entry cache shared by 4
 # threads keeps (constant), 5 blocks over the whole run (unknown: too few),
@@ -15,7 +15,7 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ]; then
 	test_skip 'growth evidence' 'needs the analyzer and the recorder'
 	test_done; exit
 fi
-APP="$HELPER/ana7-shapes"
+APP="$HELPER/ana-daemon-shapes"
 
 # classes FILE...: "function class" of each leaking site, by function
 classes() {

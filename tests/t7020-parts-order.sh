@@ -78,7 +78,7 @@ test_expect_success 'the file before an exec and the one after are not one run e
 '
 
 test_expect_success GLIBC_DEBUG 'glibc traces and pieces without headers are read as given' '
-	LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=g.log "$HELPER/ana7-growth" 2000 &&
+	LD_PRELOAD=$GLIBC_DEBUG MALLOC_TRACE=g.log "$HELPER/ana-growth" 2000 &&
 	split -l 3000 g.log piece. &&
 	test_expect_code 1 "$MTANALYZE" g.log >expect &&
 	test_expect_code 1 "$MTANALYZE" piece.* >actual 2>err &&

@@ -11,12 +11,12 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null ||
 	test_skip 'peak and temporary allocations' 'needs the analyzer, the recorder, python3 and sqlite3'
 	test_done; exit
 fi
-SRC="$HELPER/ana7-peak.c"
+SRC="$HELPER/ana-peak.c"
 # marker_line NAME: the line of the fixture marked /* NAME */
 marker_line() { line_of "/\* $1 \*/"; }
 
 test_expect_success 'record the fixture' '
-	"$MTREC" -o pk.log --depth 4 "$HELPER/ana7-peak" 2>/dev/null &&
+	"$MTREC" -o pk.log --depth 4 "$HELPER/ana-peak" 2>/dev/null &&
 	"$MTANALYZE" --by-site pk.log >report &&
 	"$MTANALYZE" --json pk.log >pk.json &&
 	"$MTANALYZE" --db pk.db pk.log >/dev/null

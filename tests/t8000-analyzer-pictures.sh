@@ -9,8 +9,8 @@ if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; t
 	test_skip 'pictures' 'needs the analyzer, the recorder and python3'
 	test_done; exit
 fi
-SRC="$TOP/tests/helper/ana4-wrapper.c"
-APP="$TOP/tests/helper/ana4-wrapper"
+SRC="$TOP/tests/helper/ana-wrappers.c"
+APP="$TOP/tests/helper/ana-wrappers"
 FACTS="$TOP/tests/html-facts.py"
 
 test_lazy_prereq CHROMIUM 'command -v chromium'
@@ -34,16 +34,16 @@ test_expect_success 'record the fixture' '
 test_expect_success '--folded: the known leaks, in bytes, exit 1' '
 	test_expect_code 1 "$MTANALYZE" --folded deep.log >folded &&
 	sed "s/.*;//" folded | sort >actual &&
-	{ echo "load_config (ana4-wrapper.c:$(line_of LEAK-A)) 100"
-	  echo "main (ana4-wrapper.c:$(line_of LEAK-C)) 21"
-	  echo "main (ana4-wrapper.c:$(line_of LEAK-DUP)) 20"
-	  echo "parse_args (ana4-wrapper.c:$(line_of LEAK-B)) 40"
-	  echo "pool_get (ana4-wrapper.c:$(line_of POOL-CALL)) 50"; } | sort >expect &&
+	{ echo "load_config (ana-wrappers.c:$(line_of LEAK-A)) 100"
+	  echo "main (ana-wrappers.c:$(line_of LEAK-C)) 21"
+	  echo "main (ana-wrappers.c:$(line_of LEAK-DUP)) 20"
+	  echo "parse_args (ana-wrappers.c:$(line_of LEAK-B)) 40"
+	  echo "pool_get (ana-wrappers.c:$(line_of POOL-CALL)) 50"; } | sort >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success '--folded: outermost first, wrappers skipped, one stack a line' '
-	head -n 1 folded | grep "^_start .*;__libc_start_main .*;main (ana4-wrapper.c:[0-9]*);load_config (" &&
+	head -n 1 folded | grep "^_start .*;__libc_start_main .*;main (ana-wrappers.c:[0-9]*);load_config (" &&
 	! grep "xmalloc\|malloc (" folded &&
 	# the format flamegraph.pl reads: frames without spaces around ";", a count
 	python3 -c "

@@ -9,8 +9,9 @@
  *                              _exit()s inside daemon()
  *   rec-daemon double FILE     fork; the child calls setsid() and forks
  *                              again and _exit()s without allocating; the
- *                              grandchild runs the daemon; the first
- *                              process waits for the child and exit()s
+ *                              grandchild runs the daemon once the first
+ *                              process, which waits for the child and
+ *                              exit()s, is gone (a pipe it holds ends)
  *   rec-daemon double-alloc FILE
  *                              as double, but the middle process allocates
  *                              and frees a block of 1003 before forking
@@ -99,7 +100,10 @@ int main(int argc, char **argv)
 		run_daemon(shared, argv[2]);
 	}
 	if (strcmp(argv[1], "double") == 0 || strcmp(argv[1], "double-alloc") == 0) {
-		if ((pid = fork()) < 0) {
+		int hold[2];
+		char c;
+
+		if (pipe(hold) < 0 || (pid = fork()) < 0) {
 			perror("fork");
 			return 1;
 		}
@@ -111,6 +115,11 @@ int main(int argc, char **argv)
 				_exit(1);
 			if (pid > 0)
 				_exit(0);
+			close(hold[1]);
+			alarm(60);
+			while (read(hold[0], &c, 1) > 0)
+				;
+			alarm(0);
 			run_daemon(shared, argv[2]);
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)

@@ -1,12 +1,12 @@
 #!/bin/sh
-# build-symtab-test.sh OUTDIR -- build the rec-symtab.c unit test in OUTDIR.
+# build-symtab-test.sh OUTDIR -- build the symtab.c unit test in OUTDIR.
 #
 # libsymodd-{gnu,sysv,both}.so: symtab-odd.c linked with each hash style;
 # libsymodd-strip.so: the GNU one stripped (only .dynsym left);
 # libsymodd-extra.so, -extra2.so (laid out differently), -race.so: loaded
 #   and unloaded by the test;
 # symtab-test-pie, symtab-test-nopie, symtab-test-nopie-sysv: the driver
-#   with recorder/rec-symtab.c (the recorder's flags, see Makefile.in
+#   with recorder/symtab.c (the recorder's flags, see Makefile.in
 #   REC_CFLAGS) and symtab-odd.c, exported (-rdynamic); the non-PIE ones
 #   also have undefined symbols with a value (canonical PLT entries), which
 #   _dl_addr only sees through DT_HASH.
@@ -30,14 +30,14 @@ $CC -O0 $ODD -fPIC -shared -o libsymodd-extra2.so "$U/symtab-odd.c"
 
 REC="-O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
 	-D_GNU_SOURCE -I$TOP/recorder"
-$CC $REC -c -o rec-symtab.o "$TOP/recorder/rec-symtab.c"
-$CC $REC -c -o rec-prim.o "$TOP/recorder/rec-prim.c"
+$CC $REC -c -o symtab.o "$TOP/recorder/symtab.c"
+$CC $REC -c -o prim.o "$TOP/recorder/prim.c"
 $CC -O2 $W -D_GNU_SOURCE -I"$TOP/recorder" -c -o symtab-test.o "$U/symtab-test.c"
 $CC -O1 $ODD -fPIE -c -o odd-pie.o "$U/symtab-odd.c"
 $CC -O1 $ODD -fno-pie -c -o odd-nopie.o "$U/symtab-odd.c"
-$CC -pie -rdynamic -o symtab-test-pie symtab-test.o odd-pie.o rec-symtab.o rec-prim.o \
+$CC -pie -rdynamic -o symtab-test-pie symtab-test.o odd-pie.o symtab.o prim.o \
 	-lm -ldl -pthread
-$CC -no-pie -rdynamic -o symtab-test-nopie symtab-test.o odd-nopie.o rec-symtab.o rec-prim.o \
+$CC -no-pie -rdynamic -o symtab-test-nopie symtab-test.o odd-nopie.o symtab.o prim.o \
 	-lm -ldl -pthread
 $CC -no-pie -rdynamic -Wl,--hash-style=sysv -o symtab-test-nopie-sysv symtab-test.o \
-	odd-nopie.o rec-symtab.o rec-prim.o -lm -ldl -pthread
+	odd-nopie.o symtab.o prim.o -lm -ldl -pthread

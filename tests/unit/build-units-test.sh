@@ -3,9 +3,9 @@
 # writer and tables in OUTDIR, with the recorder's flags (see Makefile.in
 # REC_CFLAGS), each linked with only the recorder files below it:
 #
-# chunk-test: recorder/rec-chunk.c on rec-file.c, rec-objects.c, rec-prim.c;
-# tables-test: rec-caller.c, rec-stack.c, rec-objects.c on rec-symtab.c,
-#   rec-prim.c; libtables-obj.so, a library it loads and unloads;
+# chunk-test: recorder/chunk.c on file.c, tables-objects.c, prim.c;
+# tables-test: tables-caller.c, tables-stack.c, tables-objects.c on
+#   symtab.c, prim.c; libtables-obj.so, a library it loads and unloads;
 # libturn.so and realloc-turn: an allocator that hands a block realloc
 #   released to another thread before realloc returns, and its driver.
 set -e
@@ -20,13 +20,13 @@ REC="-O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-pro
 mkdir -p "$OUT"
 cd "$OUT"
 
-for f in chunk file objects prim caller stack symtab; do
-	$CC $REC -c -o rec-$f.o "$R/rec-$f.c"
+for f in chunk file tables-objects prim tables-caller tables-stack symtab; do
+	$CC $REC -c -o $f.o "$R/$f.c"
 done
 $CC -O2 -g $W -D_GNU_SOURCE -I"$R" -o chunk-test "$U/chunk-test.c" \
-	rec-chunk.o rec-file.o rec-objects.o rec-prim.o -ldl -pthread
+	chunk.o file.o tables-objects.o prim.o -ldl -pthread
 $CC -O2 -g $W -D_GNU_SOURCE -I"$R" -o tables-test "$U/tables-test.c" \
-	rec-caller.o rec-stack.o rec-objects.o rec-symtab.o rec-prim.o -ldl -pthread
+	tables-caller.o tables-stack.o tables-objects.o symtab.o prim.o -ldl -pthread
 $CC -O2 -g $W -fPIC -shared -o libtables-obj.so "$U/tables-obj.c"
 $CC -O2 -g $W -fno-builtin -fPIC -shared -o libturn.so "$U/realloc-turn.c"
 $CC -O2 -g $W -fno-builtin -D_GNU_SOURCE -I"$R" -o realloc-turn "$U/realloc-turn-main.c" -ldl -pthread

@@ -1,7 +1,7 @@
 #!/bin/sh
-# build-unwind-test.sh OUTDIR -- build the rec-unwind.c unit test in OUTDIR.
+# build-unwind-test.sh OUTDIR -- build the unwind.c unit test in OUTDIR.
 #
-# libuwshim.so: recorder/rec-unwind.c with the shim that plays libmtrec.so,
+# libuwshim.so: recorder/unwind.c with the shim that plays libmtrec.so,
 #   compiled with the recorder's flags (see Makefile.in REC_CFLAGS);
 # libuwchain.so: the chain hops as a shared library;
 # unwind-test: the driver, with the chain hops compiled once per variant.
@@ -17,7 +17,7 @@ cd "$OUT"
 
 $CC -O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
 	-D_GNU_SOURCE -DMTREC_UNWIND_TEST -I"$TOP/recorder" -I"$U" -shared \
-	-o libuwshim.so "$U/unwind-shim.c" "$TOP/recorder/rec-unwind.c"
+	-o libuwshim.so "$U/unwind-shim.c" "$TOP/recorder/unwind.c"
 $CC -O2 -g $W -fPIC -fomit-frame-pointer -DVARIANT=lib -I"$U" -shared \
 	-o libuwchain.so "$U/unwind-chain.c" -L. -luwshim
 
@@ -41,4 +41,4 @@ $CC -O2 -g $W -D_GNU_SOURCE $extra -I"$U" -o unwind-test "$U/unwind-test.c" $obj
 	-L. -luwchain -luwshim -Wl,-rpath,"$OUT" -pthread -ldl
 $CC -O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
 	-D_GNU_SOURCE -I"$TOP/recorder" -shared \
-	-o libuwpreload.so "$U/unwind-preload.c" "$TOP/recorder/rec-unwind.c"
+	-o libuwpreload.so "$U/unwind-preload.c" "$TOP/recorder/unwind.c"

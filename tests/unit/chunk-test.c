@@ -1,5 +1,5 @@
-/* chunk-test.c -- unit test of recorder/rec-chunk.c, the chunk writer, on a
- * real trace file (recorder/rec-file.c) but without the shim, the events
+/* chunk-test.c -- unit test of recorder/chunk.c, the chunk writer, on a
+ * real trace file (recorder/file.c) but without the shim, the events
  * or process life above it: this program plays process life (it opens the
  * file, sets the hooks, brackets every call with mtrec_enter/leave).
  *
@@ -20,6 +20,7 @@
  * Usage: chunk-test DIR (scratch directory).  Prints "# ..." lines and a
  * last line "PASS" or "FAIL N".
  */
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -387,6 +388,8 @@ static void run(const char *name, void (*test)(const char *), const char *dir)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 
 	run("threads", test_threads, dir);
 	run("nesting", test_nesting, dir);

@@ -1,5 +1,5 @@
 /* symtab-odd.c -- symbols that make dladdr()'s choice interesting, for the
- * rec-symtab.c unit test.  Built into shared objects (GNU hash, DT_HASH,
+ * symtab.c unit test.  Built into shared objects (GNU hash, DT_HASH,
  * both, stripped) and into the test executables themselves (-rdynamic).
  *
  * - odd_fn1 and odd_alias1: two names for one function (a tie: the first

@@ -1,4 +1,4 @@
-/* symtab-test.c -- unit test of recorder/rec-symtab.c: for every address
+/* symtab-test.c -- unit test of recorder/symtab.c: for every address
  * of a large sample, mtrec_symtab_find() must say exactly what dladdr()
  * says, and must answer (not hand over to dladdr) everywhere inside the
  * objects it can index.
@@ -218,6 +218,8 @@ static void check_lib_now(void *h, const char *what)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 	const char *libs[] = { "libsymodd-gnu.so", "libsymodd-sysv.so", "libsymodd-both.so",
 			       "libsymodd-strip.so" };
 	struct tally outside = { "outside", 0, 0 };

@@ -1,6 +1,6 @@
 /* tables-test.c -- unit test of the recorder's tables: caller strings
- * (recorder/rec-caller.c), interned stacks (rec-stack.c) and loaded
- * objects (rec-objects.c), alone, without the chunk writer above them.
+ * (recorder/tables-caller.c), interned stacks (tables-stack.c) and loaded
+ * objects (tables-objects.c), alone, without the chunk writer above them.
  *
  *   - a caller's string is exactly what glibc 2.36's tr_where() prints,
  *     from dladdr(); a miss is NULL until the entry is added; adds from
@@ -19,6 +19,7 @@
  * lines and a last line "PASS" or "FAIL N".
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,8 @@ static void test_objects(const char *lib)
 int main(int argc, char **argv)
 {
 	const char *lib = argc > 1 ? argv[1] : "./libtables-obj.so";
+
+	prim_loader_init(dl_iterate_phdr);	/* what the shim's bootstrap does */
 
 	test_callers();
 	test_stacks();

@@ -1,6 +1,6 @@
 /* unwind-preload.c -- the unwinder inside real programs' malloc.
  *
- * Built with recorder/rec-unwind.c into a preload library (as libmtrec.so
+ * Built with recorder/unwind.c into a preload library (as libmtrec.so
  * would be) that walks the stack on every malloc and free, compares the
  * walk with glibc's backtrace() taken at the same point, and at exit
  * writes to stderr "unwind-preload: W walks, D differ" (through a copy of

@@ -1,6 +1,6 @@
 /* unwind-shim.c -- stands in for libmtrec.so in the unwinder's unit test.
  *
- * Linked with recorder/rec-unwind.c into one shared object, built with the
+ * Linked with recorder/unwind.c into one shared object, built with the
  * recorder's flags, so that the frames mtrec_unwind must skip (the
  * "wrapper" and the "record" function below) are, as in the recorder,
  * those of the library that contains it.

@@ -1,4 +1,4 @@
-/* unwind-test.c -- unit test and microbenchmark of recorder/rec-unwind.c.
+/* unwind-test.c -- unit test and microbenchmark of recorder/unwind.c.
  *
  * Every walk is compared with glibc's backtrace() (libgcc's DWARF unwinder)
  * taken at the same point: call chains mixing frames from -O0/-O2/-Os code

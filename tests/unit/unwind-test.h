@@ -1,6 +1,6 @@
-/* unwind-test.h -- shared by the pieces of the rec-unwind.c unit test.
+/* unwind-test.h -- shared by the pieces of the unwind.c unit test.
  *
- * unwind-shim.c plays libmtrec.so: it is linked with recorder/rec-unwind.c
+ * unwind-shim.c plays libmtrec.so: it is linked with recorder/unwind.c
  * into libuwshim.so, so the module skips the shim's frames exactly as it
  * skips the recorder's.  unwind-chain.c is compiled several times with
  * different flags (and once into a shared library) to make call chains of

@@ -1,0 +1,1015 @@
+/* run.c -- a run of a trace, by call site: blocks, call paths, sites.
+ *
+ * The hot path (one event) is: intern the caller field, find the event's
+ * call path in an array indexed by caller or stack id, one probe of the
+ * block table, a few counters.  Symbolization happens once per call path,
+ * when its stack is known: usually at its first event, since a thread
+ * writes a stack's definition before its first use; when another thread
+ * used the stack first (trace-format.md), the path waits for the "# stack"
+ * line and is charged then (its site's peak then counts the path's live
+ * bytes from that point).
+ *
+ * Over time (issue 7): every site's live blocks and bytes are sampled,
+ * and "# time" lines put lines on the recorder's clock (timeline.c).  The
+ * sites are put in report order by site-rank.c.  The run's peak is found
+ * with a lazy snapshot: each
+ * new peak starts an epoch, and a site saves its live bytes the first time
+ * it changes in a later epoch, so the snapshot costs O(1) an event.
+ */
+#include "run.h"
+#include "compact-sum.h"
+#include "growth.h"
+#include "kinds.h"
+#include "live-table.h"
+#include "timeline.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bad frees kept one by one (all are counted). */
+#define MAX_BAD_FREES (1u << 20)
+/* Stack ids below this index an array, others a hash table. */
+#define DENSE_STACK_IDS (1u << 24)
+typedef struct {
+	uint64_t last_addr;        /* its latest allocation */
+	gboolean valid;            /* ... not followed by a free yet */
+} ThreadState;
+
+typedef struct {
+	uint32_t n;
+	uint64_t addrs[];
+} StackDef;
+
+typedef struct {
+	guint n;
+	struct {
+		uint32_t site;
+		gboolean inlined;
+	} f[];
+} FieldSites;
+
+struct MtaRun {
+	MtaSymbolizer *sym;
+	const MtaWrappers *wrappers;
+	MtaRunInfo info;
+	MtaRunEventFunc event_func;
+	gpointer event_data;
+	uint32_t tid;
+	MtaLiveTable blocks;       /* live blocks: line, size, path, tid */
+	MtaStrtab callers;
+	GArray *path_by_caller;    /* caller id -> path + 1 */
+	GArray *path_by_stack;     /* dense stack id -> path + 1 */
+	GHashTable *path_by_big_stack;  /* stack id -> path + 1 */
+	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
+	GPtrArray *paths;
+	GPtrArray *sites;
+	GHashTable *site_by_key;   /* "function\x1ffile\x1fline\x1fobject" -> site + 1 */
+	GHashTable *site_by_field; /* frame field -> FieldSites */
+	GArray *leaks;
+	GArray *bad_frees;
+	GHashTable *threads;
+	MtaTimeline timeline;
+	uint64_t cur_line;
+	/* peak */
+	uint64_t peak_epoch;
+	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
+	/* temporary allocations: tid -> ThreadState index + 1 */
+	GHashTable *thread_index;
+	GArray *thread_states;
+	ThreadState *cur_thread;
+	MtaKinds *kinds;           /* "# k" events */
+	/* "# reach" verdicts by address (flags: the MtaReach); they may come
+	 * before the block's own line, which another thread wrote later in
+	 * the file, so they are matched with the blocks live at the end */
+	MtaLiveTable verdicts;
+	/* the scan being read: its verdicts and notes until its "end" */
+	MtaLiveTable scan;
+	GPtrArray *scan_notes;
+	gboolean in_scan;
+	uint64_t scan_line, scan_announced, scan_verdicts;
+};
+
+/* ------------------------------------------------------------ life cycle */
+
+static void
+path_free (gpointer p)
+{
+	MtaPath *path = p;
+	g_free (path->caller);
+	g_free (path->addrs);
+	g_free (path->frames);
+	g_free (path->inlined);
+	g_free (path);
+}
+
+static void
+site_free (gpointer p)
+{
+	MtaSite *s = p;
+	g_free (s->function);
+	g_free (s->file);
+	g_free (s->object);
+	g_free (s->tl_bytes);
+	g_free (s->tl_blocks);
+	g_free (s);
+}
+
+MtaRun *
+mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary)
+{
+	MtaRun *r = g_new0 (MtaRun, 1);
+
+	r->sym = sym;
+	r->wrappers = wrappers;
+	r->info.traces = g_ptr_array_new_with_free_func (g_free);
+	r->info.binary = g_strdup (binary);
+	r->info.pid = r->info.ppid = -1;
+	r->info.skip_wrappers = wrappers != NULL;
+	mta_incomplete_init (&r->info.incomplete);
+	mta_live_init (&r->blocks);
+	mta_strtab_init (&r->callers);
+	r->path_by_caller = g_array_new (FALSE, TRUE, sizeof (uint32_t));
+	r->path_by_stack = g_array_new (FALSE, TRUE, sizeof (uint32_t));
+	r->path_by_big_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+	r->stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+	r->paths = g_ptr_array_new_with_free_func (path_free);
+	r->sites = g_ptr_array_new_with_free_func (site_free);
+	r->site_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
+	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
+	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+	mta_timeline_init (&r->timeline);
+	r->thread_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+	r->thread_states = g_array_new (FALSE, TRUE, sizeof (ThreadState));
+	g_array_set_size (r->thread_states, 1);
+	r->cur_thread = &g_array_index (r->thread_states, ThreadState, 0);
+	r->kinds = mta_kinds_new ();
+	mta_live_init (&r->verdicts);
+	mta_live_init (&r->scan);
+	r->scan_notes = g_ptr_array_new_with_free_func (g_free);
+	r->info.reach_notes = g_ptr_array_new_with_free_func (g_free);
+	r->info.reach_refused = g_ptr_array_new_with_free_func (g_free);
+	return r;
+}
+
+void
+mta_run_free (MtaRun *r)
+{
+	if (r == NULL)
+		return;
+	g_ptr_array_free (r->info.traces, TRUE);
+	g_free (r->info.binary);
+	g_free (r->info.exe);
+	g_free (r->info.cmdline);
+	g_free (r->info.start);
+	mta_incomplete_release (&r->info.incomplete);
+	mta_live_release (&r->blocks);
+	mta_strtab_release (&r->callers);
+	g_array_free (r->path_by_caller, TRUE);
+	g_array_free (r->path_by_stack, TRUE);
+	g_hash_table_destroy (r->path_by_big_stack);
+	g_hash_table_destroy (r->stacks);
+	g_ptr_array_free (r->paths, TRUE);
+	g_ptr_array_free (r->sites, TRUE);
+	g_hash_table_destroy (r->site_by_key);
+	g_hash_table_destroy (r->site_by_field);
+	g_array_free (r->leaks, TRUE);
+	g_array_free (r->bad_frees, TRUE);
+	g_hash_table_destroy (r->threads);
+	g_free (r->info.tl_lines);
+	g_free (r->info.tl_times);
+	mta_timeline_release (&r->timeline);
+	g_hash_table_destroy (r->thread_index);
+	g_array_free (r->thread_states, TRUE);
+	mta_kinds_free (r->kinds);
+	mta_live_release (&r->verdicts);
+	mta_live_release (&r->scan);
+	g_ptr_array_free (r->scan_notes, TRUE);
+	g_ptr_array_free (r->info.reach_notes, TRUE);
+	g_ptr_array_free (r->info.reach_refused, TRUE);
+	g_free (r);
+}
+
+void
+mta_run_set_leak_kinds (MtaRun *r, guint mask)
+{
+	r->info.leak_kinds = mask;
+}
+
+void
+mta_run_add_trace (MtaRun *r, const char *path)
+{
+	g_ptr_array_add (r->info.traces, g_strdup (path));
+}
+
+void
+mta_run_set_event_func (MtaRun *r, MtaRunEventFunc func, gpointer data)
+{
+	r->event_func = func;
+	r->event_data = data;
+}
+
+const MtaRunInfo *mta_run_info (const MtaRun *r) { return &r->info; }
+MtaSymbolizer *mta_run_symbolizer (const MtaRun *r) { return r->sym; }
+GPtrArray *mta_run_sites (const MtaRun *r) { return r->sites; }
+GPtrArray *mta_run_paths (const MtaRun *r) { return r->paths; }
+GArray *mta_run_leaks (const MtaRun *r) { return r->leaks; }
+GArray *mta_run_bad_frees (const MtaRun *r) { return r->bad_frees; }
+GHashTable *mta_run_threads (const MtaRun *r) { return r->threads; }
+const MtaKinds *mta_run_kinds (const MtaRun *r) { return r->kinds; }
+
+/* ------------------------------------------------------------ sites */
+
+/* The site of one frame (NULL: a field that names nothing). */
+static uint32_t
+site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
+{
+	gpointer v;
+	g_autofree char *function = NULL;
+	if (fi != NULL && fi->function != NULL)
+		function = g_strdup (fi->function);
+	else if (fi != NULL)
+		function = g_strdup_printf ("0x%" PRIx64, fi->offset);
+	else
+		function = g_strdup ("");
+	const char *file = fi && fi->file ? fi->file : "";
+	const char *object = fi && fi->object ? fi->object : "";
+	unsigned line = fi ? fi->line : 0;
+	char *key = g_strdup_printf ("%s\x1f%s\x1f%u\x1f%s", function, file, line, object);
+	uint32_t idx;
+
+	v = g_hash_table_lookup (r->site_by_key, key);
+	if (v != NULL) {
+		idx = GPOINTER_TO_UINT (v) - 1;
+		g_free (key);
+	} else {
+		MtaSite *s = g_new0 (MtaSite, 1);
+		s->function = g_steal_pointer (&function);
+		s->file = g_strdup (file);
+		s->line = line;
+		s->object = g_strdup (object);
+		/* by name, or by offset for code without symbols */
+		s->wrapper = r->wrappers != NULL &&
+			mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
+						  fi != NULL && fi->main_exe);
+		idx = r->sites->len;
+		g_ptr_array_add (r->sites, s);
+		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));
+	}
+	if (fi != NULL && fi->inlined)
+		((MtaSite *) r->sites->pdata[idx])->inlined = TRUE;
+	return idx;
+}
+
+/* The sites of a frame (a caller field or "[0xADDR]"): one, or one per
+ * function when the call is in inlined code, innermost first. */
+static const FieldSites *
+sites_for_field (MtaRun *r, const char *field)
+{
+	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
+	if (fs != NULL)
+		return fs;
+
+	const MtaFrameInfo *fi = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
+	guint n = 1;
+	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
+		n++;
+	fs = g_malloc (sizeof *fs + n * sizeof fs->f[0]);
+	fs->n = n;
+	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
+		fs->f[i].site = site_for_frame (r, fi);
+		fs->f[i].inlined = fi != NULL && fi->inlined;
+	}
+	g_hash_table_insert (r->site_by_field, g_strdup (field), fs);
+	return fs;
+}
+
+static inline MtaSite *
+site_at (MtaRun *r, uint32_t i)
+{
+	return r->sites->pdata[i];
+}
+
+/* Before S's live bytes change: keep what it held at the latest peak. */
+static inline void
+site_touch (MtaRun *r, MtaSite *s)
+{
+	if (s->peak_mark != r->peak_epoch) {
+		s->peak_share_bytes = s->live_bytes;
+		s->peak_mark = r->peak_epoch;
+	}
+	if (G_UNLIKELY (s->tl_bytes == NULL)) {
+		s->tl_bytes = g_new0 (uint64_t, MTA_TL_MAX + 1);
+		s->tl_blocks = g_new0 (uint32_t, MTA_TL_MAX + 1);
+	}
+}
+
+gboolean
+mta_run_site_proven (const MtaRun *r, const MtaSite *s)
+{
+	const MtaIncomplete *x = &r->info.incomplete;
+	return x->stopped_line == 0 && (x->lost_lines == 0 || s->leaked_blocks > x->lost_events);
+}
+
+char *
+mta_location_label (const char *function, const char *file, unsigned line,
+		    const char *object)
+{
+	GString *g = g_string_new (function[0] ? function : "??");
+	if (file[0]) {
+		g_string_append_printf (g, " at %s", file);
+		if (line)
+			g_string_append_printf (g, ":%u", line);
+	}
+	if (object[0])
+		g_string_append_printf (g, " in %s", object);
+	return g_string_free (g, FALSE);
+}
+
+char *
+mta_site_label (const MtaSite *s)
+{
+	return mta_location_label (s->function, s->file, s->line, s->object);
+}
+
+/* ------------------------------------------------------------ paths */
+
+static const StackDef *
+stack_def (MtaRun *r, int64_t id)
+{
+	return g_hash_table_lookup (r->stacks, &id);
+}
+
+/* Find the frames and the site of path P, once its stack is known (or
+ * never will be: FORCE). */
+static void
+resolve_path (MtaRun *r, MtaPath *p, gboolean force)
+{
+	const StackDef *st = p->trace_id >= 0 ? stack_def (r, p->trace_id) : NULL;
+	uint32_t n = st && st->n > 0 ? st->n : 1;
+	gboolean stack = st != NULL && st->n > 0;
+	char buf[32];
+
+	if (p->site >= 0 || (p->trace_id >= 0 && st == NULL && !force))
+		return;
+	/* one frame per function: an address in inlined code is several */
+	GArray *frames = g_array_sized_new (FALSE, FALSE, sizeof (uint32_t), n);
+	GArray *addrs = stack ? g_array_sized_new (FALSE, FALSE, sizeof (uint64_t), n) : NULL;
+	GArray *inlined = g_array_sized_new (FALSE, FALSE, sizeof (uint8_t), n);
+	gboolean any_inlined = FALSE;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *field;
+		if (!stack || (i == 0 && p->caller[0]))
+			field = p->caller;
+		else {
+			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", st->addrs[i]);
+			field = buf;
+		}
+		const FieldSites *fs = sites_for_field (r, field);
+		for (guint k = 0; k < fs->n; k++) {
+			uint8_t in = fs->f[k].inlined;
+			g_array_append_val (frames, fs->f[k].site);
+			g_array_append_val (inlined, in);
+			if (addrs != NULL)
+				g_array_append_val (addrs, st->addrs[i]);
+			any_inlined |= in;
+		}
+	}
+	n = p->nframes = frames->len;
+	p->frames = (uint32_t *) (void *) g_array_free (frames, FALSE);
+	p->addrs = addrs ? (uint64_t *) (void *) g_array_free (addrs, FALSE) : NULL;
+	p->inlined = any_inlined ? (uint8_t *) g_array_free (inlined, FALSE) : NULL;
+	if (!any_inlined)
+		g_array_free (inlined, TRUE);
+	/* The first frame that is not a wrapper; the outermost when all are
+	 * (a stack cut short by the depth).  Code inlined into a wrapper is
+	 * the wrapper's: git's static do_xmalloc, inlined into xmalloc, is
+	 * skipped with it. */
+	p->site_frame = n - 1;
+	gboolean in_wrapper = FALSE;
+	for (uint32_t i = n; i-- > 0;) {
+		gboolean w = site_at (r, p->frames[i])->wrapper;
+		in_wrapper = p->inlined != NULL && p->inlined[i] ? in_wrapper || w : w;
+		if (!in_wrapper)
+			p->site_frame = i;
+	}
+	p->site = (int32_t) p->frames[p->site_frame];
+	MtaSite *s = site_at (r, (uint32_t) p->site);
+	site_touch (r, s);
+	s->live_bytes += p->live_bytes;
+	s->live_blocks += p->allocs - p->frees;
+	if (s->live_bytes > s->peak_live_bytes)
+		s->peak_live_bytes = s->live_bytes;
+}
+
+static uint32_t
+new_path (MtaRun *r, int64_t trace_id, const MtaLine *l)
+{
+	MtaPath *p = g_new0 (MtaPath, 1);
+	p->trace_id = trace_id;
+	p->caller = g_strndup (l->caller.p, l->caller.len);
+	p->site = -1;
+	p->first_line = l->lineno;
+	g_ptr_array_add (r->paths, p);
+	resolve_path (r, p, FALSE);
+	return r->paths->len - 1;
+}
+
+static uint32_t
+path_of (MtaRun *r, const MtaLine *l)
+{
+	uint32_t *slot;
+
+	if (l->stack_id >= 0 && (uint64_t) l->stack_id < DENSE_STACK_IDS) {
+		guint id = (guint) l->stack_id;
+		if (id >= r->path_by_stack->len)
+			g_array_set_size (r->path_by_stack, MAX (id + 1, r->path_by_stack->len * 2));
+		slot = &g_array_index (r->path_by_stack, uint32_t, id);
+	} else if (l->stack_id >= 0) {
+		gpointer v = g_hash_table_lookup (r->path_by_big_stack, &l->stack_id);
+		if (v != NULL)
+			return GPOINTER_TO_UINT (v) - 1;
+		uint32_t idx = new_path (r, l->stack_id, l);
+		g_hash_table_insert (r->path_by_big_stack, g_memdup2 (&l->stack_id, sizeof (int64_t)),
+				     GUINT_TO_POINTER (idx + 1));
+		return idx;
+	} else {
+		uint32_t c = mta_strtab_intern (&r->callers, l->caller.p, l->caller.len);
+		if (c >= r->path_by_caller->len)
+			g_array_set_size (r->path_by_caller, MAX (c + 1, r->path_by_caller->len * 2));
+		slot = &g_array_index (r->path_by_caller, uint32_t, c);
+	}
+	if (*slot == 0)
+		*slot = new_path (r, l->stack_id, l) + 1;
+	return *slot - 1;
+}
+
+/* A "# stack" line: define it, and charge a path that was waiting for it. */
+static void
+define_stack (MtaRun *r, const char *p, const char *end)
+{
+	char *e;
+	int64_t id = g_ascii_strtoll (p, &e, 10);
+	if (e == p || id < 0 || stack_def (r, id) != NULL)
+		return;
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	for (p = e; p < end;) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			break;
+		uint64_t v = g_ascii_strtoull (p, &e, 16);
+		if (e == p)
+			break;
+		g_array_append_val (a, v);
+		p = e;
+	}
+	StackDef *d = g_malloc (sizeof *d + a->len * sizeof (uint64_t));
+	d->n = a->len;
+	if (a->len > 0)	/* "# stack 1" with no frames: a->data is NULL */
+		memcpy (d->addrs, a->data, a->len * sizeof (uint64_t));
+	g_array_free (a, TRUE);
+	g_hash_table_insert (r->stacks, g_memdup2 (&id, sizeof id), d);
+
+	uint32_t idx = 0;
+	if ((uint64_t) id < DENSE_STACK_IDS) {
+		if ((guint) id < r->path_by_stack->len)
+			idx = g_array_index (r->path_by_stack, uint32_t, id);
+	} else
+		idx = GPOINTER_TO_UINT (g_hash_table_lookup (r->path_by_big_stack, &id));
+	if (idx != 0)
+		resolve_path (r, r->paths->pdata[idx - 1], FALSE);
+}
+
+/* ------------------------------------------------------------ lines */
+
+static void
+set_thread (MtaRun *r)
+{
+	gpointer v = g_hash_table_lookup (r->thread_index, GUINT_TO_POINTER (r->tid));
+	guint i;
+	if (v != NULL)
+		i = GPOINTER_TO_UINT (v) - 1;
+	else {
+		i = r->thread_states->len;
+		g_array_set_size (r->thread_states, i + 1);
+		g_hash_table_insert (r->thread_index, GUINT_TO_POINTER (r->tid), GUINT_TO_POINTER (i + 1));
+	}
+	r->cur_thread = &g_array_index (r->thread_states, ThreadState, i);
+}
+
+/* The process header and the objects (trace-header.c): what the run
+ * reports of the process, and the symbolizer's objects. */
+static void
+header_line (MtaRun *r, const char *t, size_t len)
+{
+	MtaHeader h;
+
+	if (!mta_header_parse (t, len, &h))
+		return;
+	mta_symbolizer_header (r->sym, &h);
+	switch (h.kind) {
+	case MTA_HEADER_PID:
+		r->info.pid = h.pid;
+		r->info.ppid = h.ppid;
+		break;
+	case MTA_HEADER_EXE:
+		g_free (r->info.exe);
+		r->info.exe = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_CMDLINE:
+		g_free (r->info.cmdline);
+		r->info.cmdline = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_START:
+		if (r->info.start == NULL)
+			r->info.start = mta_header_dup (h.rest);
+		break;
+	case MTA_HEADER_DEPTH:
+		r->info.depth = (int) MIN (h.n, (uint64_t) G_MAXINT);
+		break;
+	case MTA_HEADER_THREAD:
+		g_hash_table_insert (r->threads, GUINT_TO_POINTER ((guint) h.n), mta_header_dup (h.rest));
+		break;
+	default:
+		break;
+	}
+}
+
+/* A scan's verdicts become the run's: the latest finished scan judges
+ * the blocks live at the end that it saw (share/reach.md). */
+static void
+reach_commit (MtaRun *r, gboolean finished)
+{
+	MtaRunInfo *i = &r->info;
+	MtaLiveTable t = r->verdicts;
+
+	r->verdicts = r->scan;
+	r->scan = t;
+	mta_live_release (&r->scan);
+	mta_live_init (&r->scan);
+	g_ptr_array_set_size (i->reach_notes, 0);
+	for (guint k = 0; k < r->scan_notes->len; k++)
+		g_ptr_array_add (i->reach_notes, g_strdup (r->scan_notes->pdata[k]));
+	i->reach_announced = r->scan_announced;
+	i->reach_verdicts = r->scan_verdicts;
+	i->reach = TRUE;
+	i->reach_finished = finished;
+	i->reach_line = r->scan_line;
+	i->reach_scans++;
+	r->in_scan = FALSE;
+}
+
+/* The recorder's reachability lines (reach.h); FALSE: not one. */
+static gboolean
+reach_line (MtaRun *r, const char *t, size_t len)
+{
+	MtaReachValue v = { 0 };
+	MtaRunInfo *i = &r->info;
+
+	switch (mta_reach_line (t, len, &v)) {
+	case MTA_REACH_LINE_BEGIN:
+		if (r->in_scan)
+			i->reach_unfinished++;
+		mta_live_release (&r->scan);
+		mta_live_init (&r->scan);
+		g_ptr_array_set_size (r->scan_notes, 0);
+		r->in_scan = TRUE;
+		r->scan_line = r->cur_line;
+		r->scan_announced = v.n;
+		r->scan_verdicts = 0;
+		return TRUE;
+	case MTA_REACH_LINE_VERDICT:
+		if (!r->in_scan)
+			break;
+		mta_live_insert (&r->scan, v.addr)->flags = (uint16_t) v.kind;
+		r->scan_verdicts++;
+		return TRUE;
+	case MTA_REACH_LINE_UNSCANNED:
+		if (!r->in_scan)
+			break;
+		g_ptr_array_add (r->scan_notes, g_strndup (v.rest, v.rest_len));
+		return TRUE;
+	case MTA_REACH_LINE_END:
+		if (!r->in_scan)
+			break;
+		i->reach_read_bytes = v.n;
+		i->reach_ms = v.ms;
+		reach_commit (r, TRUE);
+		return TRUE;
+	case MTA_REACH_LINE_REFUSED:
+		g_ptr_array_add (i->reach_refused, g_strndup (v.rest, v.rest_len));
+		return TRUE;
+	case MTA_REACH_LINE_BAD:
+		break;
+	case MTA_REACH_LINE_NOT:
+		return FALSE;
+	}
+	if (i->reach_bad_lines++ == 0)
+		i->reach_first_bad_line = r->cur_line;
+	return TRUE;
+}
+
+/* The end of the run: a scan the trace ends in is used only when no
+ * earlier one finished. */
+static void
+reach_finish (MtaRun *r)
+{
+	if (!r->in_scan)
+		return;
+	if (r->info.reach_finished) {
+		r->info.reach_unfinished++;
+		return;
+	}
+	reach_commit (r, FALSE);
+}
+
+static void
+ext_line (MtaRun *r, const MtaLine *l)
+{
+	const char *t = l->text.p, *end = t + l->text.len;
+	size_t len = l->text.len;
+
+	switch (l->word) {
+	case MTA_WORD_T:
+		if (len > 4 && memcmp (t, "# T ", 4) == 0) {
+			r->tid = (uint32_t) g_ascii_strtoull (t + 4, NULL, 10);
+			set_thread (r);
+			return;
+		}
+		break;
+	case MTA_WORD_TIME:
+		if (len > 7 && memcmp (t, "# time ", 7) == 0) {
+			mta_timeline_clock (&r->timeline, r->cur_line, g_ascii_strtoull (t + 7, NULL, 10));
+			return;
+		}
+		break;
+	case MTA_WORD_STACK:
+		if (len > 8 && memcmp (t, "# stack ", 8) == 0) {
+			while (end > t && (end[-1] == '\r' || end[-1] == ' '))
+				end--;
+			define_stack (r, t + 8, end);
+			return;
+		}
+		break;
+	case MTA_WORD_REACH:
+		if (len > 8 && reach_line (r, t, len))
+			return;
+		break;
+	default:
+		break;
+	}
+	header_line (r, t, len);
+}
+
+static void
+add_live (MtaRun *r, MtaPath *p, uint64_t size)
+{
+	p->live_bytes += size;
+	if (p->site >= 0) {
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		site_touch (r, s);
+		s->live_bytes += size;
+		s->live_blocks++;
+		if (s->live_bytes > s->peak_live_bytes)
+			s->peak_live_bytes = s->live_bytes;
+	}
+	r->info.live_bytes += size;
+	if (r->info.live_bytes > r->info.peak_live_bytes) {
+		r->info.peak_live_bytes = r->info.live_bytes;
+		r->info.peak_line = r->cur_line;
+		r->peak_epoch++;
+	}
+}
+
+static void
+free_block (MtaRun *r, MtaLiveEntry *b)
+{
+	MtaPath *p = r->paths->pdata[b->path];
+	p->frees++;
+	p->last_free_line = r->cur_line;
+	p->last_freed_born = MAX (p->last_freed_born, b->seq);
+	p->live_bytes -= b->size;
+	if (p->site >= 0) {
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		site_touch (r, s);
+		s->live_bytes -= b->size;
+		s->live_blocks--;
+	}
+	/* heaptrack's temporary allocation: nothing allocated in between, in
+	 * this thread */
+	if (r->cur_thread->valid && r->cur_thread->last_addr == b->addr) {
+		p->temporary++;
+		r->info.temporary++;
+		r->cur_thread->valid = FALSE;
+	}
+	r->info.live_bytes -= b->size;
+	r->info.frees++;
+	/* a verdict judged the block freed here, not one allocated later at
+	 * its address */
+	if (r->verdicts.count > 0)
+		mta_live_remove (&r->verdicts, b->addr);
+	mta_live_remove_entry (&r->blocks, b);
+}
+
+/* A compacted trace's sums (compact-sum.h): the counters of the events
+ * it dropped, added to the run's, so that it and the parts after it give
+ * the full trace's totals, peak and growth evidence. */
+static gboolean
+compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
+{
+	MtaCompactSum c;
+
+	if (!mta_compact_sum_parse (l, &c, error))
+		return FALSE;
+	*done = c.kind != MTA_COMPACT_NOT;
+	if (c.kind == MTA_COMPACT_RUN) {
+		MtaRunInfo *i = &r->info;
+		i->events += c.run.events;
+		i->allocs += c.run.allocs;
+		i->frees += c.run.frees;
+		i->reallocs += c.run.reallocs;
+		i->failed_allocs += c.run.failed_allocs;
+		i->duplicates += c.run.duplicates;
+		i->bytes_allocated += c.run.bytes_allocated;
+		i->temporary += c.run.temporary;
+		i->bad_frees += c.run.bad_frees;
+		if (c.run.peak_live_bytes > i->peak_live_bytes ||
+		    (c.run.peak_live_bytes == i->peak_live_bytes && c.run.peak_line < i->peak_line)) {
+			i->peak_live_bytes = c.run.peak_live_bytes;
+			i->peak_line = c.run.peak_line;
+			r->compact_peak_epoch = ++r->peak_epoch;
+		}
+	} else if (c.kind == MTA_COMPACT_PATH) {
+		MtaLine key = { .caller = c.path.caller, .stack_id = c.path.stack_id, .lineno = c.path.first_line };
+		uint32_t pi = path_of (r, &key);    /* may grow r->paths */
+		MtaPath *p = r->paths->pdata[pi];
+		p->first_line = MIN (p->first_line, c.path.first_line);
+		p->allocs += c.path.allocs;
+		p->frees += c.path.frees;
+		p->bytes_allocated += c.path.bytes_allocated;
+		p->temporary += c.path.temporary;
+		p->bad_frees += c.path.bad_frees;
+		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
+		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
+		p->compact_peak_share = c.path.peak_share;
+	} else if (c.kind == MTA_COMPACT_THREAD) {
+		uint32_t tid = r->tid;
+		r->tid = c.thread.tid;
+		set_thread (r);
+		r->cur_thread->valid = c.thread.valid;
+		r->cur_thread->last_addr = c.thread.last_addr;
+		r->tid = tid;
+		set_thread (r);
+	}
+	return TRUE;
+}
+
+gboolean
+mta_run_line (const MtaLine *l, gpointer data, GError **error)
+{
+	MtaRun *r = data;
+	MtaLiveEntry *b;
+
+	r->cur_line = l->lineno;
+	if (l->kind == MTA_LINE_EXT) {
+		gboolean done = FALSE;
+		if (G_UNLIKELY (l->word == MTA_WORD_RUNSUM || l->word == MTA_WORD_PATHSUM ||
+				l->word == MTA_WORD_TSTATE)) {
+			if (!compact_line (r, l, &done, error))
+				return FALSE;
+			if (done)
+				return TRUE;
+		}
+		if (!mta_incomplete_line (&r->info.incomplete, l))
+			ext_line (r, l);
+		return TRUE;
+	}
+	if (G_UNLIKELY (l->kind == MTA_LINE_TRACKED)) {
+		mta_kinds_event (r->kinds, l, path_of (r, l), r->tid);
+		return TRUE;
+	}
+	if (l->kind != MTA_LINE_EVENT)
+		return TRUE;
+	if (G_UNLIKELY (mta_timeline_due (&r->timeline, l->lineno)))
+		mta_timeline_sample (&r->timeline, r->sites, l->lineno);
+	r->info.events++;
+	uint32_t pi = path_of (r, l);
+	MtaPath *p = r->paths->pdata[pi];
+	/* "(nil)": a failed allocation, never stored (the script's keys start
+	 * with "0x") */
+	gboolean nil = l->addr == 0 && !l->addr_canonical;
+
+	switch (l->op) {
+	case '+':
+	case '>':
+		if (l->op == '>')
+			r->info.reallocs++;
+		if (nil) {
+			r->info.failed_allocs++;
+			break;
+		}
+		if (mta_live_lookup (&r->blocks, l->addr) != NULL) {
+			r->info.duplicates++;
+			break;
+		}
+		b = mta_live_insert (&r->blocks, l->addr);
+		b->size = l->size;
+		b->seq = l->lineno;
+		b->tid = r->tid;
+		b->path = pi;
+		p->allocs++;
+		p->bytes_allocated += l->size;
+		r->info.allocs++;
+		r->info.bytes_allocated += l->size;
+		add_live (r, p, l->size);
+		r->cur_thread->last_addr = l->addr;
+		r->cur_thread->valid = TRUE;
+		break;
+	case '-':
+	case '<':
+		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
+			free_block (r, b);
+			break;
+		}
+		if (p->bad_frees++ == 0)
+			p->first_bad_line = l->lineno;
+		r->info.bad_frees++;
+		if (r->bad_frees->len < MAX_BAD_FREES) {
+			MtaRecord rec = { l->addr, 0, l->lineno, pi, r->tid, l->op, 0 };
+			g_array_append_val (r->bad_frees, rec);
+		}
+		break;
+	case '!':
+		r->info.failed_allocs++;
+		break;
+	default:
+		break;
+	}
+	if (r->event_func != NULL) {
+		MtaRunEvent ev = { l->lineno, l->op, l->addr, l->size, pi, r->tid };
+		return r->event_func (&ev, r->event_data, error);
+	}
+	return TRUE;
+}
+
+/* ------------------------------------------------------------ finish */
+
+double
+mta_run_position (const MtaRun *r, uint64_t line)
+{
+	return mta_timeline_position (&r->timeline, line);
+}
+
+typedef struct {
+	uint32_t site;
+	MtaGrowthPoint pt;
+} SitePoint;
+
+static int
+site_point_cmp (const void *a, const void *b)
+{
+	const SitePoint *x = a, *y = b;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* Each leaking site's class, from the moments its leaked blocks were
+ * allocated (growth.c). */
+static void
+classify_growth (MtaRun *r)
+{
+	guint n = r->leaks->len;
+	SitePoint *sp = g_new (SitePoint, n ? n : 1);
+	MtaGrowthPoint *pts = g_new (MtaGrowthPoint, n ? n : 1);
+	double end = r->info.time_axis ? (double) r->info.end_time_ns : (double) r->info.lines;
+
+	for (guint k = 0; k < n; k++) {
+		const MtaRecord *rec = &g_array_index (r->leaks, MtaRecord, k);
+		const MtaPath *p = r->paths->pdata[rec->path];
+		sp[k].site = (uint32_t) p->site;
+		sp[k].pt.pos = mta_run_position (r, rec->line);
+		sp[k].pt.bytes = rec->size;
+	}
+	qsort (sp, n, sizeof *sp, site_point_cmp);
+	for (guint k = 0; k < n;) {
+		guint j = k;
+		while (j < n && sp[j].site == sp[k].site) {
+			pts[j - k] = sp[j].pt;
+			j++;
+		}
+		MtaSite *s = site_at (r, sp[k].site);
+		MtaGrowthFrees frees = {
+			.any = s->frees > 0,
+			.last_born = mta_run_position (r, s->last_freed_born),
+			.last_free = mta_run_position (r, s->last_free_line),
+		};
+		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
+		k = j;
+	}
+	g_free (sp);
+	g_free (pts);
+}
+
+static int
+record_by_addr (const void *a, const void *b)
+{
+	const MtaRecord *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The earlier of two line numbers, 0 meaning none. */
+static uint64_t
+earliest (uint64_t a, uint64_t b)
+{
+	return a == 0 || (b != 0 && b < a) ? b : a;
+}
+
+void
+mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
+{
+	r->info.lines = lines;
+	r->info.unreadable_lines = unreadable_lines;
+	r->info.bad_frees_kept = r->bad_frees->len;
+	reach_finish (r);
+
+	const MtaLiveEntry *b;
+	for (size_t i = 0; mta_live_next (&r->blocks, &i, &b);) {
+		MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+', 0 };
+		const MtaLiveEntry *v = r->info.reach ? mta_live_lookup (&r->verdicts, b->addr) : NULL;
+		MtaReach cat = v != NULL ? (MtaReach) v->flags : MTA_REACH_UNKNOWN;
+		rec.reach = (uint8_t) cat;
+		r->info.reach_blocks[cat]++;
+		r->info.reach_bytes[cat] += b->size;
+		r->info.all_leaked_blocks++;
+		r->info.all_leaked_bytes += b->size;
+		/* --leaks: the others are not leaks for this report */
+		if (r->info.leak_kinds != 0 && !(r->info.leak_kinds & (1u << cat)))
+			continue;
+		g_array_append_val (r->leaks, rec);
+		MtaPath *p = r->paths->pdata[rec.path];
+		if (p->leaked_blocks++ == 0 || b->seq < p->first_leak_line)
+			p->first_leak_line = b->seq;
+		p->leaked_bytes += b->size;
+		p->reach_blocks[cat]++;
+		p->reach_bytes[cat] += b->size;
+		r->info.leaked_blocks++;
+		r->info.leaked_bytes += b->size;
+	}
+	g_array_sort (r->leaks, record_by_addr);
+
+	/* Paths whose stack never came are charged by their caller field. */
+	for (guint i = 0; i < r->paths->len; i++)
+		resolve_path (r, r->paths->pdata[i], TRUE);
+	for (guint i = 0; i < r->paths->len; i++) {
+		const MtaPath *p = r->paths->pdata[i];
+		MtaSite *s = site_at (r, (uint32_t) p->site);
+		s->allocs += p->allocs;
+		s->frees += p->frees;
+		s->bytes_allocated += p->bytes_allocated;
+		s->leaked_blocks += p->leaked_blocks;
+		s->leaked_bytes += p->leaked_bytes;
+		s->bad_frees += p->bad_frees;
+		s->temporary += p->temporary;
+		s->first_line = earliest (s->first_line, p->first_line);
+		s->first_leak_line = earliest (s->first_leak_line, p->first_leak_line);
+		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
+		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
+		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
+		for (int k = 0; k < MTA_REACH_N; k++) {
+			s->reach_blocks[k] += p->reach_blocks[k];
+			s->reach_bytes[k] += p->reach_bytes[k];
+		}
+	}
+	mta_kinds_finish (r->kinds, r->paths);
+	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
+			     &r->info.end_time_ns);
+	r->info.tl_len = r->timeline.len;
+	r->info.time_lines = r->timeline.time_lines;
+	r->info.time_axis = r->timeline.time_axis;
+	for (guint i = 0; i < r->sites->len; i++) {
+		MtaSite *s = r->sites->pdata[i];
+		if (s->peak_mark != r->peak_epoch)
+			s->peak_share_bytes = s->live_bytes;
+	}
+	/* the peak lies in a compacted trace: the shares it carried */
+	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {
+		for (guint i = 0; i < r->sites->len; i++)
+			((MtaSite *) r->sites->pdata[i])->peak_share_bytes = 0;
+		for (guint i = 0; i < r->paths->len; i++) {
+			const MtaPath *p = r->paths->pdata[i];
+			site_at (r, (uint32_t) p->site)->peak_share_bytes += p->compact_peak_share;
+		}
+	}
+	classify_growth (r);
+}
+
+GArray *
+mta_path_tail (const MtaPath *p, guint max)
+{
+	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	for (uint32_t i = p->site_frame + 1; i < p->nframes && a->len < max; i++)
+		g_array_append_val (a, p->frames[i]);
+	return a;
+}

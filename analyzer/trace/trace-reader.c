@@ -1,0 +1,1214 @@
+/* trace-reader.c -- split a trace into lines and columns, classify them.
+ *
+ * Input comes through read() into one buffer that only grows for very long
+ * lines, so memory does not depend on the file's length (mapping a
+ * multi-GB file would count its touched pages in RSS) and files over 4 GiB
+ * need nothing special (off_t is 64-bit here).  In-memory parts are copied
+ * through the same buffer, so both take the same path.
+ *
+ * Hot loop: one pass per line.  Each 64-byte window gives two bit masks,
+ * "byte <= 0x20" (perl's blanks, NUL and the other control bytes) and
+ * "byte is a space", four SSE2 compares (SWAR elsewhere); columns are the
+ * runs between blanks, read off the masks with ctz.  The first control
+ * byte ends the scan: a '\n' ends the line, anything else (tab, CR, NUL,
+ * ...) hands the line to the general byte-wise tokenizer.  Hex fields are
+ * converted sixteen digits at a time.  Nothing is allocated per line.
+ *
+ * The buffer keeps PAD_FRONT bytes before and PAD_BACK after its data,
+ * and a '\n' sentinel right after the data: window loads may run past the
+ * end of a line and the last one, hex loads start up to 16 bytes before a
+ * field, and every scan stops at the sentinel at the latest (a line that
+ * ends there is incomplete and waits for more input).
+ */
+#include "trace-reader.h"
+#include "compact-sum.h"
+#include "trace-input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__SSE2__) && !defined(MTA_NO_SIMD)
+#include <emmintrin.h>
+#define USE_SSE2 1
+#else
+#define USE_SSE2 0
+#endif
+
+#define READ_CHUNK (4u << 20)
+#define PROBE_CHUNK (64u << 10)
+/* A longer "line" is cut there; the rest up to its newline is dropped. */
+#define MAX_LINE (64u << 20)
+#define PAD_FRONT 64
+#define PAD_BACK 128
+
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
+#define LIKELY(x) __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+struct MtaReader {
+	MtaLineFunc func;
+	gpointer user_data;
+	uint64_t lineno;
+	uint64_t content_lineno; /* of the last event line: where "# at" may go back to */
+	uint64_t bad;
+	/* events, tracked events and unreadable lines: the events read are
+	 * content_lines - bad (counted where the line is numbered anyway) */
+	uint64_t content_lines;
+	/* the first unreadable line, for the message on a run without events */
+	char *bad_source;
+	uint64_t bad_source_lineno;
+	unsigned bad_parts;  /* parts with an unreadable line */
+	uint64_t bytes;      /* of text read, decompressed */
+	gboolean progress;
+	gboolean traced;     /* a part of the run had a trace line */
+	gboolean probing;    /* stop at the first trace line */
+	char *mem;      /* PAD_FRONT + cap + PAD_BACK bytes */
+	char *buf;      /* mem + PAD_FRONT */
+	size_t cap;
+};
+
+/* One part of the run being read. */
+typedef struct {
+	const char *name;
+	uint64_t lineno;       /* lines emitted from this part */
+	uint64_t bad;          /* its unreadable lines */
+	size_t fill;           /* bytes in buf */
+	gboolean skipping;     /* inside an over-long line */
+	/* What the part looks like, watched until its first trace line (to
+	 * say what an unusable input is): */
+	gboolean traced;       /* a trace line was seen */
+	uint64_t bytes;        /* bytes of content read */
+	gboolean nul, blank;   /* NUL bytes, whitespace seen */
+	gboolean other;        /* any other byte */
+	gboolean binary;       /* control bytes other than whitespace, or NULs among text */
+	const char *foreign;   /* what its first bytes say it is, NULL: nothing known */
+} Part;
+
+
+/* perl's \s for split(' ') on a byte string: space \t \n \v \f \r. */
+static const unsigned char is_ws[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1,
+};
+
+static const signed char hexval[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+#define HEXV(c) (hexval[(unsigned char) (c)] - 1)   /* -1: not a digit */
+#define ONES 0x0101010101010101ULL
+#define HIGH 0x8080808080808080ULL
+
+MtaReader *
+mta_reader_new (MtaLineFunc func, gpointer user_data)
+{
+	MtaReader *r = g_new0 (MtaReader, 1);
+	r->func = func;
+	r->user_data = user_data;
+	return r;
+}
+
+void
+mta_reader_free (MtaReader *reader)
+{
+	if (reader == NULL)
+		return;
+	g_free (reader->bad_source);
+	g_free (reader->mem);
+	g_free (reader);
+}
+
+void
+mta_reader_set_progress (MtaReader *reader, gboolean quiet)
+{
+	reader->progress = !quiet && isatty (2);
+}
+
+uint64_t
+mta_reader_bad_lines (const MtaReader *reader)
+{
+	return reader->bad;
+}
+
+gboolean
+mta_reader_check_events (const MtaReader *reader, GError **error)
+{
+	const MtaReader *r = reader;
+
+	if (r->content_lines > r->bad || r->bad == 0)
+		return TRUE;
+	g_autofree char *others = r->bad_parts < 2 ? g_strdup ("")
+		: g_strdup_printf (" and %u other part%s", r->bad_parts - 1, r->bad_parts == 2 ? "" : "s");
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+		     "%s%s: unusable: none of %s %" G_GUINT64_FORMAT " event line%s could be read "
+		     "(the first at line %" G_GUINT64_FORMAT "), so nothing can be said of its leaks",
+		     r->bad_source, others, r->bad_parts < 2 ? "its" : "their", r->bad,
+		     r->bad == 1 ? "" : "s", r->bad_source_lineno);
+	return FALSE;
+}
+
+uint64_t
+mta_reader_lines (const MtaReader *reader)
+{
+	return reader->lineno;
+}
+
+uint64_t
+mta_reader_bytes (const MtaReader *reader)
+{
+	return reader->bytes;
+}
+
+uint64_t
+mta_perl_hex (MtaSpan s)
+{
+	const char *p = s.p, *end = s.p + s.len;
+	uint64_t v = 0;
+	gboolean overflow = FALSE;
+
+	if (p < end && (*p == 'x' || *p == 'X'))
+		p++;
+	else if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	while (p < end) {
+		int d = HEXV (*p);
+		if (d < 0) {
+			/* grok_hex skips one '_' when a digit follows it */
+			if (*p == '_' && p + 1 < end && HEXV (p[1]) >= 0) {
+				p++;
+				continue;
+			}
+			break;
+		}
+		if (v >> 60)
+			overflow = TRUE;
+		v = (v << 4) | (uint64_t) d;
+		p++;
+	}
+	return overflow ? UINT64_MAX : v;
+}
+
+/* ------------------------------------------------------------ hex fields */
+
+#if USE_SSE2
+/* "0x" and 1-16 hex digits (any case, leading zeros allowed); *CANON
+ * tells the canonical %p spelling (see mta_canonical_hex).  Loads the 16
+ * bytes that end with the field (PAD_FRONT makes that safe for any field
+ * of the buffer) and replaces those before the digits by '0'. */
+static ALWAYS_INLINE gboolean
+parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
+{
+	static const unsigned char tail[32] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+	};
+
+	if (s.len < 3 || s.len > 18 || s.p[0] != '0' || s.p[1] != 'x')
+		return FALSE;
+	size_t nd = s.len - 2;
+	__m128i keep = _mm_loadu_si128 ((const __m128i *) (tail + nd));
+	__m128i x = _mm_loadu_si128 ((const __m128i *) (s.p + s.len - 16));
+	x = _mm_or_si128 (_mm_and_si128 (keep, x), _mm_andnot_si128 (keep, _mm_set1_epi8 ('0')));
+	/* signed compares: bytes >= 0x80 are below '0' */
+	__m128i digit = _mm_and_si128 (_mm_cmpgt_epi8 (x, _mm_set1_epi8 ('0' - 1)),
+				       _mm_cmplt_epi8 (x, _mm_set1_epi8 ('9' + 1)));
+	__m128i lx = _mm_or_si128 (x, _mm_set1_epi8 (0x20));   /* A-F -> a-f, nothing else lands there */
+	__m128i letter = _mm_and_si128 (_mm_cmpgt_epi8 (lx, _mm_set1_epi8 ('a' - 1)),
+					_mm_cmplt_epi8 (lx, _mm_set1_epi8 ('f' + 1)));
+	if (_mm_movemask_epi8 (_mm_or_si128 (digit, letter)) != 0xffff)
+		return FALSE;
+	/* nibbles: low four bits, + 9 for letters */
+	__m128i nib = _mm_add_epi8 (_mm_and_si128 (x, _mm_set1_epi8 (0x0f)),
+				    _mm_and_si128 (letter, _mm_set1_epi8 (9)));
+	/* two nibbles to a byte, first digit high; then eight bytes, first high */
+	__m128i pair = _mm_or_si128 (_mm_and_si128 (_mm_slli_epi16 (nib, 4), _mm_set1_epi16 (0x00f0)),
+				     _mm_srli_epi16 (nib, 8));
+	uint64_t be = (uint64_t) _mm_cvtsi128_si64 (_mm_packus_epi16 (pair, pair));
+	*value = __builtin_bswap64 (be);
+	if (canon) {
+		/* upper case: 0x41-0x46, the only valid bytes with (b & 0x60) == 0x40 */
+		__m128i upper = _mm_cmpeq_epi8 (_mm_and_si128 (x, _mm_set1_epi8 (0x60)),
+						_mm_set1_epi8 (0x40));
+		*canon = _mm_movemask_epi8 (upper) == 0 && (s.p[2] != '0' || nd == 1);
+	}
+	return TRUE;
+}
+#else
+/* Eight ASCII hex digits (first one in the lowest byte) to their value;
+ * *OK and *LOWER get cleared when a byte is not a hex digit or is an
+ * upper-case one.  Branch-free, eight digits per step. */
+static inline uint32_t
+hex8 (uint64_t x, gboolean *ok, gboolean *lower)
+{
+	const uint64_t low7 = x & ~HIGH;
+#define GE(v, lo) ((v) + (0x80 - (lo)) * ONES)               /* high bit: byte >= lo */
+#define LE(v, hi) (~((v) + (0x7f - (hi)) * ONES))            /* high bit: byte <= hi */
+	uint64_t digit = GE (low7, 0x30) & LE (low7, 0x39);
+	uint64_t lc = GE (low7, 0x61) & LE (low7, 0x66);
+	uint64_t uc = GE (low7, 0x41) & LE (low7, 0x46);
+#undef GE
+#undef LE
+	uint64_t valid = (digit | lc | uc) & ~x & HIGH;
+	*ok &= valid == HIGH;
+	*lower &= (uc & ~x & HIGH) == 0;
+	/* nibble = low 4 bits + 9 for letters (bit 6 set) */
+	uint64_t n = (x & 0x0f0f0f0f0f0f0f0fULL) + ((x >> 6) & ONES) * 9;
+	n = ((n & 0x0f000f000f000f00ULL) >> 8) | ((n & 0x000f000f000f000fULL) << 4);
+	n = ((n & 0x00ff000000ff0000ULL) >> 16) | ((n & 0x000000ff000000ffULL) << 8);
+	n = ((n & 0x0000ffff00000000ULL) >> 32) | ((n & 0x000000000000ffffULL) << 16);
+	return (uint32_t) n;
+}
+
+/* "0x" and 1-16 hex digits (any case, leading zeros allowed); *CANON
+ * tells the canonical %p spelling (see mta_canonical_hex). */
+static gboolean
+parse_hex_field (MtaSpan s, uint64_t *value, gboolean *canon)
+{
+	gboolean ok = TRUE, lower = TRUE;
+	char buf[16];
+
+	if (s.len < 3 || s.len > 18 || s.p[0] != '0' || s.p[1] != 'x')
+		return FALSE;
+	size_t n = s.len - 2;
+	memset (buf, '0', sizeof buf);
+	memcpy (buf + 16 - n, s.p + 2, n);
+	uint64_t hi, lo;
+	memcpy (&hi, buf, 8);
+	memcpy (&lo, buf + 8, 8);
+	uint64_t v = ((uint64_t) hex8 (hi, &ok, &lower) << 32) | hex8 (lo, &ok, &lower);
+	if (!ok)
+		return FALSE;
+	*value = v;
+	if (canon)
+		*canon = lower && (s.p[2] != '0' || s.len == 3);
+	return TRUE;
+}
+
+#endif
+
+/* ------------------------------------------------------------ lines */
+
+/* Trailing columns from NEXT on: KEY=VALUE; s=ID is the interned stack.
+ * FALSE when one is not of that form. */
+static ALWAYS_INLINE gboolean
+trailing_columns (MtaLine *l, int next)
+{
+	const MtaSpan *c = l->cols;
+
+	for (int i = next; i < l->ncols; i++) {
+		const char *eq = memchr (c[i].p, '=', c[i].len);
+		if (eq == NULL || eq == c[i].p)
+			return FALSE;
+		if (c[i].len > 2 && c[i].p[0] == 's' && c[i].p[1] == '=') {
+			int64_t id = 0;
+			for (size_t k = 2; k < c[i].len; k++) {
+				if (c[i].p[k] < '0' || c[i].p[k] > '9' || id > (INT64_MAX - 9) / 10)
+					return FALSE;
+				id = id * 10 + (c[i].p[k] - '0');
+			}
+			l->stack_id = id;
+		}
+	}
+	return TRUE;
+}
+
+static void tokenize_slow (MtaLine *l, const char *p, size_t len);
+
+/* KIND of a "# k" line: 1-63 bytes the recorder writes ([A-Za-z0-9_.:-]). */
+static gboolean
+family_name_ok (MtaSpan s)
+{
+	if (s.len == 0 || s.len > 63)
+		return FALSE;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned char ch = (unsigned char) s.p[i];
+		if (!g_ascii_isalnum (ch) && ch != '_' && ch != '.' && ch != ':' && ch != '-')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* "# k KIND [@ CALLER] OP ADDR [SIZE] [KEY=VALUE...]" (trace-format.md,
+ * "Tracked events").  The event after KIND is split again on its own, so
+ * that the line may have more columns than MTA_MAX_COLS holds; L keeps the
+ * line's own columns, so that whoever reads columns (the script's view,
+ * mtrace-compat.c) still sees a '#' line.  Anything else after "# k"
+ * makes the line damaged.  Off the malloc path: only '#' lines come here. */
+static __attribute__ ((noinline)) void
+classify_tracked (MtaLine *l)
+{
+	MtaLine ev;
+
+	l->kind = MTA_LINE_BAD;
+	if (l->ncols < 3 || l->has_nul || !family_name_ok (l->cols[2]))
+		return;
+	if (!l->more_cols) {
+		/* the usual line: its columns after KIND are the event's */
+		ev.ncols = l->ncols - 3;
+		ev.more_cols = FALSE;
+		memcpy (ev.cols, l->cols + 3, (size_t) ev.ncols * sizeof ev.cols[0]);
+	} else {
+		const char *rest = l->cols[2].p + l->cols[2].len, *end = l->text.p + l->text.len;
+		tokenize_slow (&ev, rest, (size_t) (end - rest));
+		if (ev.more_cols || ev.has_nul)
+			return;
+	}
+	const MtaSpan *c = ev.cols;
+	int n = 0;
+	ev.caller.p = "";
+	ev.caller.len = 0;
+	ev.size = 0;
+	ev.stack_id = -1;
+	if (ev.ncols >= 2 && mta_span_eq (c[0], "@")) {
+		ev.caller = c[1];
+		n = 2;
+	}
+	if (ev.ncols < n + 2 || c[n].len != 1 || !parse_hex_field (c[n + 1], &ev.addr, &ev.addr_canonical))
+		return;
+	int next = n + 2;
+	switch (c[n].p[0]) {
+	case '+':
+		if (ev.ncols < n + 3)
+			return;
+		if (!mta_span_eq (c[n + 2], "0") && !parse_hex_field (c[n + 2], &ev.size, NULL))
+			return;
+		next = n + 3;
+		break;
+	case '-': case 'r': case 'u':
+		break;
+	default:
+		return;
+	}
+	if (!trailing_columns (&ev, next))
+		return;
+	l->op = c[n].p[0];
+	l->caller = ev.caller;
+	l->addr = ev.addr;
+	l->addr_canonical = ev.addr_canonical;
+	l->size = ev.size;
+	l->stack_id = ev.stack_id;
+	l->family = l->cols[2];
+	l->kind = MTA_LINE_TRACKED;
+}
+
+/* The word of a '#' line whose first column is C0: "# WORD ...". */
+static void
+set_word (MtaLine *l)
+{
+	if (l->cols[0].len != 1)
+		l->word = MTA_WORD_NONE;    /* "#word": not an extension line's form */
+	else if (l->ncols == 1)
+		l->word = MTA_WORD_FILLER;
+	else
+		l->word = mta_trace_word (l->cols[1].p, l->cols[1].len);
+}
+
+/* Decide what L is and fill its event fields. */
+static ALWAYS_INLINE void
+classify (MtaLine *l)
+{
+	const MtaSpan *c = l->cols;
+	int n = 0;
+
+	l->word = MTA_WORD_NONE;
+	l->op = 0;
+	l->addr = l->size = 0;
+	l->addr_canonical = FALSE;
+	l->stack_id = -1;
+	l->caller.p = "";
+	l->caller.len = 0;
+	if (l->ncols == 0) {
+		l->kind = MTA_LINE_BLANK;
+		return;
+	}
+	if (c[0].p[0] == '#') {
+		l->kind = MTA_LINE_EXT;
+		set_word (l);
+		if (G_UNLIKELY (c[0].len == 1 && l->ncols >= 2 && c[1].len == 1 && c[1].p[0] == 'k'))
+			classify_tracked (l);
+		return;
+	}
+	if (UNLIKELY (l->has_nul)) {
+		/* NUL bytes right before a '#' line ("\0\0# T 123"): space an
+		 * older recorder reserved and left unwritten, then a thread's
+		 * next line.  That line is what counts ("# T" says whose lines
+		 * follow).  The script ignores the line either way, so the
+		 * mtrace report does not change. */
+		size_t k = 0;
+		while (k < c[0].len && c[0].p[k] == '\0')
+			k++;
+		if (k > 0 && k < c[0].len && c[0].p[k] == '#') {
+			const char *end = l->text.p + l->text.len;
+			l->cols[0].p += k;
+			l->cols[0].len -= k;
+			l->text.p = l->cols[0].p;
+			l->text.len = (size_t) (end - l->text.p);
+			l->kind = MTA_LINE_EXT;
+			set_word (l);
+			return;
+		}
+	}
+	/* A line made only of NUL bytes and blanks is padding. */
+	if (UNLIKELY (l->has_nul)) {
+		gboolean only = TRUE;
+		for (size_t i = 0; i < l->text.len && only; i++)
+			only = l->text.p[i] == '\0' || is_ws[(unsigned char) l->text.p[i]];
+		l->kind = only ? MTA_LINE_BLANK : MTA_LINE_BAD;
+		return;
+	}
+	l->kind = MTA_LINE_BAD;
+	if (c[0].len == 1) {
+		if (c[0].p[0] == '=') {
+			l->kind = MTA_LINE_MARKER;
+			return;
+		}
+		if (c[0].p[0] == '@') {
+			if (l->ncols < 2)
+				return;
+			l->caller = c[1];
+			n = 2;
+		}
+	}
+	if (l->ncols < n + 2 || c[n].len != 1)
+		return;
+	l->op = c[n].p[0];
+	if (mta_span_eq (c[n + 1], "(nil)"))
+		l->addr = 0;
+	else if (!parse_hex_field (c[n + 1], &l->addr, &l->addr_canonical))
+		return;
+	int next = n + 2;
+	switch (l->op) {
+	case '+': case '>': case '!':
+		if (l->ncols < n + 3)
+			return;
+		if (mta_span_eq (c[n + 2], "0"))
+			l->size = 0;
+		else if (!parse_hex_field (c[n + 2], &l->size, NULL))
+			return;
+		next = n + 3;
+		break;
+	case '-': case '<':
+		break;
+	default:
+		return;
+	}
+	if (trailing_columns (l, next))
+		l->kind = MTA_LINE_EVENT;
+}
+
+/* Bit I of the result: P[I] <= 0x20; bit I of *SPACE: P[I] == ' '. */
+static ALWAYS_INLINE uint64_t
+blank_masks (const char *p, uint64_t *space)
+{
+#if USE_SSE2
+	const __m128i sp = _mm_set1_epi8 (' ');
+	__m128i x0 = _mm_loadu_si128 ((const __m128i *) p);
+	__m128i x1 = _mm_loadu_si128 ((const __m128i *) (p + 16));
+	__m128i x2 = _mm_loadu_si128 ((const __m128i *) (p + 32));
+	__m128i x3 = _mm_loadu_si128 ((const __m128i *) (p + 48));
+#define LE(x) ((uint64_t) (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (_mm_min_epu8 (x, sp), x)))
+#define EQ(x) ((uint64_t) (uint32_t) _mm_movemask_epi8 (_mm_cmpeq_epi8 (x, sp)))
+	*space = EQ (x0) | EQ (x1) << 16 | EQ (x2) << 32 | EQ (x3) << 48;
+	return LE (x0) | LE (x1) << 16 | LE (x2) << 32 | LE (x3) << 48;
+#undef LE
+#undef EQ
+#else
+	uint64_t le = 0, eq = 0;
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = 0;
+		for (int k = 7; k >= 0; k--)   /* little-endian load on any host */
+			x = (x << 8) | (unsigned char) p[8 * i + k];
+		uint64_t lt = ~(((x & ~HIGH) + 0x5f * ONES) | x) & HIGH;
+		uint64_t y = x ^ (0x20 * ONES);
+		uint64_t e = ~(((y & ~HIGH) + 0x7f * ONES) | y) & HIGH;
+		/* gather the high bits: byte K's to bit K */
+		le |= (((lt >> 7) * 0x0102040810204080ULL) >> 56) << (8 * i);
+		eq |= (((e >> 7) * 0x0102040810204080ULL) >> 56) << (8 * i);
+	}
+	*space = eq;
+	return le;
+#endif
+}
+
+static inline int
+popcount64 (uint64_t x)
+{
+#ifdef __POPCNT__
+	return __builtin_popcountll (x);
+#else
+	/* libgcc's out-of-line one costs a call */
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (int) ((x * ONES) >> 56);
+#endif
+}
+
+/* tokenize_fast's general case: any number of 64-byte windows and
+ * columns. */
+static const char *
+tokenize_windows (MtaLine *l, const char *p)
+{
+	int n = 0;
+	gboolean more = FALSE;
+	uint64_t carry = 1;    /* byte before the window is blank (line start counts) */
+	size_t tstart = 0;     /* start of the column open across windows */
+
+#define COLUMN(s, e) do {					\
+		if (LIKELY (n < MTA_MAX_COLS)) {		\
+			l->cols[n].p = p + (s);			\
+			l->cols[n].len = (e) - (s);		\
+			n++;					\
+		} else						\
+			more = TRUE;				\
+	} while (0)
+
+	for (size_t off = 0;; off += 64) {
+		uint64_t sp, ws = blank_masks (p + off, &sp);
+		uint64_t ctrl = ws & ~sp;
+		uint64_t keep = ~(uint64_t) 0;
+		int lim = 64;
+		if (ctrl != 0) {
+			lim = __builtin_ctzll (ctrl);
+			if (p[off + (size_t) lim] != '\n')
+				return NULL;
+			keep = (2ULL << lim) - 1;      /* bits 0..lim; all when lim is 63 */
+		}
+		uint64_t prev = (ws << 1) | carry;
+		uint64_t starts = ~ws & prev & keep;
+		uint64_t ends = ws & ~prev & keep;
+		if (!carry && ends) {                 /* column open from the last window */
+			COLUMN (tstart, off + (size_t) __builtin_ctzll (ends));
+			ends &= ends - 1;
+		}
+		carry = ws >> 63;
+		while (starts) {
+			size_t s = off + (size_t) __builtin_ctzll (starts);
+			starts &= starts - 1;
+			if (!ends) {
+				tstart = s;
+				break;
+			}
+			COLUMN (s, off + (size_t) __builtin_ctzll (ends));
+			ends &= ends - 1;
+		}
+		if (lim < 64) {
+			l->ncols = n;
+			l->more_cols = more;
+			l->has_nul = FALSE;
+			return p + off + (size_t) lim;
+		}
+	}
+#undef COLUMN
+}
+
+/* Split the line at P into L's columns when its only bytes below 0x21
+ * are spaces and the '\n' that ends it; return that '\n', or NULL when
+ * another control byte comes first (the general tokenizer's job).
+ *
+ * The usual line fits one window and has at most six columns: those are
+ * read off the masks without a branch per column (the i-th column runs
+ * from the i-th start to the i-th end; past the last one the entries get
+ * harmless values that ncols excludes). */
+static ALWAYS_INLINE const char *
+tokenize_fast (MtaLine *l, const char *p)
+{
+	const uint64_t top = 1ULL << 63;   /* keeps ctz defined on empty masks */
+	uint64_t sp, ws = blank_masks (p, &sp);
+	uint64_t ctrl = ws & ~sp;
+
+	if (LIKELY (ctrl != 0)) {
+		int lim = __builtin_ctzll (ctrl);
+		if (UNLIKELY (p[lim] != '\n'))
+			return NULL;
+		uint64_t keep = (2ULL << lim) - 1;
+		uint64_t prev = (ws << 1) | 1;
+		uint64_t starts = ~ws & prev & keep;
+		uint64_t ends = ws & ~prev & keep;   /* as many as starts: bit lim is blank */
+		MtaSpan *c = l->cols;
+#define COL(i) do {							\
+		uint32_t s_ = (uint32_t) __builtin_ctzll (starts | top);	\
+		uint32_t e_ = (uint32_t) __builtin_ctzll (ends | top);	\
+		c[i].p = p + s_;					\
+		c[i].len = e_ - s_;					\
+		starts &= starts - 1;					\
+		ends &= ends - 1;					\
+	} while (0)
+		int n = popcount64 (ends);
+		COL (0); COL (1); COL (2); COL (3); COL (4); COL (5);
+#undef COL
+		if (LIKELY (ends == 0)) {
+			l->ncols = n;
+			l->more_cols = FALSE;
+			l->has_nul = FALSE;
+			return p + lim;
+		}
+	}
+	return tokenize_windows (l, p);
+}
+
+/* perl's split(' ') of [P, P + LEN), any bytes. */
+static void
+tokenize_slow (MtaLine *l, const char *p, size_t len)
+{
+	const char *end = p + len, *q = p;
+
+	l->ncols = 0;
+	l->more_cols = FALSE;
+	l->has_nul = FALSE;
+	for (;;) {
+		while (q < end && is_ws[(unsigned char) *q])
+			q++;
+		if (q == end)
+			break;
+		if (l->ncols == MTA_MAX_COLS) {
+			l->more_cols = TRUE;
+			break;
+		}
+		const char *t = q;
+		while (q < end && !is_ws[(unsigned char) *q]) {
+			if (*q == '\0')
+				l->has_nul = TRUE;
+			q++;
+		}
+		l->cols[l->ncols].p = t;
+		l->cols[l->ncols].len = (size_t) (q - t);
+		l->ncols++;
+	}
+}
+
+/* ------------------------------------------------------------ usable input */
+
+/* The bytes of S are text: no control byte but tab and CR, no DEL. */
+static gboolean
+is_text (const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char) p[i];
+		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+mta_line_is_trace (const MtaLine *l)
+{
+	switch (l->kind) {
+	case MTA_LINE_EVENT:
+	case MTA_LINE_TRACKED:
+		return TRUE;
+	case MTA_LINE_MARKER:
+		return is_text (l->text.p, l->text.len);
+	case MTA_LINE_EXT: {
+		/* "# word ...": a '#' line of random bytes or "#!/bin/sh" is not */
+		const char *p = l->cols[0].p, *end = l->text.p + l->text.len;
+		return end - p >= 3 && p[1] == ' ' && g_ascii_isalpha (p[2]) &&
+			is_text (p, (size_t) (end - p));
+	}
+	default:
+		return FALSE;
+	}
+}
+
+/* A line of a part that has shown no trace line yet. */
+static void
+watch_untraced (Part *pt, const MtaLine *l)
+{
+	if (mta_line_is_trace (l)) {
+		pt->traced = TRUE;
+		return;
+	}
+	for (size_t i = 0; i < l->text.len; i++) {
+		unsigned char c = (unsigned char) l->text.p[i];
+		if (c == 0)
+			pt->nul = TRUE;
+		else if (is_ws[c])
+			pt->blank = TRUE;
+		else {
+			pt->other = TRUE;
+			if (c < 0x20 || c == 0x7f)
+				pt->binary = TRUE;
+		}
+	}
+	pt->blank = pt->blank || pt->lineno > 1;   /* a '\n' between lines */
+	if (pt->nul && pt->other)
+		pt->binary = TRUE;
+}
+
+/* The digits (of BASE 10 or 16) at P[*I], at least one; *I moves past them. */
+static gboolean
+skip_digits (const unsigned char *p, size_t n, size_t *i, int base)
+{
+	size_t start = *i;
+	while (*i < n && (base == 16 ? g_ascii_isxdigit (p[*i]) : g_ascii_isdigit (p[*i])))
+		(*i)++;
+	return *i > start;
+}
+
+/* heaptrack's data file, raw or interpreted, starts "v VERSION FORMAT\n"
+ * (both hexadecimal; libheaptrack.cpp's writeVersion): a line no trace
+ * has, but one of its later lines ("- 0", a free) would be an event. */
+static gboolean
+is_heaptrack (const unsigned char *p, size_t n)
+{
+	size_t i = 2;
+	return n > 2 && p[0] == 'v' && p[1] == ' ' && skip_digits (p, n, &i, 16) &&
+		i < n && p[i++] == ' ' && skip_digits (p, n, &i, 16) && i < n && p[i] == '\n';
+}
+
+/* valgrind's log: every line starts "==PID== " ("--PID-- " with -v,
+ * "**PID** " for its own errors); its XML output names itself. */
+static gboolean
+is_valgrind (const unsigned char *p, size_t n)
+{
+	static const char xml[] = "<valgrindoutput>";
+	size_t i = 2;
+
+	if (n > 5 && memcmp (p, "<?xml", 5) == 0)
+		return g_strstr_len ((const char *) p, (gssize) MIN (n, 4096), xml) != NULL;
+	if (n < 6 || !(p[0] == p[1] && (p[0] == '=' || p[0] == '-' || p[0] == '*')) ||
+	    !skip_digits (p, n, &i, 10))
+		return FALSE;
+	return i + 2 < n && p[i] == p[0] && p[i + 1] == p[0] && p[i + 2] == ' ';
+}
+
+/* A protocol buffers varint at P[*I]; FALSE when the data ends first. */
+static gboolean
+pb_varint (const unsigned char *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *i < n && shift < 64; shift += 7) {
+		unsigned char b = p[(*i)++];
+		*v |= (uint64_t) (b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* pprof's profile.proto (a Profile message, gzip'd as pprof and Go
+ * write it, or not): every field up to the end of what was read is one
+ * of the message's with its wire type, the first a length-delimited one
+ * (Go writes period_type first, pprof sample_type).  A trace fails at
+ * its first byte: '=', '#' are wire types 5 and 3, '@' an integer. */
+static gboolean
+is_pprof (const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	unsigned fields = 0;
+
+	if (n < 4 || (p[0] & 7) != 2)
+		return FALSE;
+	while (i < n) {
+		uint64_t key, v;
+		if (!pb_varint (p, n, &i, &key))
+			break;      /* cut by the end of the read */
+		uint64_t field = key >> 3, wire = key & 7;
+		/* 1-6, 11: messages and strings; 7-10, 12-14: integers
+		 * (13, comment, may be packed) */
+		gboolean is_len = field <= 6 || field == 11;
+		if (field == 0 || field > 14 ||
+		    !(wire == (is_len ? 2 : 0) || (field == 13 && wire == 2)))
+			return FALSE;
+		if (!pb_varint (p, n, &i, &v))
+			break;
+		if (wire == 2) {
+			if (v > n - i)
+				break;
+			i += v;
+		}
+		fields++;
+	}
+	return fields >= 2;
+}
+
+/* Another memory tool's file, named for the user. */
+static const char *
+other_tool (const unsigned char *p, size_t n)
+{
+	if (is_heaptrack (p, n))
+		return "a heaptrack data file, not a malloc trace: read it with heaptrack_print";
+	if (is_valgrind (p, n))
+		return "a valgrind log, not a malloc trace: record one with mtrec";
+	if (is_pprof (p, n))
+		return "a pprof profile, not a malloc trace: read it with pprof";
+	return NULL;
+}
+
+/* What the first bytes of a part say it is, when that is not a trace. */
+static const char *
+foreign_magic (const char *p, size_t n)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} known[] = {
+		{ "\177ELF", 4, "an ELF file, not a trace: did you forget the TRACE argument?" },
+		{ "SQLite format 3", 16, "an SQLite database, not a trace "
+		  "(mtanalyze diff reads its runs as DB:RUN)" },
+		{ "BZh", 3, "bzip2 data: only gzip, zstd and xz data are read; "
+		  "decompress it with bunzip2" },
+		{ "\x04\x22\x4d\x18", 4, "lz4 data: only gzip, zstd and xz data are read; "
+		  "decompress it with lz4 -d" },
+		{ "\x1f\x9d", 2, "compress (.Z) data: only gzip, zstd and xz data are read; "
+		  "decompress it with uncompress" },
+		{ "\x5d\x00\x00", 3, "lzma (.lzma) data: only gzip, zstd and xz data are read; "
+		  "decompress it with unlzma" },
+		{ "PK\x03\x04", 4, "a zip archive, not a trace: extract the trace from it" },
+		{ "7z\xbc\xaf\x27\x1c", 6, "a 7z archive, not a trace: extract the trace from it" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS (known); i++)
+		if (n >= known[i].len && memcmp (p, known[i].magic, known[i].len) == 0)
+			return known[i].what;
+	return other_tool ((const unsigned char *) p, n);
+}
+
+/* What a part without a trace line holds, for a message after its name. */
+static char *
+describe_untraced (const Part *pt, MtaInput *in)
+{
+	const char *what;
+	const char *format = mta_input_format_name (in);
+
+	if (pt->foreign != NULL)
+		what = pt->foreign;
+	else if (pt->bytes == 0)
+		what = mta_input_is_regular (in) ? "empty file" : "empty input";
+	else if (!pt->other)
+		what = !pt->nul ? "only blank lines" : pt->blank ? "only NUL bytes and blank lines"
+							      : "only NUL bytes";
+	else if (pt->binary)
+		what = "binary data, not a trace: no line of it is a trace line";
+	else
+		what = "text, but not a trace: no line of it is a trace line";
+	if (format == NULL)
+		return g_strdup (what);
+	return g_strdup_printf ("%s (%s data)", what, format);
+}
+
+/* Count an unreadable line; keep where the first one is. */
+static void
+note_bad (MtaReader *r, Part *pt, const MtaLine *l)
+{
+	if (r->bad++ == 0) {
+		r->bad_source = g_strdup (l->source);
+		r->bad_source_lineno = l->source_lineno;
+	}
+	if (pt->bad++ == 0)
+		r->bad_parts++;
+}
+
+/* Number, classify and hand over a tokenized line. */
+static ALWAYS_INLINE gboolean
+finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
+{
+	l->lineno = ++r->lineno;
+	l->source_lineno = ++pt->lineno;
+	classify (l);
+	/* a compacted trace's "# at N": its next line is line N of the run */
+	if (UNLIKELY (l->word == MTA_WORD_AT) &&
+	    !mta_compact_line_at (l, &r->lineno, r->content_lineno, error))
+		return FALSE;
+	/* events (and lines that may be damaged events) are what reports
+	 * number; "=" and blank lines may share a number with a '#' line */
+	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK) {
+		r->content_lineno = l->lineno;
+		r->content_lines++;
+	}
+	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
+		l->kind = MTA_LINE_BAD;
+	if (UNLIKELY (l->kind == MTA_LINE_BAD))
+		note_bad (r, pt, l);
+	if (UNLIKELY (!pt->traced))
+		watch_untraced (pt, l);
+	return r->func (l, r->user_data, error);
+}
+
+/* A line without its '\n' (cut, or the last one of a part). */
+static gboolean
+emit_one (MtaReader *r, Part *pt, const char *p, size_t len, GError **error)
+{
+	MtaLine l;
+
+	l.source = pt->name;
+	l.text.p = p;
+	l.text.len = len;
+	tokenize_slow (&l, p, len);
+	return finish_line (r, pt, &l, error);
+}
+
+/* Emit every complete line of BUF[0..LEN), where BUF[LEN] is a '\n'
+ * sentinel; set *CONSUMED to how much was used. */
+static gboolean
+emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
+	    size_t *consumed, GError **error)
+{
+	const char *p = buf, *end = buf + len;
+	MtaLine l;
+	gboolean ok = TRUE;
+
+	l.source = pt->name;
+	while (p < end) {
+		const char *nl = tokenize_fast (&l, p);
+		if (UNLIKELY (nl == NULL)) {
+			nl = memchr (p, '\n', (size_t) (end - p) + 1);
+			if (nl == end)
+				break;
+			tokenize_slow (&l, p, (size_t) (nl - p));
+		} else if (UNLIKELY (nl == end))
+			break;
+		l.text.p = p;
+		l.text.len = (size_t) (nl - p);
+		if (!finish_line (r, pt, &l, error)) {
+			ok = FALSE;
+			break;
+		}
+		p = nl + 1;
+	}
+	*consumed = (size_t) (p - buf);
+	return ok;
+}
+
+/* ------------------------------------------------------------ input */
+
+/* Make the buffer hold at least WANT bytes (a power of two). */
+static void
+reserve (MtaReader *r, size_t want)
+{
+	if (r->cap >= want)
+		return;
+	size_t old = r->cap;
+	r->mem = g_realloc (r->mem, PAD_FRONT + want + PAD_BACK);
+	r->buf = r->mem + PAD_FRONT;
+	r->cap = want;
+	/* defined bytes wherever a window or hex load may reach */
+	if (old == 0)
+		memset (r->mem, 0, PAD_FRONT + want + PAD_BACK);
+	else
+		memset (r->buf + old, 0, want - old + PAD_BACK);
+}
+
+/* Room for more input at buf + fill: grow the buffer, or cut an endless
+ * line (use its head, drop the rest).  FALSE when the callback failed. */
+static gboolean
+part_room (MtaReader *r, Part *pt, GError **error)
+{
+	if (pt->fill < r->cap)
+		return TRUE;
+	if (r->cap < MAX_LINE) {
+		reserve (r, r->cap * 2);
+		return TRUE;
+	}
+	if (!pt->skipping && !emit_one (r, pt, r->buf, pt->fill, error))
+		return FALSE;
+	pt->skipping = TRUE;
+	pt->fill = 0;
+	return TRUE;
+}
+
+/* BUF[START..fill) just arrived: emit the complete lines. */
+static gboolean
+part_input (MtaReader *r, Part *pt, size_t start, GError **error)
+{
+	size_t used;
+
+	if (pt->skipping) {
+		char *nl = memchr (r->buf + start, '\n', pt->fill - start);
+		if (nl == NULL) {
+			pt->fill = 0;
+			return TRUE;
+		}
+		pt->skipping = FALSE;
+		size_t rest = pt->fill - (size_t) (nl + 1 - r->buf);
+		memmove (r->buf, nl + 1, rest);
+		pt->fill = rest;
+		start = 0;
+	}
+	/* Nothing new to emit without a '\n' in the new bytes (the old ones
+	 * hold none): do not rescan a long line at every read. */
+	if (memrchr (r->buf + start, '\n', pt->fill - start) == NULL)
+		return TRUE;
+	r->buf[pt->fill] = '\n';
+	if (!emit_lines (r, pt, r->buf, pt->fill, &used, error))
+		return FALSE;
+	if (used > 0) {
+		memmove (r->buf, r->buf + used, pt->fill - used);
+		pt->fill -= used;
+	}
+	return TRUE;
+}
+
+/* The part ended: its last line may lack a '\n'. */
+static gboolean
+part_end (MtaReader *r, Part *pt, GError **error)
+{
+	if (pt->fill > 0 && !pt->skipping)
+		return emit_one (r, pt, r->buf, pt->fill, error);
+	return TRUE;
+}
+
+static double
+now_seconds (void)
+{
+	struct timespec ts;
+	clock_gettime (CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* A read error of IN: its message, and the line reached when the
+ * compressed data broke off or went wrong after some lines. */
+static void
+input_error (const Part *pt, GError *local, GError **error)
+{
+	if (local->domain != MTA_INPUT_ERROR || pt->lineno == 0) {
+		g_propagate_error (error, local);
+		return;
+	}
+	g_set_error (error, local->domain, local->code, "%s; line %" G_GUINT64_FORMAT
+		     " was the last one read (zcat, zstdcat or xzcat writes out what it holds)",
+		     local->message, pt->lineno);
+	g_error_free (local);
+}
+
+/* Read all of IN as one part of the run, in reads of at most CHUNK bytes;
+ * when probing, only up to its first trace line.  The part's look is left
+ * in *PT. */
+static gboolean
+read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
+{
+	gboolean ok = TRUE;
+	double next_report = 0;
+	uint64_t size = mta_input_file_size (in);
+	gboolean progress = r->progress && size > (64 << 20);
+
+	reserve (r, chunk);
+	if (progress)
+		next_report = now_seconds ();	/* at once: 64 MB is a wait somewhere */
+	for (;;) {
+		if (!part_room (r, pt, error)) {
+			ok = FALSE;
+			break;
+		}
+		GError *local = NULL;
+		gssize n = mta_input_read (in, r->buf + pt->fill, MIN (r->cap - pt->fill, chunk), &local);
+		if (n < 0) {
+			input_error (pt, local, error);
+			ok = FALSE;
+			break;
+		}
+		if (n == 0) {
+			ok = part_end (r, pt, error);
+			break;
+		}
+		if (pt->bytes == 0 && (pt->foreign = foreign_magic (r->buf, (size_t) n)) != NULL)
+			break;     /* not to be read as lines */
+		pt->bytes += (uint64_t) n;
+		r->bytes += (uint64_t) n;
+		size_t start = pt->fill;
+		pt->fill += (size_t) n;
+		if (!part_input (r, pt, start, error)) {
+			ok = FALSE;
+			break;
+		}
+		if (r->probing && pt->traced)
+			break;
+		if (progress && now_seconds () >= next_report) {
+			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
+				 (int) (100.0 * (double) mta_input_file_offset (in) / (double) size));
+			next_report = now_seconds () + 0.5;
+		}
+	}
+	if (progress)
+		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	return ok;
+}
+
+/* After a part was read: refuse what is not a trace.  Content known by
+ * its magic as something else always; a part without a trace line when it
+ * was not PROBED (standard input, a pipe: see parts.c for files) and
+ * nothing of the run before it was a trace either. */
+static gboolean
+check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
+{
+	r->traced = r->traced || pt->traced;
+	if (pt->foreign == NULL && (pt->traced || r->traced || probed))
+		return TRUE;
+	g_autofree char *what = describe_untraced (pt, in);
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt->name, what);
+	return FALSE;
+}
+
+gboolean
+mta_reader_read_buffer (MtaReader *reader, const char *name,
+			const char *data, size_t len, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open_buffer (name, data, len);
+	Part pt = { .name = name };
+	size_t want = 4096;
+
+	/* small inputs (the fuzzer's) need no 4 MB buffer */
+	while (want < len && want < READ_CHUNK)
+		want *= 2;
+	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, FALSE, error);
+}
+
+void
+mta_line_parse (MtaLine *line, const char *text, size_t len)
+{
+	line->text.p = text;
+	line->text.len = len;
+	tokenize_slow (line, text, len);
+	classify (line);
+	if (line->kind == MTA_LINE_EVENT && line->more_cols)
+		line->kind = MTA_LINE_BAD;
+}
+
+gboolean
+mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+
+	if (in == NULL)
+		return FALSE;
+	Part pt = { .name = mta_input_name (in) };
+	gboolean probed = mta_input_is_regular (in) && strcmp (path, "-") != 0;
+	return read_input (reader, in, &pt, READ_CHUNK, error) &&
+		check_part (reader, &pt, in, probed, error);
+}
+
+static gboolean
+probe_line (const MtaLine *line, gpointer data, GError **error)
+{
+	return TRUE;
+}
+
+gboolean
+mta_reader_probe (const char *path, char **what, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+
+	*what = NULL;
+	if (in == NULL)
+		return FALSE;
+	MtaReader *r = mta_reader_new (probe_line, NULL);
+	Part pt = { .name = mta_input_name (in) };
+	gboolean ok;
+
+	r->probing = TRUE;
+	/* the first trace line is at the top of any trace: read little */
+	ok = read_input (r, in, &pt, PROBE_CHUNK, error);
+	mta_reader_free (r);
+	if (ok && pt.foreign != NULL) {
+		g_autofree char *desc = describe_untraced (&pt, in);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt.name, desc);
+		return FALSE;
+	}
+	if (ok && !pt.traced)
+		*what = describe_untraced (&pt, in);
+	return ok;
+}

@@ -1,0 +1,987 @@
+/* file.c -- the trace file: its name, its mapping, its growth.
+ *
+ * Names.  MALLOC_TRACE names the file; "%p" in it becomes the process id.
+ * A relative name is taken from the directory the session's first process
+ * started in, for every process of the session (a daemon that chdir()s to
+ * "/" and forks still writes beside the first trace).
+ * The session's first process (the one that found no MTREC_SESSION in its
+ * environment) opens that name, truncating it as glibc does.  Every other
+ * process -- a forked child, or a program started by exec from a traced
+ * one -- never touches a file it did not create: it appends ".PID" to the
+ * name (unless the name already holds %p) and creates it exclusively,
+ * trying ".1", ".2", ... after that when the name is taken.
+ *
+ * The trace is mapped shared over one large reserved range of addresses.
+ * It grows in steps with fallocate(), so that a full disk is an error here,
+ * and not a SIGBUS in the program when a page is first written.
+ *
+ * Only one recording writes a file: the session's first process takes an
+ * exclusive flock() on it before it truncates it, and a process that finds
+ * the name locked by another recording writes NAME.PID beside it instead.
+ * A name that exists and is not a regular file (a device, a FIFO, a
+ * socket) is refused without being opened.
+ *
+ * Whatever happens to the file, the program runs on:
+ *   - its descriptor closed or replaced by the program (closefrom(3) in a
+ *     daemon): the mapping still writes the file; the next growth reopens
+ *     it by name, checks it is the same file, and never touches the number
+ *     the program now owns;
+ *   - truncated by another process: writes through the mapping past the
+ *     new end would raise SIGBUS; a handler that recognises our own range
+ *     replaces the mapping with anonymous memory, and recording stops
+ *     (other SIGBUS go on to the program's own handler);
+ *   - a full disk, a size limit: growth fails before any page is touched.
+ * The file always keeps MARGIN bytes past every chunk handed out, so that
+ * when recording stops the recorder can still say so in the trace
+ * ("# stopped", "# lost", "= End": mtrec_file_note).
+ *
+ * Rotation (MTREC_ROTATE=SIZE) cuts the trace into parts of SIZE bytes:
+ * part 1 is the file named above, part N the same name with ".partN".
+ * Offsets in the trace are global and only grow: part k holds offsets
+ * [(k-1)*SIZE, k*SIZE).  The reserved range holds P = maplen / SIZE places
+ * of SIZE bytes (mtrec_file.ring = P * SIZE), and part k is mapped at place
+ * (k-1) mod P: the byte at offset off is at base + off % ring.  The first
+ * P parts lie one after the other, as in one file; part k > P takes the
+ * place of part k - P, which must have been retired first (unmapped once
+ * no thread writes there, chunk.c "Parts that complete"): otherwise
+ * the trace stops, as it did when the range was used up.  So a daemon
+ * traced for days in parts never runs out of address space, however much
+ * it writes in all.  A chunk's lines never span two parts, so they are
+ * contiguous in memory; only the one chunk that covers a part's start
+ * (chunk.c) converts offsets on both sides of it.  Which part a byte
+ * belongs to is read from the places' table (mtrec_file.part_at), and
+ * anything that compares positions compares offsets or parts, never
+ * addresses (an address says nothing about order any more).
+ *
+ * Failures that end the recording are returned (struct mtrec_file_err) to
+ * the chunk writer, which stops recording and says why; this file only
+ * remembers that it is broken, so that no other thread tries again. */
+#include "file.h"
+#include "lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GROW_STEP (4u << 20)	/* the largest step the file grows by */
+#define MIN_STEP (64u << 10)	/* the first */
+#define ALIGN_2M ((size_t)2 << 20)
+#define MARGIN 1024		/* kept past every chunk for the last words */
+#define LOOKAHEAD (256u << 10)	/* grown ahead of need (mtrec_file_ensure) */
+#define KEEP_RESIDENT (1u << 20)	/* written pages left mapped behind the tail */
+#define SHED_STEP (2u << 20)	/* and dropped in steps of this */
+#define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
+/* The first line says what the file is; a pad line takes the file to 64
+ * bytes, so that every chunk after it is aligned (see chunk.c). */
+#define MAGIC "# mtrec 1\n#                                                    \n"
+
+struct mtrec_file mtrec_file = { .fd = -1 };
+
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static mtrec_sigaction_fn real_sigaction;
+static dev_t file_dev;
+static ino_t file_ino;
+static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
+static char name_pattern[sizeof(mtrec_file.path)];	/* MALLOC_TRACE, absolute */
+static size_t shed_upto;	/* written pages before this are not resident */
+static int stopped;		/* mtrec_file_stop() was called */
+static int closed;		/* mtrec_file_close() trimmed the file */
+static int broken;		/* a growth failed for good (reported once) */
+static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
+static int as_limited;		/* the reservation was sized by RLIMIT_AS */
+static size_t notes_next, notes_lim;	/* the margin, once stopped */
+static unsigned retired;	/* parts 1 .. retired are unmapped */
+static unsigned part_at_few[64];	/* mtrec_file.part_at for few places */
+
+void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
+{
+	const char *trace = prim_getenv("MALLOC_TRACE");
+	char *o = name_pattern, *lim = name_pattern + sizeof(name_pattern) - 1;
+
+	real_sigaction = sa;
+	if (inherited && inherited[0] == '/') {
+		o = prim_puts(o, lim, inherited);
+	} else if (trace && trace[0] != '/' && getcwd(name_pattern, sizeof(name_pattern) - 2)) {
+		o = prim_puts(name_pattern + strlen(name_pattern), lim, "/");
+		o = prim_puts(o, lim, trace);
+	} else if (trace) {
+		o = prim_puts(o, lim, trace);
+	}
+	*o = '\0';
+}
+
+const char *mtrec_file_pattern(void)
+{
+	return name_pattern;
+}
+
+/* pattern with %p replaced by pid, then suffix; 0 or -1 when too long. */
+static int make_name(char *out, size_t cap, const char *pattern, pid_t pid,
+		     int add_pid, unsigned serial)
+{
+	char *o = out, *lim = out + cap - 1;
+	int had_pid = 0;
+
+	for (const char *s = pattern; *s && o < lim; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			o = prim_putu(o, lim, (unsigned long)pid);
+			had_pid = 1;
+			s++;
+		} else {
+			*o++ = *s;
+		}
+	}
+	if (add_pid && !had_pid) {
+		o = prim_puts(o, lim, ".");
+		o = prim_putu(o, lim, (unsigned long)pid);
+	}
+	if (serial) {
+		o = prim_puts(o, lim, ".");
+		o = prim_putu(o, lim, serial);
+	}
+	if (o >= lim)
+		return -1;
+	*o = '\0';
+	return 0;
+}
+
+/* Keep away from the low numbers a program may close or dup2 over. */
+static int move_high(int fd)
+{
+	int high;
+
+	if (fd < 0 || fd >= 100 || (high = fcntl(fd, F_DUPFD_CLOEXEC, 100)) < 0)
+		return fd;
+	prim_close(fd);
+	return high;
+}
+
+/* The session's own name: refuse what is not a regular file without
+ * opening it (opening a device can have effects), then lock before
+ * truncating, so that a recording in progress is never cut.  -1 with
+ * errno set, or -2 when another recording holds the file. */
+static int open_first(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	    !S_ISLNK(st.st_mode)) {
+		errno = EINVAL;
+		return -3;
+	}
+	fd = prim_open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		prim_close(fd);
+		errno = EINVAL;
+		return -3;
+	}
+	if (prim_flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		prim_close(fd);
+		return -2;
+	}
+	if (ftruncate(fd, 0) < 0) {
+		int err = errno;
+		prim_close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* A name of this process's own: NAME.PID (or the %p name), then .1, .2
+ * ... when taken; created exclusively, so nothing is ever overwritten. */
+static int open_own(pid_t pid)
+{
+	int fd = -1;
+
+	for (unsigned serial = 0; serial < 10000; serial++) {
+		if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern,
+			      pid, 1, serial) < 0) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = prim_open(mtrec_file.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			       O_CLOEXEC | O_NONBLOCK, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd >= 0)
+		prim_flock(fd, LOCK_EX | LOCK_NB);
+	return fd;
+}
+
+static int open_name(int first)
+{
+	pid_t pid = getpid();
+	/* Under the life lock; static, as a forked child opens its file
+	 * from its first malloc call, on whatever stack that has. */
+	static char taken[sizeof(mtrec_file.path)];
+	int fd;
+
+	if (!*name_pattern)
+		return -1;
+	if (!first)
+		return open_own(pid);
+	if (make_name(mtrec_file.path, sizeof(mtrec_file.path), name_pattern, pid, 0, 0) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open_first(mtrec_file.path);
+	if (fd == -3) {
+		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording",
+			 SAY_END);
+		return -2;
+	}
+	if (fd != -2)
+		return fd;
+	memcpy(taken, mtrec_file.path, sizeof(taken));
+	fd = open_own(pid);
+	if (fd >= 0)
+		prim_say("trace file '", taken, "' is being written by another recording; "
+			 "this one writes '", mtrec_file.path, "'", SAY_END);
+	return fd;
+}
+
+/* "256M", "1G", "4096K", "1000000": bytes, rounded to GROW_STEP; 0 = off. */
+static size_t rotate_size(void)
+{
+	const char *v = prim_getenv("MTREC_ROTATE");
+	unsigned long long n = 0;
+	const char *p;
+
+	if (!v || !*v)
+		return 0;
+	for (p = v; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (unsigned long long)(*p - '0');
+	switch (*p) {
+	case 'k': case 'K': n <<= 10; p++; break;
+	case 'm': case 'M': n <<= 20; p++; break;
+	case 'g': case 'G': n <<= 30; p++; break;
+	}
+	if (p == v || *p || n == 0) {
+		prim_say_error("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
+		return 0;
+	}
+	n = (n + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+	return (size_t)n;
+}
+
+/* Map one part's file at its place in the reserved range. */
+static int map_part(int fd, char *at)
+{
+	void *p = mmap(at, mtrec_file.part_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, mtrec_file.part_size, MADV_HUGEPAGE);
+	return 0;
+}
+
+/* The 2 MiB-aligned range of want bytes inside a reservation of
+ * want + ALIGN_2M at p; the rest is given back (it counts in RLIMIT_AS). */
+static void *trim_to_2m(void *p, size_t want)
+{
+	char *raw = p, *aligned = (char *)(((uintptr_t)raw + ALIGN_2M - 1) & ~(uintptr_t)(ALIGN_2M - 1));
+
+	if (aligned > raw)
+		munmap(raw, (size_t)(aligned - raw));
+	if (raw + want + ALIGN_2M > aligned + want)
+		munmap(aligned + want, (size_t)(raw + want + ALIGN_2M - (aligned + want)));
+	return aligned;
+}
+
+/* The places parts take in a reservation of len bytes, and the table of
+ * which part each holds (part 1 at the first): 0, or -1 when the table
+ * cannot be had. */
+static int set_places(size_t len)
+{
+	size_t n = len / mtrec_file.part_size;
+	unsigned *t = part_at_few;
+
+	if (n > sizeof(part_at_few) / sizeof(part_at_few[0]) &&
+	    (t = prim_map_anon(n * sizeof(unsigned))) == NULL)
+		return -1;
+	t[0] = 1;
+	mtrec_file.part_at = t;
+	mtrec_file.ring = n * mtrec_file.part_size;
+	return 0;
+}
+
+static void drop_places(void)
+{
+	if (mtrec_file.part_at && mtrec_file.part_at != part_at_few)
+		munmap(mtrec_file.part_at, mtrec_file.ring / mtrec_file.part_size * sizeof(unsigned));
+	mtrec_file.part_at = NULL;
+	mtrec_file.ring = 0;
+}
+
+/* Reserve address space for the whole trace; a limit on the address space
+ * (RLIMIT_AS) makes us take a small share of it. */
+static int map_file(int fd)
+{
+	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32,
+					(size_t)1 << 30, (size_t)1 << 28 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+	struct rlimit rl;
+	size_t cap = (size_t)-1;
+
+	/* Under a limit on the address space, an eighth of it: the program
+	 * keeps the rest, and gets the reservation back if it runs out
+	 * (mtrec_file_release). */
+	as_limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+	if (as_limited)
+		cap = (rl.rlim_cur / 8) & ~(ALIGN_2M - 1);
+	for (unsigned i = 0; i < NSIZES + 4; i++) {
+		/* Then the cap itself, a half, a quarter, an eighth of it. */
+		size_t want = i < NSIZES ? sizes[i] : (cap >> (i - NSIZES)) & ~(ALIGN_2M - 1);
+		void *p;
+
+		if (want > cap || want < MIN_RESERVE)
+			continue;
+		/* 2 MiB-aligned, as the kernel aligns a large file mapping:
+		 * large page-cache folios are only mapped whole at such
+		 * addresses (unaligned, every 4 KiB page faulted again). */
+		p = mmap(NULL, want + ALIGN_2M, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		p = trim_to_2m(p, want);
+		mtrec_file.base = p;
+		mtrec_file.maplen = want;
+		mtrec_file.part_size = rotate_size();
+		if (!mtrec_file.part_size || mtrec_file.part_size > want)
+			mtrec_file.part_size = want;
+		/* Large page-cache folios: one fault maps up to 2 MiB instead
+		 * of 4 KiB (measured on ext4: 143 faults for 290 MB instead of
+		 * 74,749, and a fifth of the time). */
+		if (set_places(want) == 0) {
+			if (map_part(fd, p) == 0)
+				return 0;
+			drop_places();
+		}
+		munmap(p, want);
+	}
+	errno = ENOMEM;
+	return -1;
+}
+
+/* ---- SIGBUS: the file shrank under the mapping ------------------------ */
+
+static struct sigaction program_bus;	/* the program's SIGBUS action */
+static int bus_guarded;
+
+static void chain_sigbus(int sig, siginfo_t *si, void *ctx);
+
+static int in_mapping(const void *a)
+{
+	const char *base = __atomic_load_n(&mtrec_file.base, __ATOMIC_ACQUIRE);
+
+	return base && (const char *)a >= base && (const char *)a < base + mtrec_file.maplen;
+}
+
+/* The file is shorter than the mapping: writes go to anonymous memory from
+ * now on (nothing written reaches the file any more, and nothing faults);
+ * the core stops at its next slow path.  0, or -1 when the memory could
+ * not be had. */
+static int lose_mapping(void)
+{
+	size_t len = (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) + ALIGN_2M) & ~(ALIGN_2M - 1);
+
+	if (len > mtrec_file.maplen)
+		len = mtrec_file.maplen;
+	if (mmap(mtrec_file.base, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		return -1;
+	__atomic_store_n(&mapping_lost, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	/* The faulting write is retried in the new memory. */
+	if (in_mapping(si->si_addr) && lose_mapping() == 0)
+		return;
+	chain_sigbus(sig, si, ctx);
+}
+
+/* Not ours: the program's action runs as if we were not there. */
+static void chain_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigaction dfl;
+
+	if (program_bus.sa_flags & SA_SIGINFO) {
+		if (program_bus.sa_sigaction) {
+			program_bus.sa_sigaction(sig, si, ctx);
+			return;
+		}
+	} else if (program_bus.sa_handler != SIG_DFL && program_bus.sa_handler != SIG_IGN) {
+		program_bus.sa_handler(sig);
+		return;
+	}
+	/* As without us: the fault happens again, with the default action. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(SIGBUS, &dfl, NULL);
+}
+
+static void guard_sigbus(void)
+{
+	struct sigaction sa;
+
+	if (bus_guarded)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (real_sigaction && real_sigaction(SIGBUS, &sa, &program_bus) == 0)
+		bus_guarded = 1;
+}
+
+int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old)
+{
+	if (!bus_guarded)
+		return 0;
+	if (old)
+		*old = program_bus;
+	if (act)
+		program_bus = *act;
+	return 1;
+}
+
+int mtrec_file_lost(void)
+{
+	return __atomic_load_n(&mapping_lost, __ATOMIC_ACQUIRE);
+}
+
+static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e);
+
+int mtrec_file_open(int first, struct mtrec_file_err *e)
+{
+	struct stat st;
+	int fd = open_name(first);
+
+	if (fd < 0) {
+		if (fd == -1)
+			prim_say("cannot open trace file '", mtrec_file.path, "': ",
+				 prim_strerror(errno), "; not recording", SAY_END);
+		return -1;
+	}
+	fd = move_high(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", SAY_END);
+		prim_close(fd);
+		return -1;
+	}
+	if (map_file(fd) < 0) {
+		prim_say("cannot map trace file '", mtrec_file.path, "': ",
+			 prim_strerror(errno), as_limited ?
+			 " (the address-space limit, ulimit -v, leaves too little room)" : "",
+			 "; not recording", SAY_END);
+		prim_close(fd);
+		return -1;
+	}
+	guard_sigbus();
+	file_dev = st.st_dev;
+	file_ino = st.st_ino;
+	mtrec_file.fd = fd;
+	mtrec_file.tail = 0;
+	mtrec_file.size = 0;
+	mtrec_file.part_start = 0;
+	mtrec_file.part_no = 1;
+	memcpy(first_path, mtrec_file.path, sizeof(first_path));
+	if (grow_to(sizeof(MAGIC) - 1, sizeof(MAGIC) - 1, e) < 0)
+		return -1;
+	memcpy(mtrec_file.base, MAGIC, sizeof(MAGIC) - 1);
+	mtrec_file.tail = sizeof(MAGIC) - 1;
+	return 0;
+}
+
+/* Is our descriptor still our file?  A program may close it or dup2 over
+ * it; then extending "it" would write into someone else's file. */
+static int still_ours(struct stat *st)
+{
+	return fstat(mtrec_file.fd, st) == 0 && st->st_dev == file_dev && st->st_ino == file_ino;
+}
+
+/* Make mtrec_file.fd our file again after the program closed or replaced
+ * the number (a daemon closing every descriptor at start): open the name
+ * again and check it is the same file.  The old number is the program's
+ * now and is never closed.  0, or -1 with a reason. */
+static int regain(struct stat *st, const char **why)
+{
+	int fd;
+
+	if (still_ours(st))
+		return 0;
+	fd = prim_open(mtrec_file.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	if (fd < 0) {
+		*why = "the program closed its descriptor and the file cannot be opened again";
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || st->st_dev != file_dev || st->st_ino != file_ino) {
+		prim_close(fd);
+		*why = "the program closed its descriptor and the file was replaced or removed";
+		return -1;
+	}
+	mtrec_file.fd = move_high(fd);
+	prim_flock(mtrec_file.fd, LOCK_EX | LOCK_NB);
+	return 0;
+}
+
+static int extend(size_t from, size_t to)
+{
+	static const char zeros[4096];
+
+	if (prim_fallocate(mtrec_file.fd, (off_t)from, (off_t)(to - from)) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	/* No fallocate on this file system: write the blocks for real. */
+	for (size_t off = from; off < to; off += sizeof(zeros))
+		if (prim_pwrite(mtrec_file.fd, zeros, sizeof(zeros), (off_t)off) != sizeof(zeros))
+			return -1;
+	return 0;
+}
+
+/* Growth fails for good: say why to the caller, and to nobody after. */
+static int fail(struct mtrec_file_err *e, const char *why, int err)
+{
+	e->why = why;
+	e->err = err;
+	broken = 1;
+	return -1;
+}
+
+/* Part N+1: its file, mapped at the next place, where part N+1-P was
+ * (P places, see "Rotation" above) once that part is retired.  Called
+ * with the grow lock held, when part N is full. */
+static int next_part(struct mtrec_file_err *e)
+{
+	size_t start = mtrec_file.part_start + mtrec_file.part_size;
+	size_t places = mtrec_file.ring / mtrec_file.part_size;
+	unsigned k = mtrec_file.part_no + 1;
+	/* Under the grow lock, and off the stack of the malloc call that
+	 * filled the part. */
+	static char name[sizeof(mtrec_file.path)];
+	char *o, *lim = name + sizeof(name) - 1;
+	struct stat st, old;
+	int fd;
+
+	if (mtrec_file.part_size >= mtrec_file.maplen || places < 2)
+		return fail(e, as_limited ? "the trace reached the size the address-space limit "
+			    "(ulimit -v) leaves it" : "the trace reached its maximum size", 0);
+	if (k > places && __atomic_load_n(&retired, __ATOMIC_ACQUIRE) < k - places)
+		return fail(e, as_limited ? "the trace reached the size the address-space limit "
+			    "(ulimit -v) leaves it, and its oldest part is still in use" :
+			    "the trace reached its maximum size, and its oldest part is still in use", 0);
+	o = prim_puts(name, lim, first_path);
+	o = prim_puts(o, lim, ".part");
+	o = prim_putu(o, lim, k);
+	*o = '\0';
+	st.st_mode = 0;
+	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
+				 O_NONBLOCK, 0600));
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    map_part(fd, mtrec_file_at(start)) < 0) {
+		int err = errno;
+		/* A part that could not be mapped holds nothing: not left
+		 * behind as an empty file beside the trace. */
+		if (fd >= 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(name);
+		if (fd >= 0)
+			prim_close(fd);
+		memcpy(mtrec_file.path, name, sizeof(name));
+		return fail(e, "cannot start the next part", err);
+	}
+	prim_flock(fd, LOCK_EX | LOCK_NB);
+	if (still_ours(&old))
+		prim_close(mtrec_file.fd);
+	mtrec_file.fd = fd;
+	file_dev = st.st_dev;
+	file_ino = st.st_ino;
+	memcpy(mtrec_file.path, name, sizeof(name));
+	/* Read by writers only once the growth that follows is published. */
+	__atomic_store_n(&mtrec_file.part_at[(k - 1) % places], k, __ATOMIC_RELAXED);
+	__atomic_store_n(&mtrec_file.part_start, start, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&mtrec_file.part_no, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Written pages leave the program's resident set: VmRSS is what people
+ * watch for a leak, and a mapped trace counted there (400 MB against 15 MB
+ * for ovs-vswitchd) misleads them.  For a shared file mapping,
+ * MADV_DONTNEED only drops our page table entries: the data stays in the
+ * page cache, dirty, on its way to the file (as crash-safe as before),
+ * and a thread still writing in an old chunk faults the same page back.
+ * One atomic load per chunk; the thread that moves shed_upto, every 2 MiB
+ * of trace, drops everything behind: not only the last 2 MiB, since a
+ * thread that was descheduled in an old chunk maps its page (a 2 MiB
+ * folio) again when it resumes -- 8 threads on 2 cores kept 700 MB.
+ * Behind means from the first part still mapped on: at most the ring's
+ * length, which wraps round the end of the ring when parts took places
+ * again (a stale count of retired parts only drops more of the range). */
+static void shed_written(size_t tail)
+{
+	size_t done = __atomic_load_n(&shed_upto, __ATOMIC_RELAXED);
+	size_t upto = tail > KEEP_RESIDENT ? (tail - KEEP_RESIDENT) & ~(SHED_STEP - 1) : 0;
+	size_t ring = mtrec_file.ring, from, at, len;
+
+	if (upto < done + SHED_STEP || upto >= MTREC_TAIL_SHUT || mapping_lost ||
+	    !__atomic_compare_exchange_n(&shed_upto, &done, upto, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	from = (size_t)__atomic_load_n(&retired, __ATOMIC_RELAXED) * mtrec_file.part_size;
+	if (from >= upto)
+		return;
+	if (upto - from > ring)
+		from = upto - ring;
+	at = from % ring;
+	len = upto - from;
+	if (at + len <= ring) {
+		madvise(mtrec_file.base + at, len, MADV_DONTNEED);
+	} else {
+		madvise(mtrec_file.base + at, ring - at, MADV_DONTNEED);
+		madvise(mtrec_file.base, len - (ring - at), MADV_DONTNEED);
+	}
+}
+
+/* What the file must reach for a chunk ending at end: the margin past it,
+ * in the same part and outside the next part's header zone. */
+static size_t with_margin(size_t end)
+{
+	size_t ps = mtrec_file.part_size, part_end = (end - 1) / ps * ps + ps;
+
+	if (ps < mtrec_file.maplen && end + MARGIN > part_end)
+		return part_end + MTREC_PART_ZONE + MARGIN;
+	return end + MARGIN;
+}
+
+/* The file grows LOOKAHEAD before it must: a signal handler that
+ * interrupts its own thread's growth (which holds the lock) still finds
+ * backed room for its chunks. */
+int mtrec_file_ensure(size_t end, struct mtrec_file_err *e)
+{
+	size_t need = with_margin(end);
+
+	shed_written(end);
+	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need + LOOKAHEAD ||
+	    grow_to(need, need + LOOKAHEAD, e) == 0)
+		return 0;
+	if (e->why)
+		return -1;
+	return !stopped && __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need ? 0 : -1;
+}
+
+/* Grow the file to reach want, or at least need: what lies between is
+ * growth ahead of time, and failing to get it is no reason to stop yet. */
+static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
+{
+	struct rlimit rl;
+	struct stat st;
+	size_t size, want, part_end, step, align;
+	const char *why = NULL;
+	int ret = -1;
+
+	e->why = NULL;
+	e->err = 0;
+	/* Nested in this thread's own growth (a signal handler): the event
+	 * is dropped and counted. */
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return -1;
+	while (want_end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
+		/* After the exit trim, growing again would leave the chunks
+		 * reserved meanwhile as NUL runs before this one's lines. */
+		if (stopped || broken || mapping_lost || closed)
+			goto out;
+		part_end = mtrec_file.part_start + mtrec_file.part_size;
+		if (size == part_end) {
+			if (size >= need)
+				break;
+			if (next_part(e) < 0)
+				goto out;
+			continue;
+		}
+		/* Steps double from 64 KiB to GROW_STEP: a short-lived process
+		 * keeps a small file even when it never gets to trim it.  From
+		 * 2 MiB on, the size stays a multiple of 2 MiB: large folios
+		 * are not made across it, and without them every 4 KiB page
+		 * faults (measured: 66,000 faults instead of 400). */
+		step = size - mtrec_file.part_start;
+		step = step < MIN_STEP ? MIN_STEP : step > GROW_STEP ? GROW_STEP : step;
+		align = step < ALIGN_2M ? MIN_STEP : ALIGN_2M;
+		want = (want_end + step + align - 1) & ~(align - 1);
+		if (want > part_end)
+			want = part_end;
+		/* Writing past RLIMIT_FSIZE would raise SIGXFSZ in the program. */
+		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+			if (size - mtrec_file.part_start >= rl.rlim_cur) {
+				if (size >= need)
+					break;
+				fail(e, "file size limit reached", EFBIG);
+				goto out;
+			}
+			if (want - mtrec_file.part_start > rl.rlim_cur)
+				want = mtrec_file.part_start + rl.rlim_cur;
+		}
+		if (regain(&st, &why) < 0) {
+			fail(e, why, 0);
+			goto out;
+		}
+		if ((size_t)st.st_size < size - mtrec_file.part_start) {
+			lose_mapping();
+			fail(e, "the trace file was truncated by another process", 0);
+			goto out;
+		}
+		if (extend(size - mtrec_file.part_start, want - mtrec_file.part_start) < 0) {
+			if (size >= need)
+				break;
+			fail(e, "cannot extend the file", errno);
+			goto out;
+		}
+		__atomic_store_n(&mtrec_file.size, want, __ATOMIC_RELEASE);
+	}
+	ret = 0;
+out:
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return ret;
+}
+
+/* ---- parts that complete ---------------------------------------------- */
+
+unsigned mtrec_file_retirable(void)
+{
+	unsigned k = __atomic_load_n(&retired, __ATOMIC_RELAXED) + 1;
+	size_t ps = mtrec_file.part_size;
+
+	if (ps >= mtrec_file.maplen || __atomic_load_n(&stopped, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&closed, __ATOMIC_RELAXED) || mtrec_file_lost() ||
+	    k >= __atomic_load_n(&mtrec_file.part_no, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&mtrec_file.tail, __ATOMIC_ACQUIRE) < (size_t)k * ps)
+		return 0;
+	return k;
+}
+
+/* The part's descriptor was closed when the next part began (next_part):
+ * the mapping is all that holds its file.  Replaced in one call, so the
+ * range is never free for another mmap of the program's to take; part
+ * k + P may be mapped there from now on (next_part). */
+void mtrec_file_retire(unsigned k)
+{
+	size_t ps = mtrec_file.part_size;
+
+	if (mmap(mtrec_file_at((size_t)(k - 1) * ps), ps, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED)
+		__atomic_store_n(&retired, k, __ATOMIC_RELEASE);
+}
+
+/* ---- after recording stopped ------------------------------------------ */
+
+void mtrec_file_stop(void)
+{
+	size_t size;
+
+	if (__atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* No chunk is handed out any more; every one handed out ends before
+	 * size - MARGIN (mtrec_file_ensure), so the margin is ours alone. */
+	__atomic_store_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_RELEASE);
+	size = __atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE);
+	notes_lim = size;
+	notes_next = size >= MARGIN ? size - MARGIN : size;
+	/* Whatever precedes is closed: the notes start a line of their own. */
+	mtrec_file_note("\n", 1);
+}
+
+/* Append to the file itself (the mapping no longer reaches it), within
+ * RLIMIT_FSIZE, when the descriptor is still ours. */
+static void append(const char *text, size_t len)
+{
+	struct rlimit rl;
+	struct stat st;
+
+	if (!still_ours(&st))
+		return;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (size_t)st.st_size + len > rl.rlim_cur)
+		return;
+	prim_pwrite(mtrec_file.fd, text, len, st.st_size);
+}
+
+void mtrec_file_note(const char *text, size_t len)
+{
+	size_t at;
+
+	if (!stopped || !mtrec_file.base)
+		return;
+	if (mtrec_file_lost()) {
+		append(text, len);
+		return;
+	}
+	at = __atomic_fetch_add(&notes_next, len, __ATOMIC_ACQ_REL);
+	/* The margin lies in the current part, all of it in one place. */
+	if (at + len <= notes_lim && len > 0 &&
+	    at / mtrec_file.part_size == (at + len - 1) / mtrec_file.part_size)
+		memcpy(mtrec_file_at(at), text, len);
+}
+
+/* Once parts took places again, what is given back is every place whose
+ * part was retired and not replaced, the end of the current part's place,
+ * and the range past the ring.  No part is retired after the stop
+ * (mtrec_file_retirable), and those retired before are unmapped already:
+ * nothing maps into what is given back. */
+int mtrec_file_release(void)
+{
+	size_t keep, ps = mtrec_file.part_size, places, cur;
+	unsigned done;
+	int gave = 0;
+
+	if (!as_limited || !mtrec_file.base || !stopped || mapping_lost)
+		return 0;
+	places = mtrec_file.ring / ps;
+	if (mtrec_file.part_no <= places) {
+		keep = (mtrec_file.size + 4095) & ~(size_t)4095;
+		if (keep >= mtrec_file.maplen)
+			return 0;
+		as_limited = 0;		/* once */
+		return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
+	}
+	as_limited = 0;
+	done = __atomic_load_n(&retired, __ATOMIC_ACQUIRE);
+	cur = (mtrec_file.part_no - 1) % places;
+	keep = (mtrec_file.size - mtrec_file.part_start + 4095) & ~(size_t)4095;
+	if (keep < ps)
+		gave |= munmap(mtrec_file.base + cur * ps + keep, ps - keep) == 0;
+	for (size_t i = 0; i < places; i++)
+		if (i != cur && mtrec_file.part_at[i] <= done)
+			gave |= munmap(mtrec_file.base + i * ps, ps) == 0;
+	if (mtrec_file.ring < mtrec_file.maplen)
+		gave |= munmap(mtrec_file.base + mtrec_file.ring,
+			       mtrec_file.maplen - mtrec_file.ring) == 0;
+	return gave;
+}
+
+/* Cut the file to what was written (grow_lock held); 1 when cut at pos.
+ * No reservation can succeed afterwards (the tail is at the mapping's
+ * end); what was handed out stays inside the file, so no late writer can
+ * fault past its end.  The mapping is kept for such writers. */
+static int cut_to_used(char *pos, char *end, size_t *usedp)
+{
+	struct stat st;
+	const char *why;
+	int cut = 0;
+	size_t used;
+
+	used = __atomic_exchange_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_ACQ_REL);
+	if (used > mtrec_file.size)
+		used = mtrec_file.size;
+	if (stopped) {
+		used = notes_next < notes_lim ? notes_next : notes_lim;
+	} else if (pos && used > 0 && mtrec_file_off(end - 1) + 1 == used) {
+		used -= (size_t)(end - pos);
+		cut = 1;
+	}
+	if (!mapping_lost && regain(&st, &why) == 0 && used >= mtrec_file.part_start)
+		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
+			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
+				 prim_strerror(errno), SAY_END);
+	__atomic_store_n(&mtrec_file.size, used, __ATOMIC_RELEASE);
+	*usedp = used;
+	return cut;
+}
+
+int mtrec_file_close(char *pos, char *end)
+{
+	size_t used;
+	int cut;
+
+	if (mtrec_file.fd < 0)
+		return 0;
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	cut = cut_to_used(pos, end, &used);
+	closed = 1;
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return cut;
+}
+
+/* Before an exec: the file as at exit, but ready to go on (see
+ * mtrec_file_untrim).  The sizes before the cut, for the way back. */
+static size_t trimmed_used, trimmed_notes_lim;
+static int trimmed;
+
+int mtrec_file_trim(char *pos, char *end)
+{
+	int cut;
+
+	if (mtrec_file.fd < 0 || closed || mapping_lost)
+		return 0;
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	trimmed_notes_lim = notes_lim;
+	cut = cut_to_used(pos, end, &trimmed_used);
+	trimmed = 1;
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return cut;
+}
+
+int mtrec_file_untrim(struct mtrec_file_err *e)
+{
+	e->why = NULL;
+	if (!trimmed || mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return 0;
+	trimmed = 0;
+	if (stopped) {
+		/* The last words go on in the margin, which must be backed again
+		 * (or they are dropped: no write past the file's end). */
+		if (trimmed_notes_lim > trimmed_used &&
+		    extend(trimmed_used - mtrec_file.part_start,
+			   trimmed_notes_lim - mtrec_file.part_start) == 0)
+			__atomic_store_n(&mtrec_file.size, trimmed_notes_lim, __ATOMIC_RELEASE);
+		else
+			notes_lim = trimmed_used;
+		mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+		return 0;
+	}
+	/* Chunks are handed out from the cut on; the file grows again with
+	 * the first of them, here, so that the margin is there at once. */
+	__atomic_store_n(&mtrec_file.tail, trimmed_used, __ATOMIC_RELEASE);
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+	return mtrec_file_ensure(trimmed_used, e);
+}
+
+const char *mtrec_file_first_path(void)
+{
+	return first_path;
+}
+
+void mtrec_file_fork_child(void)
+{
+	char *base = mtrec_file.base;
+
+	pthread_mutex_init(&grow_lock, NULL);
+	/* The SIGBUS handler stops claiming the range before it goes. */
+	__atomic_store_n(&mtrec_file.base, NULL, __ATOMIC_RELEASE);
+	if (base)
+		munmap(base, mtrec_file.maplen);
+	if (mtrec_file.fd >= 0)
+		prim_close(mtrec_file.fd);
+	drop_places();
+	stopped = mapping_lost = closed = broken = 0;
+	shed_upto = 0;
+	retired = 0;
+	mtrec_file.maplen = 0;
+	mtrec_file.fd = -1;
+	mtrec_file.tail = mtrec_file.size = 0;
+}

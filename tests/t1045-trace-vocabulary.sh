@@ -1,0 +1,45 @@
+#!/bin/sh
+# t1045-trace-vocabulary.sh -- one vocabulary for the trace: the words of
+# the extension lines listed in analyzer/trace/trace-words.h (from which
+# the reader classifies each '#' line) are those share/trace-format.md
+# documents, in its order, and every "# WORD" the recorder or the
+# analyzer spells in its code is one of them.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'the list in trace-words.h' '
+	printf "%s\n" "#include \"trace-words.h\"" "#define X(n, w) w" "@@ MTA_TRACE_WORDS(X) @@" >w.c &&
+	$CC -E -P -I"$TOP/analyzer/trace" w.c | sed -n "s/^@@ \(.*\) @@$/\1/p" |
+		tr -s " \t" "\n\n" | sed "/^$/d; s/\"//g" >listed &&
+	test "$(wc -l <listed)" -ge 20 &&
+	test "$(sort -u listed | wc -l)" -eq "$(wc -l <listed)" &&
+	grep -x time listed && grep -x T listed
+'
+
+test_expect_success 'share/trace-format.md documents the same words in the same order' '
+	sed -n "/^## Extension lines/,/^    #   (spaces)/p" "$TOP/share/trace-format.md" |
+		sed -n "s/^    # \([A-Za-z]\{1,\}\) .*/\1/p" | uniq >documented &&
+	test_cmp listed documented
+'
+
+# "# WORD in the code of DIR's C files, comments left out
+spelled() {
+	grep -h "\"# [A-Za-z]" "$@" | grep -v "^[[:space:]]*\(\*\|/\*\)" |
+		sed "s/.*\"# \([A-Za-z]*\).*/\1/" | sort -u
+}
+
+test_expect_success 'every word the recorder writes is listed' '
+	spelled "$TOP"/recorder/*.c >recorder-words &&
+	grep -x time recorder-words &&
+	sort listed >sorted &&
+	comm -23 recorder-words sorted >unknown &&
+	test_must_be_empty unknown
+'
+
+test_expect_success 'every word the analyzer spells is listed' '
+	spelled "$TOP"/analyzer/*/*.c >analyzer-words &&
+	grep -x at analyzer-words &&
+	comm -23 analyzer-words sorted >unknown &&
+	test_must_be_empty unknown
+'
+
+test_done

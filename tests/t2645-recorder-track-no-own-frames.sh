@@ -1,0 +1,117 @@
+#!/bin/sh
+# t2645-recorder-track-no-own-frames: a tracked constructor that calls
+# malloc itself (tests/helper/librec-trkdeep.c: tobj_new), called at the
+# bottom of 1 and 16 nested calls of an unmodified program, recorded at
+# MTREC_DEPTH 1 and 16 with tobj_new/tobj_ref/tobj_unref tracked (issue
+# 27.1).  While tobj_new runs, the recorder's wrapper is on the stack
+# between it and the program; its malloc and calloc must still be charged
+# to the program's call chain, and no caller field nor stack frame of the
+# trace may lie in libmtrec.so (SPEC: "The recorder's own functions never
+# appear in a recorded stack").
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-track.sh"
+
+SRC="$HELPER/rec-trkdeep.c"
+LIBSRC="$HELPER/librec-trkdeep.c"
+SPEC='tobj_new:ref:0:tobj,tobj_ref:ref:1:tobj,tobj_unref:unref:1:tobj'
+
+# frames TRACE SIZE: for each "+" of SIZE bytes made by tobj_new, its
+# stack's frames as "OBJECT OFFSET" lines (OBJECT "-" the executable, or
+# "recorder" for any frame inside libmtrec.so), then a "--" line.
+frames() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+objs, stacks, events = [], {}, []
+for line in open(sys.argv[1], errors="replace"):
+    f = line.replace("\0", "").split()
+    if len(f) >= 6 and f[:2] == ["#", "object"]:
+        lo, hi = (int(x, 16) for x in f[3].split("-"))
+        objs.append((lo, hi, int(f[2], 16), f[5]))
+    elif len(f) >= 3 and f[:2] == ["#", "stack"]:
+        stacks[f[2]] = [int(x, 16) for x in f[3:]]
+    elif len(f) >= 6 and f[0] == "@" and "(tobj_new+" in f[1] and f[2] == "+" \
+            and f[4] == "%#x" % int(sys.argv[2]) and f[-1].startswith("s="):
+        events.append(f[-1][2:])
+for sid in events:
+    for ip in stacks[sid]:
+        o = [(lo, b, p) for lo, hi, b, p in objs if lo <= ip < hi]
+        if not o:
+            print("unknown %#x" % ip)
+        elif o[-1][2].endswith("/libmtrec.so"):
+            print("recorder %#x" % ip)
+        else:
+            print("%s %#x" % (o[-1][2], ip - o[-1][1]))
+    print("--")
+PY
+}
+
+# where: the FILE:LINE of each "OBJECT OFFSET" line on stdin.
+where() {
+	while read -r obj off; do
+		case $obj in --|recorder|unknown) echo "$obj"; continue ;; esac
+		[ "$obj" = - ] && obj="$HELPER/rec-trkdeep"
+		addr2line -e "$obj" "$(printf '%#x' $((off - 1)))" | sed 's/ (discriminator.*//' || return 1
+	done
+}
+
+
+for depth in 1 16; do
+	for levels in 1 16; do
+		test_expect_success "depth $depth, $levels nested calls: traced, tobj_new's references seen" '
+			env MTREC_TRACK="$SPEC" MTREC_DEPTH=$depth LD_PRELOAD="$LIBMTREC" \
+				MALLOC_TRACE="$OUT/d$depth-$levels.log" "$HELPER/rec-trkdeep" $levels >out 2>err &&
+			test "$(kcount d$depth-$levels.log tobj r)" = 3 &&
+			test "$(kcount d$depth-$levels.log tobj u)" = 2
+		'
+		test_expect_success "depth $depth, $levels nested calls: no caller field in libmtrec.so" '
+			tr -d "\000" <d$depth-$levels.log | grep "^@ \|^# k " >events &&
+			test "$(wc -l <events)" -gt 6 &&
+			! grep "libmtrec\.so" events
+		'
+	done
+done
+
+test_expect_success 'depth 16: no stack frame lies in libmtrec.so' '
+	for levels in 1 16; do
+		tr -d "\000" <d16-$levels.log | grep "^# stack " >stacks &&
+		test "$(wc -l <stacks)" -gt 3 &&
+		python3 - d16-$levels.log <<-\PY || return 1
+		import sys
+		objs, bad = [], 0
+		lines = [l.replace("\0", "").split() for l in open(sys.argv[1], errors="replace")]
+		for f in lines:
+		    if len(f) >= 6 and f[:2] == ["#", "object"] and f[5].endswith("/libmtrec.so"):
+		        objs.append([int(x, 16) for x in f[3].split("-")])
+		assert objs
+		for f in lines:
+		    if len(f) >= 3 and f[:2] == ["#", "stack"]:
+		        bad += sum(1 for ip in f[3:] for lo, hi in objs if lo <= int(ip, 16) < hi)
+		sys.exit(1 if bad else 0)
+		PY
+	done
+'
+
+test_expect_success 'depth 16, 1 level: the malloc inside tobj_new is charged to CALL-NEW, then its callers' '
+	frames d16-1.log 16 | where >got &&
+	{
+		echo "$LIBSRC:$(line_of "/\* DEEP-MALLOC" "$LIBSRC")" &&
+		echo "$SRC:$(line_of "/\* CALL-NEW")" &&
+		echo "$SRC:$(line_of "/\* CALL-BOTTOM")"
+	} >expect &&
+	head -n 3 got >first && test_cmp expect first
+'
+
+test_expect_success 'depth 16, 16 levels: 16 frames of the program, the calloc too' '
+	frames d16-16.log 16 >f16 &&
+	test "$(grep -c -- "^--" f16)" = 2 &&
+	sed -n "1,/^--/p" f16 | grep -v -- "^--" >one &&
+	test "$(wc -l <one)" = 16 &&
+	! grep "^recorder\|^unknown" f16 &&
+	where <one | sed -n "4,16p" | sort -u >down &&
+	echo "$SRC:$(line_of "/\* CALL-DOWN")" >expect && test_cmp expect down &&
+	frames d16-16.log 200 | where | sed -n 1,2p >calloc &&
+	printf "%s\n" "$LIBSRC:$(line_of "/\* DEEP-CALLOC" "$LIBSRC")" "$SRC:$(line_of "/\* CALL-KEPT")" >expect &&
+	test_cmp expect calloc
+'
+
+test_done

@@ -532,6 +532,7 @@ void mtrec_control_poll(void)
 		return;
 	if (mtrec_chunk_owner() != getpid())
 		return;
+	mtrec_chunk_watch(now);		/* a trace removed: said within 100 ms */
 	take_request();
 }
 

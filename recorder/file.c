@@ -173,7 +173,11 @@ static int move_high(int fd)
  * name in it.  -1 with errno. */
 static int open_parent(const char *path, const char **base, struct stat *dir)
 {
-	char d[sizeof(mtrec_file.path)];
+	/* Off the stack: a part is opened from inside the malloc call that
+	 * filled the last one, on whatever stack that has.  One caller at a
+	 * time: part 1 under the life lock, before any chunk exists, the
+	 * next ones under the grow lock. */
+	static char d[sizeof(mtrec_file.path)];
 	const char *slash = strrchr(path, '/');
 	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
 	int fd, err;

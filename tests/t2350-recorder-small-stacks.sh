@@ -47,6 +47,17 @@ for depth in 1 16; do
 	"
 done
 
+test_expect_success "the same with MTREC_ROTATE=1M: the next part opened from inside malloc" "
+	\"\$SMALL\" measure 3000 >native-rot.out &&
+	timeout 120 env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=\$OUT/rot.log MTREC_ROTATE=1M \
+		MTREC_REACH=1 \"\$SMALL\" measure 3000 >traced-rot.out &&
+	native=\$(deepest native-rot.out) && traced=\$(deepest traced-rot.out) &&
+	echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
+	test -n \"\$native\" && test -n \"\$traced\" &&
+	test \$((traced - native)) -le $BOUND &&
+	test -s rot.log.part2
+"
+
 # A forked child's first call opens its own trace, from inside malloc.
 for depth in 1 16; do
 	test_expect_success "the same in a forked child, its trace opened by its first malloc, depth $depth" "

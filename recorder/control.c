@@ -63,13 +63,20 @@ static void request_path(char *out, size_t cap)
 	*o = '\0';
 }
 
+/* The request's text and /proc/self/stat, read by the one thread that
+ * takes a request (life.c's try-lock): kept off its stack, which is
+ * the stack of whatever malloc call looked (a small thread stack, a
+ * sigaltstack). */
+static char req_text[MTREC_CONTROL_ANSWER_AT];
+static char stat_text[1024];
+
 /* Field 22 of /proc/self/stat (the start time, in clock ticks after boot),
  * as text; "" when it cannot be read. */
 static void start_time(char *out, size_t cap)
 {
-	char buf[1024], *p;
+	char *buf = stat_text, *p;
 	int fd = prim_open("/proc/self/stat", O_RDONLY | O_CLOEXEC, 0);
-	ssize_t n = fd < 0 ? -1 : prim_read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = fd < 0 ? -1 : prim_read(fd, buf, sizeof(stat_text) - 1);
 	size_t len = 0;
 
 	out[0] = '\0';
@@ -173,7 +180,6 @@ static void drop(struct mtrec_ctl_req *r)
 int mtrec_control_take(struct mtrec_ctl_req *r)
 {
 	struct stat st, fst;
-	char text[MTREC_CONTROL_ANSWER_AT];
 	uid_t me = geteuid();
 	ssize_t n;
 
@@ -202,9 +208,9 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 		prim_close(r->dirfd);
 		return 0;
 	}
-	n = prim_read(r->fd, text, sizeof(text) - 1);
-	text[n > 0 ? n : 0] = '\0';
-	if (n > 0 && parse(text, r) == 0)
+	n = prim_read(r->fd, req_text, sizeof(req_text) - 1);
+	req_text[n > 0 ? n : 0] = '\0';
+	if (n > 0 && parse(req_text, r) == 0)
 		return 1;
 	/* A request being written (mtrec ctl links it whole: never), malformed,
 	 * or an earlier process's: removed, so that it is not read again. */

@@ -43,7 +43,7 @@ void mtrec_control_init(void) MTREC_HIDDEN;
 /* A request for this process, if one is waiting: 1 and *r filled (answer
  * it with mtrec_control_answer), or 0.  Requests that are malformed, not
  * made by this user or root, or left for an earlier process with this pid
- * are removed unanswered. */
+ * are removed unanswered.  One thread at a time (its buffers are static). */
 int mtrec_control_take(struct mtrec_ctl_req *r) MTREC_HIDDEN;
 /* "ok TEXT" (done is 1) or "no TEXT" into the request, then remove it. */
 void mtrec_control_answer(struct mtrec_ctl_req *r, int done, const char *text) MTREC_HIDDEN;

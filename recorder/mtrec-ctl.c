@@ -25,6 +25,7 @@
 #include "mtrec-ctl.h"
 
 #define ANSWER_AT 1024		/* recorder/control.h MTREC_CONTROL_ANSWER_AT */
+#define LABEL_MAX 511		/* recorder/control.h struct mtrec_ctl_req's label, less its NUL */
 
 enum {
 	CTL_DONE = 0,		/* the recorder did it */
@@ -393,6 +394,32 @@ static int wait_answer(const struct target *t, int fd, const char *name, double 
 	return CTL_DONE;
 }
 
+/* The label as the trace can hold it, one line of LABEL_MAX bytes at
+ * most (cut between UTF-8 characters), into out; what was changed is
+ * said on stderr, never done in silence. */
+static void mark_label(const char *label, char *out)
+{
+	size_t len = strlen(label), newlines = 0;
+
+	if (len > LABEL_MAX) {
+		len = LABEL_MAX;
+		while (len > 0 && ((unsigned char)label[len] & 0xc0) == 0x80)
+			len--;
+		fprintf(stderr, "%s: ctl: the label is cut to its first %zu bytes (a mark holds "
+			"%d)\n", progname, len, LABEL_MAX);
+	}
+	for (size_t i = 0; i < len; i++) {
+		out[i] = label[i];
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+		newlines += out[i] != label[i];
+	}
+	out[len] = '\0';
+	if (newlines)
+		fprintf(stderr, "%s: ctl: the label's line breaks are written as spaces (a mark "
+			"is one line)\n", progname);
+}
+
 int mtrec_ctl_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -401,7 +428,7 @@ int mtrec_ctl_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct target t = { .dirfd = -1 };
-	char req[ANSWER_AT], name[64], *end;
+	char req[ANSWER_AT], name[64], label[LABEL_MAX + 1] = "", *end;
 	const char *cmd;
 	double timeout = -1;	/* not given: 2 s, 60 for a scan */
 	int c, fd, ret = 0, want;
@@ -453,8 +480,10 @@ int mtrec_ctl_main(int argc, char **argv)
 	}
 	if ((ret = look_at(&t)) != 0 || (ret = make_dir(&t)) != 0)
 		return ret;
-	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%.*s\n", t.start, cmd, want == 3 ? " " : "",
-		 want == 3 ? (int)strcspn(argv[optind + 2], "\n") : 0, want == 3 ? argv[optind + 2] : "");
+	if (want == 3)
+		mark_label(argv[optind + 2], label);
+	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%s\n", t.start, cmd, want == 3 ? " " : "",
+		 label);
 	snprintf(name, sizeof(name), "%ld.ctl", t.pid);
 	if ((fd = send_request(&t, req, name, &ret)) < 0) {
 		close(t.dirfd);

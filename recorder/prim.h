@@ -86,6 +86,9 @@ extern __thread int prim_loader_depth MTREC_HIDDEN;
 extern int prim_quiet MTREC_HIDDEN;
 /* "mtrec: " + the given pieces (ended by SAY_END) + newline, on stderr. */
 void prim_say(const char *first, ...) __attribute__((sentinel)) MTREC_HIDDEN;
+/* The same, even under MTREC_QUIET: a setting the recorder could not
+ * take (MTREC_TRACK's syntax) is an error, not a message to silence. */
+void prim_say_error(const char *first, ...) __attribute__((sentinel)) MTREC_HIDDEN;
 #define SAY_END ((const char *)0)
 
 #endif

@@ -114,6 +114,26 @@ static void *next_sym(const char *name)
 	return real_dlsym() ? mtrec_real.dlsym(RTLD_NEXT, name) : NULL;
 }
 
+/* Were we loaded before the object whose malloc is the next one (libc's),
+ * as LD_PRELOAD (or linking against us) does?  dlopen() loads us after
+ * it: the program's calls then go to libc's malloc, never through us, and
+ * a trace would show only what the objects loaded after us allocate,
+ * frees of memory it never saw allocated, and no word of why. */
+static int loaded_first(void)
+{
+	struct link_map *ours = NULL, *next = NULL;
+	Dl_info info;
+
+	if (!mtrec_real.malloc ||
+	    !dladdr1((void *)loaded_first, &info, (void **)&ours, RTLD_DL_LINKMAP) || !ours ||
+	    !dladdr1((void *)mtrec_real.malloc, &info, (void **)&next, RTLD_DL_LINKMAP) || !next)
+		return 1;	/* cannot tell: as before */
+	for (const struct link_map *l = ours; l; l = l->l_next)
+		if (l == next)
+			return 1;
+	return 0;
+}
+
 /* Resolve the real functions; returns once they are all known.  Threads
  * racing here all store the same values. */
 static void bootstrap(void)
@@ -129,6 +149,12 @@ static void bootstrap(void)
 	MTREC_INTERPOSED(RESOLVE)
 	prim_loader_init(mtrec_real.dl_iterate_phdr);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	if (!loaded_first()) {
+		if (prim_getenv("MALLOC_TRACE"))
+			prim_say("libmtrec.so was loaded after the program's malloc (by dlopen(), "
+				 "not LD_PRELOAD): its calls never come here; not recording", SAY_END);
+		return;
+	}
 	mtrec_init(mtrec_real.sigaction);
 }
 

@@ -59,6 +59,16 @@ void mtrec_fork_child(void) MTREC_HIDDEN;
 void mtrec_fork_prepare(void) MTREC_HIDDEN;
 void mtrec_fork_parent(void) MTREC_HIDDEN;
 
+/* mtrec attach: after mtrec_init() read the attacher's settings, open the
+ * trace if it is not (its header says "# attached N"; a later attach
+ * writes the line) and start recording; NULL, or why it could not.
+ * mtrec detach: "# detached N" and "= End" (after the scan, with
+ * MTREC_REACH); the trace stays open for the next attach and is ended at
+ * exit.  The path of the trace. */
+const char *mtrec_attach_begin(void) MTREC_HIDDEN;
+void mtrec_attach_end(void) MTREC_HIDDEN;
+const char *mtrec_attached_path(void) MTREC_HIDDEN;
+
 /* Scoping (trace_on/trace_off/trace_mark, mtrace/muntrace). */
 void mtrec_start(void) MTREC_HIDDEN;
 void mtrec_stop(void) MTREC_HIDDEN;

@@ -31,6 +31,8 @@
 	X(FREERES, "freeres") \
 	X(FORK, "fork") \
 	X(PARENT, "parent") \
+	X(ATTACHED, "attached") \
+	X(DETACHED, "detached") \
 	X(K, "k") \
 	X(REACH, "reach") \
 	X(COMPACTED, "compacted") \

@@ -1,8 +1,10 @@
 /* rec-attach-churn.c -- a program started without the recorder, for mtrec
  * attach and detach (t2400).
  *
- *   rec-attach-churn churn N   N threads allocate and free without pause
- *                              (each keeps its last 64 blocks); the main
+ *   rec-attach-churn churn N [USEC]
+ *                              N threads allocate and free without pause
+ *                              (each keeps its last 64 blocks; with USEC,
+ *                              a pause that long every 100); the main
  *                              thread waits in nanosleep() for commands
  *   rec-attach-churn busy N    the same, the main thread churning too:
  *                              no thread ever waits in a system call
@@ -28,6 +30,7 @@
 #define KEEP 64
 
 static volatile int stop;
+static long pause_us;	/* churn N USEC: a pause every 100 rounds */
 static unsigned long rounds[64];
 
 static void *churn(void *arg)
@@ -40,6 +43,8 @@ static void *churn(void *arg)
 		free(ring[i % KEEP]);
 		ring[i % KEEP] = (x >> 33) % 3 ? malloc(16 + (x >> 40) % 512) : calloc(1, 32 + (x >> 44) % 64);
 		rounds[me % 64]++;
+		if (pause_us && i % 100 == 99)
+			nanosleep(&(struct timespec){ 0, pause_us * 1000 }, NULL);
 	}
 	for (int i = 0; i < KEEP; i++)
 		free(ring[i]);
@@ -114,6 +119,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	busy = strcmp(argv[1], "busy") == 0;
+	pause_us = argc > 3 ? atol(argv[3]) : 0;
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, churn, (void *)(unsigned long)i);
 	printf("ready %d\n", (int)getpid());

@@ -813,9 +813,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			r->info.failed_allocs++;
 			break;
 		}
-		if (mta_live_lookup (&r->blocks, l->addr) != NULL) {
-			r->info.duplicates++;
-			break;
+		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
+			/* attached again: the block of that address was freed
+			 * while the program ran detached, unseen */
+			if (r->info.attaches > 1) {
+				free_block (r, b);
+			} else {
+				r->info.duplicates++;
+				break;
+			}
 		}
 		b = mta_live_insert (&r->blocks, l->addr);
 		b->size = l->size;

@@ -619,6 +619,20 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	exe[n] = '\0';
+	{
+		Elf64_Ehdr eh;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		int ok = fd >= 0 && pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+			 eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == EM_X86_64;
+
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 && !ok) {
+			fprintf(stderr, "%s: process %d (%s) is not an x86-64 program: not supported\n",
+				progname, (int)pid, exe);
+			return ATTACH_FAILED;
+		}
+	}
 	if ((tracer = status_field(pid, "TracerPid:")) > 0) {
 		fprintf(stderr, "%s: process %d is already traced by process %ld (a debugger, strace?): "
 			"the kernel allows one tracer at a time\n", progname, (int)pid, tracer);

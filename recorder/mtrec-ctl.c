@@ -109,7 +109,7 @@ static int look_at(struct target *t)
 {
 	static char env[1 << 20];
 	char buf[4096], *p;
-	const char *trace, *off, *xdg;
+	const char *trace, *off, *xdg, *preload;
 	ssize_t n;
 	FILE *maps;
 	char path[64], line[PATH_MAX + 128];
@@ -154,6 +154,11 @@ static int look_at(struct target *t)
 	trace = env_of(env, (size_t)n, "MALLOC_TRACE");
 	off = env_of(env, (size_t)n, "MTREC_CONTROL");
 	xdg = env_of(env, (size_t)n, "XDG_RUNTIME_DIR");
+	preload = env_of(env, (size_t)n, "LD_PRELOAD");
+	/* Loaded by mtrec attach: the settings are the attacher's, not in
+	 * the environment. */
+	if ((!trace || !*trace) && !(preload && strstr(preload, "libmtrec.so")))
+		trace = "(attached)";
 	if (!trace || !*trace) {
 		fprintf(stderr, "%s: process %ld runs the recorder but records nothing "
 			"(MALLOC_TRACE is not set in it)\n", progname, t->pid);

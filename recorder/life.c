@@ -592,6 +592,19 @@ void mtrec_control_poll(void)
 		act(&r);
 }
 
+int mtrec_control_now(void)
+{
+	struct mtrec_ctl_req r;
+
+	if (__atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED) == UINT64_MAX ||
+	    mtrec_depth || mtrec_held || mtrec_busy || mtrec_chunk_owner() != getpid())
+		return 0;
+	if (!mtrec_control_take(&r))
+		return 0;
+	act(&r);
+	return 1;
+}
+
 /* ---- trouble ------------------------------------------------------------ */
 
 /* The program got no memory: under RLIMIT_AS, the trace's reservation may

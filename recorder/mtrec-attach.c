@@ -53,6 +53,12 @@
 enum { ATTACH_OK = 0, ATTACH_FAILED = 2, ATTACH_USAGE = 125 };
 
 static const char *progname = "mtrec";
+static int quiet;	/* mtrec ctl's call: no message */
+#define SAY(...) \
+	do { \
+		if (!quiet) \
+			fprintf(stderr, __VA_ARGS__); \
+	} while (0)
 
 static void attach_usage(FILE *out)
 {
@@ -578,19 +584,19 @@ static int say_seize_refused(pid_t pid, int err)
 	int scope = read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) > 0 ? atoi(buf) : -1;
 
 	if (err == ESRCH) {
-		fprintf(stderr, "%s: process %d is gone\n", progname, (int)pid);
+		SAY("%s: process %d is gone\n", progname, (int)pid);
 	} else if (tracer > 0) {
-		fprintf(stderr, "%s: process %d is already traced by process %ld (a debugger, strace?): "
+		SAY("%s: process %d is already traced by process %ld (a debugger, strace?): "
 			"the kernel allows one tracer at a time\n", progname, (int)pid, tracer);
 	} else if (err == EPERM && scope == 3) {
-		fprintf(stderr, "%s: the kernel refuses to let any process be traced "
+		SAY("%s: the kernel refuses to let any process be traced "
 			"(/proc/sys/kernel/yama/ptrace_scope is 3)\n", progname);
 	} else if (err == EPERM && scope >= 1 && geteuid() != 0) {
-		fprintf(stderr, "%s: the kernel refuses to let process %d be traced "
+		SAY("%s: the kernel refuses to let process %d be traced "
 			"(/proc/sys/kernel/yama/ptrace_scope is %d: only %s may); run as root\n",
 			progname, (int)pid, scope, scope == 1 ? "its ancestors or root" : "root");
 	} else {
-		fprintf(stderr, "%s: cannot trace process %d: %s (run as its user or as root)\n",
+		SAY("%s: cannot trace process %d: %s (run as its user or as root)\n",
 			progname, (int)pid, strerror(err));
 	}
 	return ATTACH_FAILED;
@@ -606,15 +612,15 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
-		fprintf(stderr, "%s: no process %d\n", progname, (int)pid);
+		SAY("%s: no process %d\n", progname, (int)pid);
 		return ATTACH_FAILED;
 	}
 	if (pid == getpid()) {
-		fprintf(stderr, "%s: process %d is this one\n", progname, (int)pid);
+		SAY("%s: process %d is this one\n", progname, (int)pid);
 		return ATTACH_FAILED;
 	}
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0) {
-		fprintf(stderr, "%s: cannot look into process %d: %s (run as its user or as root)\n",
+		SAY("%s: cannot look into process %d: %s (run as its user or as root)\n",
 			progname, (int)pid, strerror(errno));
 		return ATTACH_FAILED;
 	}
@@ -628,26 +634,26 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 		if (fd >= 0)
 			close(fd);
 		if (fd >= 0 && !ok) {
-			fprintf(stderr, "%s: process %d (%s) is not an x86-64 program: not supported\n",
+			SAY("%s: process %d (%s) is not an x86-64 program: not supported\n",
 				progname, (int)pid, exe);
 			return ATTACH_FAILED;
 		}
 	}
 	if ((tracer = status_field(pid, "TracerPid:")) > 0) {
-		fprintf(stderr, "%s: process %d is already traced by process %ld (a debugger, strace?): "
+		SAY("%s: process %d is already traced by process %ld (a debugger, strace?): "
 			"the kernel allows one tracer at a time\n", progname, (int)pid, tracer);
 		return ATTACH_FAILED;
 	}
 	seccomp = status_field(pid, "Seccomp:");
 	if (seccomp == 1 || (seccomp == 2 && !seccomp_ok)) {
-		fprintf(stderr, "%s: process %d runs under %s: a system call the recorder makes "
+		SAY("%s: process %d runs under %s: a system call the recorder makes "
 			"could kill it%s\n", progname, (int)pid,
 			seccomp == 1 ? "seccomp's strict mode" : "a seccomp filter",
 			seccomp == 1 ? "" : " (--seccomp to attach all the same)");
 		return ATTACH_FAILED;
 	}
 	if (find_object(pid, is_libc, &r->libc) < 0) {
-		fprintf(stderr, "%s: process %d (%s) has no libc.so loaded (a static program?): "
+		SAY("%s: process %d (%s) has no libc.so loaded (a static program?): "
 			"nothing in it can load the recorder\n", progname, (int)pid, exe);
 		return ATTACH_FAILED;
 	}
@@ -660,7 +666,8 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 
 struct request {
 	pid_t pid;
-	int detach;
+	int detach;		/* no library loaded: it must be there */
+	const char *entry;	/* the recorder's function to call */
 	const char *lib;	/* attach: libmtrec.so to load, absolute */
 	char config[8192];	/* attach: mtrec_attach's settings */
 	int seccomp_ok;
@@ -701,18 +708,18 @@ static int inject(struct request *q, struct ranges *r)
 	dlopen_fn = object_symbol(q->pid, &r->libc, "dlopen");
 	dlerror_fn = object_symbol(q->pid, &r->libc, "dlerror");
 	if (!q->detach && !r->recorder.found && !dlopen_fn) {
-		fprintf(stderr, "%s: process %d's libc (%s) has no dlopen (glibc before 2.34?): "
+		SAY("%s: process %d's libc (%s) has no dlopen (glibc before 2.34?): "
 			"cannot load the recorder into it\n", progname, (int)q->pid, r->libc.path);
 		return ATTACH_FAILED;
 	}
 	if ((trap = find_syscall_insn(q->pid, &r->libc)) == 0) {
-		fprintf(stderr, "%s: no system call instruction found in %s\n", progname, r->libc.path);
+		SAY("%s: no system call instruction found in %s\n", progname, r->libc.path);
 		return ATTACH_FAILED;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)q->pid);
 	if (choose(q->pid, r, &h) < 0) {
 		if (errno == EAGAIN)
-			fprintf(stderr, "%s: no thread of process %d came out of libc or the dynamic "
+			SAY("%s: no thread of process %d came out of libc or the dynamic "
 				"linker to a safe point; try again\n", progname, (int)q->pid);
 		else
 			say_seize_refused(q->pid, errno);
@@ -720,7 +727,7 @@ static int inject(struct request *q, struct ranges *r)
 	}
 	h.trap = trap;
 	if ((mem_fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", progname, path, strerror(errno));
+		SAY("%s: cannot open %s: %s\n", progname, path, strerror(errno));
 		release(&h);
 		return ATTACH_FAILED;
 	}
@@ -734,24 +741,24 @@ static int inject(struct request *q, struct ranges *r)
 				mem_string(ret, text, sizeof(text));
 			else
 				snprintf(text, sizeof(text), "(no reason given)");
-			fprintf(stderr, "%s: process %d could not load %s: %s\n", progname, (int)q->pid,
+			SAY("%s: process %d could not load %s: %s\n", progname, (int)q->pid,
 				q->lib, text);
 			goto done;
 		}
 		if (find_object(q->pid, is_recorder, &r->recorder) < 0) {
-			fprintf(stderr, "%s: %s was loaded but is not in process %d's maps\n", progname,
+			SAY("%s: %s was loaded but is not in process %d's maps\n", progname,
 				q->lib, (int)q->pid);
 			goto done;
 		}
 	}
 	rec = r->recorder;
-	entry = object_symbol(q->pid, &rec, q->detach ? "mtrec_detach" : "mtrec_attach");
+	entry = object_symbol(q->pid, &rec, q->entry);
 	if (!entry) {
-		fprintf(stderr, "%s: %s in process %d has no %s (an older recorder?)\n", progname,
-			rec.path, (int)q->pid, q->detach ? "mtrec_detach" : "mtrec_attach");
+		SAY("%s: %s in process %d has no %s (an older recorder?)\n", progname,
+			rec.path, (int)q->pid, q->entry);
 		goto done;
 	}
-	if (!q->detach && (arg = push_string(&h, q->config)) == 0)
+	if (q->config[0] && (arg = push_string(&h, q->config)) == 0)
 		goto gone;
 	if (call(&h, entry, arg, 0, &ret) < 0)
 		goto gone;
@@ -759,11 +766,12 @@ static int inject(struct request *q, struct ranges *r)
 	release(&h);
 	close(mem_fd);
 	if (strncmp(text, "ok ", 3) != 0) {
-		fprintf(stderr, "%s: process %d: %s\n", progname, (int)q->pid,
+		SAY("%s: process %d: %s\n", progname, (int)q->pid,
 			strncmp(text, "no ", 3) == 0 ? text + 3 : "the recorder gave no answer");
 		return ATTACH_FAILED;
 	}
-	printf("%s: process %d: %s; thread %d was held %.1f ms, the others ran on\n", progname,
+	if (!quiet)
+		printf("%s: process %d: %s; thread %d was held %.1f ms, the others ran on\n", progname,
 	       (int)q->pid, text + 3, (int)h.tid, now_ms() - h.stopped_at);
 	return ATTACH_OK;
 done:
@@ -771,7 +779,7 @@ done:
 	close(mem_fd);
 	return code;
 gone:
-	fprintf(stderr, "%s: process %d (or its thread %d) went away during the attach\n", progname,
+	SAY("%s: process %d (or its thread %d) went away during the attach\n", progname,
 		(int)q->pid, (int)h.tid);
 	ptrace(PTRACE_DETACH, h.tid, 0, 0);
 	close(mem_fd);
@@ -795,7 +803,7 @@ static int add_setting(struct request *q, const char *name, const char *value)
 	int n = snprintf(q->config + len, sizeof(q->config) - len, "%s=%s\n", name, value);
 
 	if (strchr(value, '\n') || n < 0 || (size_t)n >= sizeof(q->config) - len) {
-		fprintf(stderr, "%s: %s: the value is too long or holds a line break\n", progname, name);
+		SAY("%s: %s: the value is too long or holds a line break\n", progname, name);
 		return -1;
 	}
 	return 0;
@@ -830,6 +838,7 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 	int c, reach = 0, ret;
 
 	q.detach = strcmp(argv[0], "detach") == 0;
+	q.entry = q.detach ? "mtrec_detach" : "mtrec_attach";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, q.detach ? "h" : "+o:d:t:rh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -884,7 +893,29 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 	return inject(&q, &r);
 }
 
+int mtrec_attach_kick(long pid)
+{
+	static struct request q;
+	struct ranges r;
+	int ret;
+
+	quiet = 1;
+	memset(&q, 0, sizeof(q));
+	q.pid = (pid_t)pid;
+	q.detach = 1;
+	q.entry = "mtrec_ctl_now";
+	ret = look_at(q.pid, 1, &r) == 0 && r.recorder.found ? inject(&q, &r) : ATTACH_FAILED;
+	quiet = 0;
+	return ret == ATTACH_OK ? 0 : -1;
+}
+
 #else
+
+int mtrec_attach_kick(long pid)
+{
+	(void)pid;
+	return -1;
+}
 
 int mtrec_attach_main(int argc, char **argv, const char *lib)
 {

@@ -22,6 +22,9 @@ extern __thread int mtrec_busy MTREC_HIDDEN;
  * request when one is due, and sets the count again. */
 extern __thread int mtrec_ctl_countdown MTREC_HIDDEN;
 MTREC_COLD void mtrec_control_poll(void) MTREC_HIDDEN;
+/* mtrec ctl made this thread call the recorder (mtrec_ctl_now): take a
+ * request now, whatever the clock; 1 when one was taken. */
+int mtrec_control_now(void) MTREC_HIDDEN;
 
 /* Every wrapper asks this once per call, recording or not: so it is also
  * where mtrec ctl's requests are looked for.  Reading even the coarse clock

@@ -824,6 +824,15 @@ EXPORT const char *mtrec_detach(void)
 	return answer("ok recording stopped in ", mtrec_attached_path(), n, " call slots given back");
 }
 
+/* mtrec ctl, when no allocation call of the program took its request in
+ * a moment: it makes a thread call this (as mtrec attach does). */
+EXPORT const char *mtrec_ctl_now(void)
+{
+	if (!ready())
+		return "no the recorder could not find libc's functions";
+	return mtrec_control_now() ? "ok request taken" : "no no request taken";
+}
+
 __attribute__((constructor)) static void shim_constructor(void)
 {
 	ready();

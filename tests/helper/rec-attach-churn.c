@@ -5,7 +5,8 @@
  *                              N threads allocate and free without pause
  *                              (each keeps its last 64 blocks; with USEC,
  *                              a pause that long every 100); the main
- *                              thread waits in nanosleep() for commands
+ *                              thread waits in nanosleep() for commands,
+ *                              allocating nothing meanwhile (N may be 0)
  *   rec-attach-churn busy N    the same, the main thread churning too:
  *                              no thread ever waits in a system call
  *   rec-attach-churn traced    a child that another process (this one)
@@ -63,10 +64,11 @@ static int nkept;
 static int command(void)
 {
 	char line[64] = "";
-	FILE *f = fopen("cmd", "r");
+	FILE *f;
 	int n = 0;
 
-	if (!f)
+	/* access() first: an idle loop that allocates nothing */
+	if (access("cmd", F_OK) != 0 || (f = fopen("cmd", "r")) == NULL)
 		return 0;
 	if (!fgets(line, sizeof(line), f)) {
 		fclose(f);
@@ -114,7 +116,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "traced") == 0)
 		return traced();
-	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy")) || n < 1 || n > 64) {
+	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy")) || n < 0 || n > 64) {
 		fprintf(stderr, "usage: rec-attach-churn churn|busy N | traced\n");
 		return 2;
 	}
@@ -130,7 +132,7 @@ int main(int argc, char **argv)
 		for (unsigned long i = 0;; i++) {
 			free(ring[i % KEEP]);
 			ring[i % KEEP] = malloc(8 + i % 300);
-			if (i % 200000 == 0 && access("cmd", F_OK) == 0 && command())
+			if (i % 200000 == 0 && command())
 				break;
 		}
 		for (int i = 0; i < KEEP; i++)

@@ -230,9 +230,27 @@ static int find_object(pid_t pid, object_test test, struct object *o)
 	return o->found ? 0 : -1;
 }
 
+static uintptr_t object_symbol_at(pid_t pid, const struct object *o, const char *name,
+				  uintptr_t at, char *out, size_t cap);
+
 /* The address of NAME, a function the object exports (its default
  * version when there are several), or 0. */
 static uintptr_t object_symbol(pid_t pid, const struct object *o, const char *name)
+{
+	return object_symbol_at(pid, o, name, 0, NULL, 0);
+}
+
+/* The name of the exported function of the object that holds address AT
+ * into out; 0 when none does. */
+static int object_function_at(pid_t pid, const struct object *o, uintptr_t at, char *out, size_t cap)
+{
+	out[0] = '\0';
+	return object_symbol_at(pid, o, NULL, at, out, cap) ? 0 : -1;
+}
+
+/* NAME's address, or (NAME NULL) that of the function holding AT. */
+static uintptr_t object_symbol_at(pid_t pid, const struct object *o, const char *name,
+				  uintptr_t at, char *out, size_t cap)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh, *shs = NULL;
@@ -280,8 +298,17 @@ static uintptr_t object_symbol(pid_t pid, const struct object *o, const char *na
 		Elf64_Sym *y = &syms[i];
 		int dflt = !versym || !(versym[i] & 0x8000);
 
-		if (y->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
-		    strcmp(strs + y->st_name, name) != 0)
+		if (y->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(y->st_info) != STT_FUNC)
+			continue;
+		if (!name) {
+			if (at >= o->bias + y->st_value && at < o->bias + y->st_value + y->st_size) {
+				snprintf(out, cap, "%s", strs + y->st_name);
+				found = at;
+				break;
+			}
+			continue;
+		}
+		if (strcmp(strs + y->st_name, name) != 0)
 			continue;
 		if (!found || (dflt && !found_default)) {
 			found = o->bias + y->st_value;
@@ -362,6 +389,7 @@ struct held {
 	uintptr_t sp;			/* the lowest stack address we used */
 	double stopped_at;
 	int at_syscall_stop;		/* the last stop was our trap's syscall exit */
+	long last_nr;			/* the last system call seen it in, or -1 */
 };
 
 /* Wait for TID to stop; 0 and *status, or -1 when it is gone. */
@@ -413,6 +441,7 @@ static int waits_outside(long nr)
 }
 
 struct ranges {
+	pid_t pid;
 	struct object libc, loader, recorder;
 };
 
@@ -421,13 +450,52 @@ static int in(const struct object *o, uintptr_t ip)
 	return o->found && ip >= o->lo && ip < o->hi;
 }
 
-/* Can this stopped thread be made to call dlopen() now? */
-static int safe_point(const struct held *h, const struct ranges *r)
+/* restart_syscall goes on with a call that was interrupted: poll() or
+ * nanosleep() with a timeout, or a futex wait (a lock, maybe malloc's).
+ * Which: libc's function the thread is in (exported wrappers for the
+ * former; the futex waits are internal). */
+static int restarts_wait(const struct held *h, const struct ranges *r)
 {
-	long nr = (long)h->saved.orig_rax;
+	static const char *const wrappers[] = {
+		"poll", "__poll", "nanosleep", "__nanosleep", "clock_nanosleep",
+		"__clock_nanosleep", "__clock_nanosleep_time64", "usleep", "sleep",
+	};
+	char name[128];
 
-	if (nr >= 0)
+	if (!in(&r->libc, h->saved.rip) ||
+	    object_function_at(r->pid, &r->libc, h->saved.rip, name, sizeof(name)) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		if (strcmp(name, wrappers[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Can this stopped thread be made to call dlopen() now?  A thread
+ * stopped once in poll() or nanosleep() with a timeout goes on in
+ * restart_syscall: that is the call it was in (last_nr).  One about to
+ * enter such a call (rip on a syscall instruction, rax the call's
+ * number: we released it there) is not inside malloc either. */
+static int safe_point(struct held *h, const struct ranges *r)
+{
+	long nr = (long)h->saved.orig_rax, word;
+
+	if (nr == SYS_restart_syscall && waits_outside(h->last_nr))
+		return 1;
+	if (nr == SYS_restart_syscall)
+		return restarts_wait(h, r);
+	if (nr >= 0) {
+		h->last_nr = nr;
 		return waits_outside(nr);
+	}
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, h->tid, (void *)h->saved.rip, 0);
+	if (errno == 0 && (word & 0xffff) == 0x050f && waits_outside((long)h->saved.rax)) {
+		h->last_nr = (long)h->saved.rax;
+		return 1;
+	}
+	if (errno == 0 && (word & 0xffff) == 0x050f && (long)h->saved.rax == SYS_restart_syscall)
+		return restarts_wait(h, r);
 	return !in(&r->libc, h->saved.rip) && !in(&r->loader, h->saved.rip) &&
 	       !in(&r->recorder, h->saved.rip);
 }
@@ -463,15 +531,19 @@ static int list_threads(pid_t pid, pid_t *out, int cap)
 
 /* Seize one thread and bring it to a safe point: 0 (it is stopped, held),
  * or -1 (it was let go again). */
-static int hold_thread(pid_t tid, const struct ranges *r, struct held *h, int tries)
+static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *h, int tries)
 {
 	memset(h, 0, sizeof(*h));
 	h->tid = tid;
+	h->last_nr = nr;
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
 		return -1;
 	h->stopped_at = now_ms();
 	if (stop_thread(h) < 0)
 		return -1;
+	if (getenv("MTREC_ATTACH_DEBUG"))
+		fprintf(stderr, "thread %d: syscall %lld rip %llx sig %d safe %d\n", (int)tid,
+			(long long)h->saved.orig_rax, h->saved.rip, h->pending_sig, safe_point(h, r));
 	for (int i = 0; !safe_point(h, r); i++) {
 		struct timespec ts = { 0, 100000 + (i % 7) * 50000 };
 
@@ -484,6 +556,9 @@ static int hold_thread(pid_t tid, const struct ranges *r, struct held *h, int tr
 		h->stopped_at = now_ms();
 		if (stop_thread(h) < 0)
 			return -1;
+		if (getenv("MTREC_ATTACH_DEBUG"))
+			fprintf(stderr, "thread %d: try %d syscall %lld rip %llx sig %d\n", (int)tid, i,
+				(long long)h->saved.orig_rax, h->saved.rip, h->pending_sig);
 	}
 	h->sp = h->saved.rsp - 256;	/* below the red zone */
 	return 0;
@@ -652,6 +727,7 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 			seccomp == 1 ? "" : " (--seccomp to attach all the same)");
 		return ATTACH_FAILED;
 	}
+	r->pid = pid;
 	if (find_object(pid, is_libc, &r->libc) < 0) {
 		SAY("%s: process %d (%s) has no libc.so loaded (a static program?): "
 			"nothing in it can load the recorder\n", progname, (int)pid, exe);
@@ -684,9 +760,11 @@ static int choose(pid_t pid, const struct ranges *r, struct held *h)
 		return -1;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < n; i++) {
-			if (pass == 0 && !waits_outside(proc_syscall(pid, tids[i])))
+			long nr = proc_syscall(pid, tids[i]);
+
+			if (pass == 0 && !waits_outside(nr) && nr != SYS_restart_syscall)
 				continue;
-			if (hold_thread(tids[i], r, h, pass == 0 ? 0 : 400) == 0)
+			if (hold_thread(tids[i], nr, r, h, pass == 0 ? 0 : 400) == 0)
 				return 0;
 			if (errno == EPERM || errno == ESRCH)
 				err = errno;

@@ -112,6 +112,18 @@ test_expect_success 'every thread inside malloc at the attach: they come out unh
 	! grep "never allocated" busy-report
 '
 
+test_expect_success 'a thread waiting in poll() with a timeout, used again and again (restart_syscall)' '
+	start poll churn 0 -400000 &&
+	pid=$(cat poll/pid) &&
+	for i in 1 2 3; do
+		"$MTREC" attach -o "$OUT/poll/t.log" $pid >/dev/null &&
+		"$MTREC" ctl $pid mark m$i >/dev/null &&
+		"$MTREC" detach $pid >/dev/null || return 1
+	done &&
+	finish poll &&
+	test "$(grep -a -c "^# mark m" poll/t.log)" = 3
+'
+
 test_expect_success 'refused: no such process' '
 	test_expect_code 2 "$MTREC" attach 2147483646 2>err &&
 	grep "no process 2147483646" err &&

@@ -6,7 +6,9 @@
  *                              (each keeps its last 64 blocks; with USEC,
  *                              a pause that long every 100); the main
  *                              thread waits in nanosleep() for commands,
- *                              allocating nothing meanwhile (N may be 0)
+ *                              allocating nothing meanwhile (N may be 0;
+ *                              with N 0 and USEC -T, it waits in poll()
+ *                              T microseconds at a time)
  *   rec-attach-churn busy N    the same, the main thread churning too:
  *                              no thread ever waits in a system call
  *   rec-attach-churn traced    a child that another process (this one)
@@ -18,6 +20,7 @@
  * with libc's strdup and frees them in this program ("strdups N"), "exit"
  * stops the threads, frees their blocks and exits 0 ("bye").  Prints
  * "ready PID" once the threads run. */
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,7 +142,10 @@ int main(int argc, char **argv)
 			free(ring[i]);
 	} else {
 		while (!command())
-			nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+			if (pause_us < 0)
+				poll(NULL, 0, (int)(-pause_us / 1000));
+			else
+				nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
 	}
 	stop = 1;
 	for (int i = 0; i < n; i++)

@@ -541,9 +541,6 @@ static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *
 	h->stopped_at = now_ms();
 	if (stop_thread(h) < 0)
 		return -1;
-	if (getenv("MTREC_ATTACH_DEBUG"))
-		fprintf(stderr, "thread %d: syscall %lld rip %llx sig %d safe %d\n", (int)tid,
-			(long long)h->saved.orig_rax, h->saved.rip, h->pending_sig, safe_point(h, r));
 	for (int i = 0; !safe_point(h, r); i++) {
 		struct timespec ts = { 0, 100000 + (i % 7) * 50000 };
 
@@ -556,9 +553,6 @@ static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *
 		h->stopped_at = now_ms();
 		if (stop_thread(h) < 0)
 			return -1;
-		if (getenv("MTREC_ATTACH_DEBUG"))
-			fprintf(stderr, "thread %d: try %d syscall %lld rip %llx sig %d\n", (int)tid, i,
-				(long long)h->saved.orig_rax, h->saved.rip, h->pending_sig);
 	}
 	h->sp = h->saved.rsp - 256;	/* below the red zone */
 	return 0;
@@ -585,8 +579,9 @@ static void release(struct held *h)
 	ptrace(PTRACE_DETACH, h->tid, 0, (void *)(long)h->pending_sig);
 }
 
-/* Call FN(A1) in the held thread; its return value, or -1 when the
- * thread or the process died meanwhile (*gone set). */
+/* Call FN(A1, A2) in the held thread: 0 and its return value in *ret,
+ * or -1 when the thread or the process died meanwhile.  The program's
+ * signals that come meanwhile are delivered, inside the call. */
 static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintptr_t *ret)
 {
 	struct user_regs_struct r = h->saved;
@@ -604,17 +599,9 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 	r.orig_rax = (unsigned long)-1;	/* no restart of what it was stopped in */
 	if (ptrace(PTRACE_SETREGS, h->tid, 0, &r) < 0)
 		return -1;
-	if (getenv("MTREC_ATTACH_DEBUG"))
-		fprintf(stderr, "call %lx(%lx, %lx) sp %lx trap %lx\n", (unsigned long)fn, (unsigned long)a1,
-			(unsigned long)a2, (unsigned long)sp, (unsigned long)h->trap);
 	for (;;) {
 		if (ptrace(PTRACE_SYSCALL, h->tid, 0, (void *)(long)sig) < 0 || wait_stop(h->tid, &status) < 0)
 			return -1;
-		if (getenv("MTREC_ATTACH_DEBUG")) {
-			ptrace(PTRACE_GETREGS, h->tid, 0, &r);
-			fprintf(stderr, "stop %x rip %llx rsp %llx orig %llx rax %llx\n", status, r.rip, r.rsp,
-				r.orig_rax, r.rax);
-		}
 		sig = 0;
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
 			if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) < 0)

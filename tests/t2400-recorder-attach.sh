@@ -57,6 +57,7 @@ test_expect_success 'attach, leaks planted, detach, attach again, detach: the pr
 	sleep 0.2 &&
 	send churn "leak 5" "leaked 5" &&
 	send churn "strdup 3" "strdups 3" &&
+	send churn fork "forked [0-9]* 0" &&
 	"$MTREC" detach $pid >detach1.out &&
 	grep "recording stopped in $OUT/churn/t.log; [0-9]* call slots given back" detach1.out &&
 	send churn "leak 2" "leaked 2" &&
@@ -74,6 +75,14 @@ test_expect_success 'the trace says where each window began and ended' '
 	printf "%s\n" "# attached 1" "= Start" "# detached 1" "= End" \
 		"# attached 2" "= Start" "# detached 2" "= End" >expect &&
 	test_cmp expect windows
+'
+
+test_expect_success 'a child forked while attached records into a trace of its own' '
+	child=$(sed -n "s/^forked \([0-9]*\) 0$/\1/p" churn/out) &&
+	test -n "$child" &&
+	grep -a "^# parent $(cat churn/pid) 1 $OUT/churn/t.log$" "churn/t.log.$child" &&
+	grep -a "^# attached 1 " "churn/t.log.$child" &&
+	test "$(grep -a -c " + 0x[0-9a-f]* 0x1092$" "churn/t.log.$child")" = 1
 '
 
 test_expect_success 'libc calls its own malloc through slots that were redirected (strdup)' '

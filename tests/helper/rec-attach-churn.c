@@ -16,7 +16,9 @@
  *
  * Commands come in the file "cmd" of the current directory (removed once
  * read): "leak N" allocates N blocks of 4242 bytes in leak_here() and
- * never frees them ("leaked N" on stdout), "strdup N" makes N strings
+ * never frees them ("leaked N" on stdout), "fork" forks a child that
+ * allocates in leak_here() too, frees the first block leaked and exits
+ * ("forked PID STATUS"), "strdup N" makes N strings
  * with libc's strdup and frees them in this program ("strdups N"), "exit"
  * stops the threads, frees their blocks and exits 0 ("bye").  Prints
  * "ready PID" once the threads run. */
@@ -87,6 +89,19 @@ static int command(void)
 		for (int i = 0; i < n; i++)
 			free(strdup("a string strdup made inside libc"));
 		printf("strdups %d\n", n);
+	} else if (strncmp(line, "fork", 4) == 0) {
+		pid_t child = fork();
+		int status = -1;
+
+		if (child == 0) {
+			/* the child's own leak, and a free of one of the parent's */
+			kept[nkept++] = leak_here();
+			if (nkept > 1)
+				free(kept[0]);
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
+		printf("forked %d %d\n", (int)child, status);
 	} else if (strncmp(line, "exit", 4) == 0) {
 		return 1;
 	}

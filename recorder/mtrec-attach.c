@@ -159,7 +159,7 @@ static int first_vaddr(int fd, uintptr_t *vaddr)
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64)
 		return -1;
 	for (int i = 0; i < eh.e_phnum; i++) {
@@ -797,7 +797,7 @@ static int inject(struct request *q, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	if (!r->recorder.found) {
-		uintptr_t lib = push_string(&h, q->lib);
+		uintptr_t lib = q->lib ? push_string(&h, q->lib) : 0;
 
 		if (!lib || call(&h, dlopen_fn, lib, RTLD_NOW | RTLD_NODELETE, &handle) < 0)
 			goto gone;

@@ -736,8 +736,21 @@ struct request {
 	int seccomp_ok;
 };
 
-/* Hold a thread at a safe point: those waiting in a system call first,
- * then each in turn, let run and stopped again until it is outside libc. */
+/* Calls the kernel restarts unseen after a ptrace stop (poll, nanosleep,
+ * read ...), where epoll_wait and sigtimedwait return EINTR to the
+ * program (signal(7)): those are used last. */
+static int restarts_unseen(long nr)
+{
+	return nr != SYS_epoll_wait && nr != SYS_epoll_pwait && nr != SYS_rt_sigtimedwait &&
+#ifdef SYS_epoll_pwait2
+	       nr != SYS_epoll_pwait2 &&
+#endif
+	       nr != SYS_io_getevents && nr != SYS_msgrcv;
+}
+
+/* Hold a thread at a safe point: those waiting in a system call first
+ * (one the kernel restarts unseen before the others), then each in turn,
+ * let run and stopped again until it is outside libc. */
 static int choose(pid_t pid, const struct ranges *r, struct held *h)
 {
 	pid_t tids[4096];
@@ -745,13 +758,15 @@ static int choose(pid_t pid, const struct ranges *r, struct held *h)
 
 	if (n <= 0)
 		return -1;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (int i = 0; i < n; i++) {
 			long nr = proc_syscall(pid, tids[i]);
+			int waits = waits_outside(nr) || nr == SYS_restart_syscall;
 
-			if (pass == 0 && !waits_outside(nr) && nr != SYS_restart_syscall)
+			if ((pass == 0 && (!waits || !restarts_unseen(nr))) ||
+			    (pass == 1 && (!waits || restarts_unseen(nr))))
 				continue;
-			if (hold_thread(tids[i], nr, r, h, pass == 0 ? 0 : 400) == 0)
+			if (hold_thread(tids[i], nr, r, h, pass < 2 ? 0 : 400) == 0)
 				return 0;
 			if (errno == EPERM || errno == ESRCH)
 				err = errno;

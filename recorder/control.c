@@ -10,8 +10,11 @@
  * sigwait() (glusterd, SIGUSR2).  A look at a path costs one lstat() every
  * 100 ms of a thread's allocations, keeps no state between looks, and
  * works after fork (the path holds the pid), daemonizing and closefrom.
- * The price: a process that makes no allocation call takes no request
- * until it makes one (mtrec ctl then says the request is pending).
+ * A process that makes no allocation call is made to look by mtrec ctl
+ * itself: one of its threads, at a safe point, is made to call
+ * mtrec_ctl_now() through ptrace (recorder/mtrec-attach.c), which takes
+ * the request at once; without that right, the request waits for the
+ * next allocation call (mtrec ctl says it is pending).
  *
  * Trust: a request is taken only from a regular file with one link, owned
  * by this process's effective user or by root, in a directory (not a

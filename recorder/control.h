@@ -5,8 +5,9 @@
  *
  * A request is a small file, DIR/PID.ctl, that mtrec ctl writes and the
  * recorder looks for at most every MTREC_CONTROL_EVERY_NS, from the
- * program's own allocation calls (no thread of ours, no descriptor kept
- * open, no signal): DIR is $XDG_RUNTIME_DIR/mtrec when the process started
+ * program's own allocation calls, or at once when mtrec ctl makes a thread
+ * call mtrec_ctl_now() (no thread of ours, no descriptor kept open, no
+ * signal): DIR is $XDG_RUNTIME_DIR/mtrec when the process started
  * with XDG_RUNTIME_DIR set, else /tmp/mtrec-EUID.  The recorder writes its
  * answer into the same file at MTREC_CONTROL_ANSWER_AT and then removes it:
  * the removal is the acknowledgement, and mtrec ctl, which keeps the file

@@ -128,6 +128,18 @@ static char *put_parent(char *o, char *lim)
 	return prim_puts(o, lim, "\n");
 }
 
+/* mtrec attach: how many times this process was attached (0: preloaded). */
+static unsigned long attaches;
+
+/* "# attached N REST": the program ran without the recorder before this
+ * line; a forked child's header and each part's carry it too. */
+static char *put_attached(char *o, char *lim, unsigned long n)
+{
+	o = prim_puts(o, lim, "# attached ");
+	o = prim_putu(o, lim, n);
+	return prim_puts(o, lim, " by mtrec attach: blocks allocated before this line are not in the trace\n");
+}
+
 /* "# pid" to "# depth", and "# parent" in a forked child. */
 static void build_header(void)
 {
@@ -159,6 +171,8 @@ static void build_header(void)
 	o = prim_putu(o, lim, (unsigned long)settings.depth);
 	o = prim_puts(o, lim, "\n");
 	o = put_parent(o, lim);
+	if (attaches)
+		o = put_attached(o, lim, attaches);
 	header_len = (size_t)(o - header_text);
 }
 
@@ -276,6 +290,67 @@ void mtrec_forget_callers(void)
 {
 	mtrec_caller_reset();
 	mtrec_unwind_flush();
+}
+
+/* ---- mtrec attach, mtrec detach ---------------------------------------- */
+
+const char *mtrec_attach_begin(void)
+{
+	static char why[256];
+	const char *ret = NULL;
+	char line[160], *o;
+
+	if (!g.enabled)
+		return "the recorder could not start (no trace name, or no memory for it)";
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) < 0) {
+		mtrec_leave();
+		return "the recorder is busy in this thread";
+	}
+	attaches++;
+	if (g.opened && !g.ended && !mtrec_recording && !mtrec_failed) {
+		o = put_attached(line, line + sizeof(line) - 1, attaches);
+		mtrec_new_epoch();
+		mtrec_chunk_line(line, (size_t)(o - line) - 1);
+	}
+	start_locked();
+	if (!mtrec_recording) {
+		attaches--;
+		o = prim_puts(why, why + sizeof(why) - 1, mtrec_failed || g.refused
+			      ? "cannot write the trace '" : "cannot start recording into '");
+		o = prim_puts(o, why + sizeof(why) - 1, mtrec_file_pattern());
+		o = prim_puts(o, why + sizeof(why) - 1, "' (the program's standard error says why)");
+		*o = '\0';
+		ret = why;
+	}
+	mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	mtrec_leave();
+	return ret;
+}
+
+void mtrec_attach_end(void)
+{
+	char line[64], *o;
+
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (settings.reach && mtrec_recording && !mtrec_failed && !g.ended)
+			mtrec_reach_scan(&reach_out, 1);
+		if (mtrec_recording && !mtrec_failed) {
+			o = prim_puts(line, line + sizeof(line) - 1, "# detached ");
+			o = prim_putu(o, line + sizeof(line) - 1, attaches);
+			mtrec_new_epoch();
+			mtrec_chunk_line(line, (size_t)(o - line));
+		}
+		stop_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
+}
+
+const char *mtrec_attached_path(void)
+{
+	return g.opened ? mtrec_file_first_path() : mtrec_file_pattern();
 }
 
 /* ---- objects that bypass the preload ---------------------------------- */
@@ -534,6 +609,19 @@ void mtrec_control_poll(void)
 		return;
 	mtrec_chunk_watch(now);		/* a trace removed: said within 100 ms */
 	take_request();
+}
+
+int mtrec_control_now(void)
+{
+	struct mtrec_ctl_req r;
+
+	if (__atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED) == UINT64_MAX ||
+	    mtrec_depth || mtrec_held || mtrec_busy || mtrec_chunk_owner() != getpid())
+		return 0;
+	if (!mtrec_control_take(&r))
+		return 0;
+	act(&r);
+	return 1;
 }
 
 /* ---- trouble ------------------------------------------------------------ */

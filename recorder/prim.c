@@ -174,8 +174,40 @@ const char *prim_strerror(int err)
 	return s ? s : "unknown error";
 }
 
+/* mtrec attach's settings, "NAME=VALUE\n" lines: in an attached process
+ * they are the recorder's only MALLOC_TRACE and MTREC_* variables -- the
+ * program's environment names none, or older ones of its own. */
+static char attach_env[8192];
+static int attach_env_set;
+
+int prim_attach_env(const char *config)
+{
+	size_t len = strnlen(config, sizeof(attach_env));
+
+	if (len >= sizeof(attach_env))
+		return -1;
+	memcpy(attach_env, config, len + 1);
+	for (char *c = attach_env; *c; c++)
+		if (*c == '\n')
+			*c = '\0';
+	attach_env_set = 1;
+	return 0;
+}
+
+static const char *attach_getenv(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *e = attach_env; *e; e += strlen(e) + 1)
+		if (strncmp(e, name, n) == 0 && e[n] == '=')
+			return e + n + 1;
+	return NULL;
+}
+
 const char *prim_getenv(const char *name)
 {
+	if (attach_env_set && (strncmp(name, "MTREC_", 6) == 0 || strcmp(name, "MALLOC_TRACE") == 0))
+		return attach_getenv(name);
 	return secure_getenv(name);
 }
 

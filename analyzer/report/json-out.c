@@ -404,6 +404,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	put_u64 (out, "leaked_blocks", i->leaked_blocks, TRUE);
 	put_u64 (out, "leaked_bytes", i->leaked_bytes, TRUE);
 	put_u64 (out, "bad_frees", i->bad_frees, TRUE);
+	put_u64 (out, "attaches", i->attaches, TRUE);
+	put_u64 (out, "frees_before_attach", i->frees_before_attach, TRUE);
 	fputs ("\n    ", out);
 	put_u64 (out, "temporary_allocations", i->temporary, TRUE);
 	put_u64 (out, "peak_line", i->peak_line, TRUE);

@@ -216,6 +216,14 @@ print_incomplete (const MtaRun *run, guint growth, FILE *out)
 			 x->lost_reason[0] ? x->lost_reason : "no reason given",
 			 growth ? ";\nthe --growth gate does not fail on those leaks" : "");
 	}
+	if (mta_run_info (run)->attaches > 0) {
+		const MtaRunInfo *i = mta_run_info (run);
+		g_autofree char *n = mta_group_digits (i->frees_before_attach);
+		fprintf (out, "Attached run (mtrec attach): the process ran without the recorder before "
+			 "it;\nblocks not freed are those of the recorded window%s, and %s free%s of blocks "
+			 "from before\nthe attach %s not errors.\n\n", i->attaches > 1 ? "s" : "", n,
+			 i->frees_before_attach == 1 ? "" : "s", i->frees_before_attach == 1 ? "is" : "are");
+	}
 	if (mta_incomplete_freeres_skipped (x))
 		fprintf (out, "libc's caches were not released at exit (__libc_freeres %s):\nblocks "
 			 "allocated inside libc's own functions are expected among the leaks.\n", x->freeres);

@@ -801,6 +801,13 @@ ext_line (MtaRun *r, const MtaLine *l)
 		if (len > 8 && reach_line (r, t, len))
 			return;
 		break;
+	case MTA_WORD_ATTACHED:
+		if (len > 11 && memcmp (t, "# attached ", 11) == 0) {
+			uint64_t n = g_ascii_strtoull (t + 11, NULL, 10);
+			r->info.attaches = MAX (r->info.attaches, MAX (n, 1));
+			return;
+		}
+		break;
 	default:
 		break;
 	}
@@ -954,9 +961,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			r->info.failed_allocs++;
 			break;
 		}
-		if (mta_live_lookup (&r->blocks, l->addr) != NULL) {
-			r->info.duplicates++;
-			break;
+		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
+			/* attached again: the block of that address was freed
+			 * while the program ran detached, unseen */
+			if (r->info.attaches > 1) {
+				free_block (r, b);
+			} else {
+				r->info.duplicates++;
+				break;
+			}
 		}
 		b = mta_live_insert (&r->blocks, l->addr);
 		b->size = l->size;
@@ -975,6 +988,11 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	case '<':
 		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
 			free_block (r, b);
+			break;
+		}
+		/* a block of the time before mtrec attach: not an error */
+		if (r->info.attaches > 0) {
+			r->info.frees_before_attach++;
 			break;
 		}
 		if (p->bad_frees++ == 0)

@@ -113,6 +113,11 @@ typedef struct {
 	uint64_t bytes_allocated, live_bytes, peak_live_bytes;
 	uint64_t leaked_blocks, leaked_bytes, bad_frees;
 	uint64_t bad_frees_kept;   /* records in mta_run_bad_frees (capped) */
+	/* mtrec attach ("# attached N"): the process ran without the recorder
+	 * before; its frees of blocks allocated then are counted here, not
+	 * as bad frees, and its leaks are those of the recorded windows. */
+	uint64_t attaches;         /* the largest N seen; 0: not attached */
+	uint64_t frees_before_attach;
 	gboolean skip_wrappers;
 	gboolean auto_skip;        /* wrappers found without symbols are skipped (--no-auto-skip) */
 	/* Peak and temporary allocations */

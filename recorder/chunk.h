@@ -181,6 +181,16 @@ void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDD
 /* Send every thread to a new chunk: what they write next comes after
  * whatever the caller writes now. */
 void mtrec_new_epoch(void) MTREC_HIDDEN;
+/* A "# time" line now, at the head of a new chunk of the caller's (inside
+ * the recorder): at the start and the end of recording, so that every
+ * trace of ours has a clock however short the run. */
+void mtrec_chunk_time(void) MTREC_HIDDEN;
+/* From the clock look every thread makes anyway (mtrec_control_poll), NOW
+ * on CLOCK_MONOTONIC_COARSE: when a "# time" line is due, every thread is
+ * sent to a new chunk, and the first to take one writes it.  So the clock
+ * is in the trace every TIME_EVERY_NS while events come, not only when a
+ * busy thread fills its chunk. */
+MTREC_COLD void mtrec_chunk_tick(uint64_t now) MTREC_HIDDEN;
 
 /* Stop recording for good, saying why once, on stderr and in the trace
  * ("# stopped WHY"). */

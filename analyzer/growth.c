@@ -5,22 +5,35 @@
  * is the site's live bytes restricted to its leaked blocks, a step curve
  * known exactly at the end of the run, without the noise of the blocks
  * that come and go (a site with a large working set and a small leak would
- * hide the leak in its live bytes).
+ * hide the leak in its live bytes).  Only whether the leak stopped growing
+ * also looks at the site's live blocks: a cache at its size that evicts
+ * keeps its newest entries, which look late-born, while its live count
+ * stays flat.
  *
  * A class other than constant needs evidence: a CI gate on "linear,
  * exponential" that fails on a shutdown burst or a full cache gets switched
- * off.  The rule, in order:
- *   1. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
+ * off, and one whose verdict changes from run to run of the same program
+ * too.  The rule, in order:
+ *   1. the site holds as many blocks as it leaks (within LEVEL_TOL) and
+ *      held them (within LIVE_TOL) for PLATEAU of the run before the end
+ *      zone, freeing blocks meanwhile, while the program went on
+ *      (PLATEAU_LINES of the run's lines): bounded (a cache at its size);
+ *   2. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
  *      BURST of the run's span: constant (a one-off, at start-up or later);
- *   2. the blocks allocated in the run's last END_ZONE are set aside (a
+ *   3. the blocks allocated in the run's last END_ZONE are set aside (a
  *      shutdown, blocks in flight when the trace or its window ended); if
- *      nothing is left, or what is left is a burst by rule 1: constant;
- *   3. fewer than MIN_FIT blocks left, or the leak's span (from its first
- *      block to the end zone) shorter than MIN_SPAN of the run: unknown;
- *   4. the site freed blocks until the end and what it leaks was all
+ *      nothing is left, or what is left is a burst by rule 2: constant;
+ *   4. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
+ *      together than TIGHT of the leak's mean gap): constant (a start-up
+ *      and a shutdown that the end zone cut through);
+ *   5. fewer than MIN_FIT blocks, or the leak's span (from its first block
+ *      to the end zone) shorter than MIN_SPAN of the run: unknown;
+ *   6. the site freed blocks until the end and what it leaks was all
  *      allocated after the last block it freed was: constant (what a full
- *      cache or a queue holds at the end, not an accumulation);
- *   5. otherwise fit y = a + b x^p by least squares to the curve sampled at
+ *      FIFO cache or a queue holds at the end, not an accumulation);
+ *   7. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
+ *      of the run before the end zone while the program went on: bounded;
+ *   8. otherwise fit y = a + b x^p by least squares to the curve sampled at
  *      SAMPLES points, x from the first leaked block to the end zone, both
  *      x and y scaled to [0, 1], p on a geometric grid from 0.05 to 8;
  *      p < LOG_MAX: logarithmic, p <= LINEAR_MAX: linear, else exponential.
@@ -33,15 +46,22 @@
 
 #define BURST 0.05
 #define END_ZONE 0.01
+#define TIGHT 0.1
 #define MIN_FIT 8
 #define MIN_SPAN 0.25
+#define MIN_MOMENTS 4
 #define SURVIVORS 0.9
+#define PLATEAU (1.0 / 3)
+#define PLATEAU_LINES 0.1
+#define STRAGGLERS 0.02
+#define LIVE_TOL 0.02
+#define LEVEL_TOL 0.05
 #define SAMPLES 64
 #define LOG_MAX 0.6
 #define LINEAR_MAX 1.6
 
 static const char *const names[MTA_GROWTH_N] = {
-	"", "constant", "logarithmic", "linear", "exponential", "unknown",
+	"", "constant", "bounded", "logarithmic", "linear", "exponential", "unknown",
 };
 
 const char *
@@ -67,8 +87,8 @@ mta_growth_parse (const char *list, guint *mask, GError **error)
 			;
 		if (k == MTA_GROWTH_N) {
 			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				     "unknown growth class '%s' (constant, logarithmic, linear, "
-				     "exponential, unknown, all)", s);
+				     "unknown growth class '%s' (constant, bounded, logarithmic, "
+				     "linear, exponential, unknown, all)", s);
 			return FALSE;
 		}
 		*mask |= 1u << k;
@@ -122,7 +142,7 @@ fit_power (const double *x, const double *y, int n, double p)
 	return sse;
 }
 
-/* Rule 1 on the N blocks PTS (sorted) holding TOTAL bytes. */
+/* Rule 2 on the N blocks PTS (sorted) holding TOTAL bytes. */
 static gboolean
 is_burst (const MtaGrowthPoint *pts, size_t n, uint64_t total, double span)
 {
@@ -138,7 +158,7 @@ sum_bytes (const MtaGrowthPoint *pts, size_t n)
 	return total;
 }
 
-/* Rule 4: the site kept freeing blocks while those it leaks were made, and
+/* Rule 6: the site kept freeing blocks while those it leaks were made, and
  * (nearly) all of those were made after the last block it freed was. */
 static gboolean
 are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGrowthFrees *frees)
@@ -153,7 +173,7 @@ are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGro
 	return (double) after >= SURVIVORS * (double) total;
 }
 
-/* Rule 5: the power p that fits the cumulative curve of PTS from its
+/* Rule 8: the power p that fits the cumulative curve of PTS from its
  * first block to CUT best. */
 static double
 best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
@@ -183,9 +203,91 @@ best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
 	return best_p;
 }
 
+/* Rule 4: the bursts the M blocks PTS (sorted) were made in. */
+static size_t
+moments (const MtaGrowthPoint *pts, size_t m)
+{
+	double tight = TIGHT * (pts[m - 1].pos - pts[0].pos) / (double) (m - 1);
+	size_t k = 1;
+	for (size_t i = 1; i < m; i++)
+		if (pts[i].pos - pts[i - 1].pos > tight)
+			k++;
+	return k;
+}
+
+/* The line of the first sample of LIVE at or after POS (the run's end when
+ * none). */
+static uint64_t
+line_at (const MtaGrowthLive *live, double pos)
+{
+	for (guint k = 0; k < live->n; k++)
+		if (live->pos[k] >= pos)
+			return live->lines[k];
+	return live->lines[live->n - 1];
+}
+
+/* Whether the program went on from FROM to CUT: a share of its lines. */
+static gboolean
+went_on (const MtaGrowthLive *live, double from, double cut)
+{
+	if (live == NULL || live->n == 0)
+		return TRUE;   /* not known: the span alone decides */
+	uint64_t all = live->lines[live->n - 1], a = line_at (live, from), b = line_at (live, cut);
+	return b > a && (double) (b - a) >= PLATEAU_LINES * (double) all;
+}
+
+/* Where the site's live blocks last left their level at CUT (within
+ * LIVE_TOL): the moment of the first sample since which they stayed;
+ * CUT when that level is not the leak of N blocks (they are freed at
+ * exit, or the site never freed any) or nothing is known. */
+static double
+live_plateau (const MtaGrowthLive *live, double cut, size_t n)
+{
+	guint last = 0;
+
+	if (live == NULL || live->n == 0 || live->pos[0] > cut)
+		return cut;
+	while (last + 1 < live->n && live->pos[last + 1] <= cut)
+		last++;
+	/* a cache that evicts before it inserts, or after, is a block off */
+	double level = live->blocks[last], tol = MAX (1, LIVE_TOL * level);
+	/* live blocks that the program frees at exit say nothing of the leak */
+	if (level == 0 || fabs ((double) n - level) > MAX (1, LEVEL_TOL * level))
+		return cut;
+	guint k = last;
+	while (k > 0 && fabs ((double) live->blocks[k - 1] - level) <= tol)
+		k--;
+	return live->pos[k];
+}
+
+/* Rule 1: the site is a cache at its size -- it holds the N blocks it
+ * leaks for a good share of the run before CUT, freeing and replacing
+ * blocks meanwhile, while the program went on. */
+static gboolean
+is_full_cache (size_t n, double cut, double span, const MtaGrowthFrees *frees,
+	       const MtaGrowthLive *live)
+{
+	double stop = live_plateau (live, cut, n);
+
+	return frees != NULL && frees->any && frees->last_free >= stop &&
+		cut - stop >= PLATEAU * span && went_on (live, stop, cut);
+}
+
+/* Rule 7: the leak of the M blocks PTS (sorted) stopped growing (but
+ * STRAGGLERS of its blocks) for a good share of the run before CUT while
+ * the program went on. */
+static gboolean
+is_plateau (const MtaGrowthPoint *pts, size_t m, double cut, double span, const MtaGrowthLive *live)
+{
+	size_t stragglers = (size_t) (STRAGGLERS * (double) m);
+	double stop = pts[m - 1 - stragglers].pos;
+
+	return cut - stop >= PLATEAU * span && went_on (live, stop, cut);
+}
+
 MtaGrowth
 mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
-		     const MtaGrowthFrees *frees, double *exponent)
+		     const MtaGrowthFrees *frees, const MtaGrowthLive *live, double *exponent)
 {
 	double span = end - start, cut = end - END_ZONE * span;
 	uint64_t total = sum_bytes (pts, n), kept;
@@ -195,6 +297,8 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	if (n == 0 || total == 0 || span <= 0)
 		return MTA_GROWTH_CONSTANT;
 	qsort (pts, n, sizeof *pts, point_cmp);
+	if (is_full_cache (n, cut, span, frees, live))
+		return MTA_GROWTH_BOUNDED;
 	if (is_burst (pts, n, total, span))
 		return MTA_GROWTH_CONSTANT;
 	while (m < n && pts[m].pos < cut)
@@ -202,10 +306,14 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	kept = sum_bytes (pts, m);
 	if (m == 0 || kept == 0 || is_burst (pts, m, kept, span))
 		return MTA_GROWTH_CONSTANT;
+	if (moments (pts, m) < MIN_MOMENTS)
+		return MTA_GROWTH_CONSTANT;
 	if (m < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
 		return MTA_GROWTH_UNKNOWN;
 	if (are_survivors (pts, m, kept, frees))
 		return MTA_GROWTH_CONSTANT;
+	if (is_plateau (pts, m, cut, span, live))
+		return MTA_GROWTH_BOUNDED;
 	*exponent = best_power (pts, m, kept, cut);
 	if (*exponent < LOG_MAX)
 		return MTA_GROWTH_LOGARITHMIC;

@@ -14,10 +14,11 @@
  * exponential" that fails on a shutdown burst or a full cache gets switched
  * off, and one whose verdict changes from run to run of the same program
  * too.  The rule, in order:
- *   1. the site holds as many blocks as it leaks (within LEVEL_TOL) and
- *      held them (within LIVE_TOL) for PLATEAU of the run before the end
- *      zone, freeing blocks meanwhile, while the program went on
- *      (PLATEAU_LINES of the run's lines): bounded (a cache at its size);
+ *   1. the site holds the MIN_FIT or more blocks it leaks (within
+ *      LEVEL_TOL) and held them (within LIVE_TOL) for PLATEAU of the run
+ *      before the end zone, freeing blocks meanwhile, while the program
+ *      went on (PLATEAU_LINES of the run's lines): bounded (a cache at its
+ *      size);
  *   2. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
  *      BURST of the run's span: constant (a one-off, at start-up or later);
  *   3. the blocks allocated in the run's last END_ZONE are set aside (a
@@ -26,13 +27,15 @@
  *   4. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
  *      together than TIGHT of the leak's mean gap): constant (a start-up
  *      and a shutdown that the end zone cut through);
- *   5. fewer than MIN_FIT blocks, or the leak's span (from its first block
- *      to the end zone) shorter than MIN_SPAN of the run: unknown;
- *   6. the site freed blocks until the end and what it leaks was all
+ *   5. the leak, of MIN_FIT blocks or more, stopped growing (but STRAGGLERS
+ *      of them) for PLATEAU of the run before the end zone while the
+ *      program went on: bounded;
+ *   6. fewer than MIN_FIT blocks or bursts, or the leak's span (from its
+ *      first block to the end zone) shorter than MIN_SPAN of the run:
+ *      unknown;
+ *   7. the site freed blocks until the end and what it leaks was all
  *      allocated after the last block it freed was: constant (what a full
  *      FIFO cache or a queue holds at the end, not an accumulation);
- *   7. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
- *      of the run before the end zone while the program went on: bounded;
  *   8. otherwise fit y = a + b x^p by least squares to the curve sampled at
  *      SAMPLES points, x from the first leaked block to the end zone, both
  *      x and y scaled to [0, 1], p on a geometric grid from 0.05 to 8;
@@ -158,7 +161,7 @@ sum_bytes (const MtaGrowthPoint *pts, size_t n)
 	return total;
 }
 
-/* Rule 6: the site kept freeing blocks while those it leaks were made, and
+/* Rule 7: the site kept freeing blocks while those it leaks were made, and
  * (nearly) all of those were made after the last block it freed was. */
 static gboolean
 are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGrowthFrees *frees)
@@ -269,11 +272,11 @@ is_full_cache (size_t n, double cut, double span, const MtaGrowthFrees *frees,
 {
 	double stop = live_plateau (live, cut, n);
 
-	return frees != NULL && frees->any && frees->last_free >= stop &&
+	return n >= MIN_FIT && frees != NULL && frees->any && frees->last_free >= stop &&
 		cut - stop >= PLATEAU * span && went_on (live, stop, cut);
 }
 
-/* Rule 7: the leak of the M blocks PTS (sorted) stopped growing (but
+/* Rule 5: the leak of the M blocks PTS (sorted) stopped growing (but
  * STRAGGLERS of its blocks) for a good share of the run before CUT while
  * the program went on. */
 static gboolean
@@ -306,14 +309,15 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	kept = sum_bytes (pts, m);
 	if (m == 0 || kept == 0 || is_burst (pts, m, kept, span))
 		return MTA_GROWTH_CONSTANT;
-	if (moments (pts, m) < MIN_MOMENTS)
+	size_t bursts = moments (pts, m);
+	if (bursts < MIN_MOMENTS)
 		return MTA_GROWTH_CONSTANT;
-	if (m < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
+	if (m >= MIN_FIT && is_plateau (pts, m, cut, span, live))
+		return MTA_GROWTH_BOUNDED;
+	if (m < MIN_FIT || bursts < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
 		return MTA_GROWTH_UNKNOWN;
 	if (are_survivors (pts, m, kept, frees))
 		return MTA_GROWTH_CONSTANT;
-	if (is_plateau (pts, m, cut, span, live))
-		return MTA_GROWTH_BOUNDED;
 	*exponent = best_power (pts, m, kept, cut);
 	if (*exponent < LOG_MAX)
 		return MTA_GROWTH_LOGARITHMIC;

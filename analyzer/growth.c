@@ -27,9 +27,10 @@
  *   4. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
  *      together than TIGHT of the leak's mean gap): constant (a start-up
  *      and a shutdown that the end zone cut through);
- *   5. the leak, of MIN_FIT blocks or more, stopped growing (but STRAGGLERS
- *      of them) for PLATEAU of the run before the end zone while the
- *      program went on: bounded;
+ *   5. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
+ *      of the run before the end zone while the program went on: bounded;
+ *      under MIN_FIT blocks, made within MIN_SPAN of the run: constant (a
+ *      start-up that took a while);
  *   6. fewer than MIN_FIT blocks or bursts, or the leak's span (from its
  *      first block to the end zone) shorter than MIN_SPAN of the run:
  *      unknown;
@@ -312,8 +313,12 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	size_t bursts = moments (pts, m);
 	if (bursts < MIN_MOMENTS)
 		return MTA_GROWTH_CONSTANT;
-	if (m >= MIN_FIT && is_plateau (pts, m, cut, span, live))
-		return MTA_GROWTH_BOUNDED;
+	if (is_plateau (pts, m, cut, span, live)) {
+		if (m >= MIN_FIT)
+			return MTA_GROWTH_BOUNDED;
+		if (pts[m - 1].pos - pts[0].pos < MIN_SPAN * span)
+			return MTA_GROWTH_CONSTANT;
+	}
 	if (m < MIN_FIT || bursts < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
 		return MTA_GROWTH_UNKNOWN;
 	if (are_survivors (pts, m, kept, frees))

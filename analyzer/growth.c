@@ -14,29 +14,26 @@
  * exponential" that fails on a shutdown burst or a full cache gets switched
  * off, and one whose verdict changes from run to run of the same program
  * too.  The rule, in order:
- *   1. the site holds the MIN_FIT or more blocks it leaks (within
- *      LEVEL_TOL) and held them (within LIVE_TOL) for PLATEAU of the run
- *      before the end zone, freeing blocks meanwhile, while the program
- *      went on (PLATEAU_LINES of the run's lines): bounded (a cache at its
- *      size);
- *   2. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
- *      BURST of the run's span: constant (a one-off, at start-up or later);
- *   3. the blocks allocated in the run's last END_ZONE are set aside (a
- *      shutdown, blocks in flight when the trace or its window ended); if
- *      nothing is left, or what is left is a burst by rule 2: constant;
- *   4. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
- *      together than TIGHT of the leak's mean gap): constant (a start-up
- *      and a shutdown that the end zone cut through);
- *   5. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
- *      of the run before the end zone while the program went on: bounded;
- *      under MIN_FIT blocks, made within MIN_SPAN of the run: constant (a
- *      start-up that took a while);
- *   6. fewer than MIN_FIT blocks or bursts, or the leak's span (from its
- *      first block to the end zone) shorter than MIN_SPAN of the run:
- *      unknown;
- *   7. the site freed blocks until the end and what it leaks was all
+ *   1. the site freed blocks until the end and what it leaks was all
  *      allocated after the last block it freed was: constant (what a full
  *      FIFO cache or a queue holds at the end, not an accumulation);
+ *   2. a cache at its size (is_full_cache): bounded;
+ *   3. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
+ *      BURST of the run's span: constant (a one-off, at start-up or later);
+ *   4. the blocks allocated in the run's last END_ZONE are set aside (a
+ *      shutdown, blocks in flight when the trace or its window ended); if
+ *      nothing is left, or what is left is a burst by rule 3: constant;
+ *   5. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
+ *      together than TIGHT of the leak's mean gap): constant (a start-up
+ *      and a shutdown that the end zone cut through);
+ *   6. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
+ *      of the run before the end zone while the program went on
+ *      (PLATEAU_LINES of the run's lines): bounded; under MIN_FIT blocks,
+ *      made within half MIN_SPAN of the run: constant (a start-up that
+ *      took a while);
+ *   7. fewer than MIN_FIT blocks or bursts, or the leak's span (from its
+ *      first block to the end zone) shorter than MIN_SPAN of the run:
+ *      unknown;
  *   8. otherwise fit y = a + b x^p by least squares to the curve sampled at
  *      SAMPLES points, x from the first leaked block to the end zone, both
  *      x and y scaled to [0, 1], p on a geometric grid from 0.05 to 8;
@@ -58,8 +55,8 @@
 #define PLATEAU (1.0 / 3)
 #define PLATEAU_LINES 0.1
 #define STRAGGLERS 0.02
-#define LIVE_TOL 0.02
-#define LEVEL_TOL 0.05
+#define LIVE_TOL 0.1
+#define TREND_TOL 0.1
 #define SAMPLES 64
 #define LOG_MAX 0.6
 #define LINEAR_MAX 1.6
@@ -146,7 +143,7 @@ fit_power (const double *x, const double *y, int n, double p)
 	return sse;
 }
 
-/* Rule 2 on the N blocks PTS (sorted) holding TOTAL bytes. */
+/* Rule 3 on the N blocks PTS (sorted) holding TOTAL bytes. */
 static gboolean
 is_burst (const MtaGrowthPoint *pts, size_t n, uint64_t total, double span)
 {
@@ -162,7 +159,7 @@ sum_bytes (const MtaGrowthPoint *pts, size_t n)
 	return total;
 }
 
-/* Rule 7: the site kept freeing blocks while those it leaks were made, and
+/* Rule 1: the site kept freeing blocks while those it leaks were made, and
  * (nearly) all of those were made after the last block it freed was. */
 static gboolean
 are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGrowthFrees *frees)
@@ -207,7 +204,7 @@ best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
 	return best_p;
 }
 
-/* Rule 4: the bursts the M blocks PTS (sorted) were made in. */
+/* Rule 5: the bursts the M blocks PTS (sorted) were made in. */
 static size_t
 moments (const MtaGrowthPoint *pts, size_t m)
 {
@@ -240,44 +237,55 @@ went_on (const MtaGrowthLive *live, double from, double cut)
 	return b > a && (double) (b - a) >= PLATEAU_LINES * (double) all;
 }
 
-/* Where the site's live blocks last left their level at CUT (within
- * LIVE_TOL): the moment of the first sample since which they stayed;
- * CUT when that level is not the leak of N blocks (they are freed at
- * exit, or the site never freed any) or nothing is known. */
-static double
-live_plateau (const MtaGrowthLive *live, double cut, size_t n)
+static int
+u32_cmp (const void *a, const void *b)
 {
-	guint last = 0;
-
-	if (live == NULL || live->n == 0 || live->pos[0] > cut)
-		return cut;
-	while (last + 1 < live->n && live->pos[last + 1] <= cut)
-		last++;
-	/* a cache that evicts before it inserts, or after, is a block off */
-	double level = live->blocks[last], tol = MAX (1, LIVE_TOL * level);
-	/* live blocks that the program frees at exit say nothing of the leak */
-	if (level == 0 || fabs ((double) n - level) > MAX (1, LEVEL_TOL * level))
-		return cut;
-	guint k = last;
-	while (k > 0 && fabs ((double) live->blocks[k - 1] - level) <= tol)
-		k--;
-	return live->pos[k];
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+	return x < y ? -1 : x > y;
 }
 
-/* Rule 1: the site is a cache at its size -- it holds the N blocks it
- * leaks for a good share of the run before CUT, freeing and replacing
- * blocks meanwhile, while the program went on. */
+/* The lower quartile of the N values V (sorted here): the level of a
+ * site's live blocks, which blocks in flight only ever raise. */
+static double
+lower_quartile (uint32_t *v, guint n)
+{
+	qsort (v, n, sizeof *v, u32_cmp);
+	return v[n / 4];
+}
+
+/* Rule 2: the site is a cache at its size -- over the last PLATEAU of the
+ * run before CUT, while the program went on and the site freed blocks,
+ * its live blocks in the first and in the second half of the samples
+ * there (their lower quartiles, against blocks in flight) are the N
+ * blocks it leaks, within LIVE_TOL, and grew by TREND_TOL of them at
+ * most: it replaced blocks, it did not accumulate.  A steady leak grows
+ * by a sixth of itself from one half to the other; one beside blocks
+ * that the program frees at exit holds more than it leaks. */
 static gboolean
 is_full_cache (size_t n, double cut, double span, const MtaGrowthFrees *frees,
 	       const MtaGrowthLive *live)
 {
-	double stop = live_plateau (live, cut, n);
+	double w0 = cut - PLATEAU * span, tol = MAX (1, LIVE_TOL * (double) n);
+	guint k0 = 0, k1;
 
-	return n >= MIN_FIT && frees != NULL && frees->any && frees->last_free >= stop &&
-		cut - stop >= PLATEAU * span && went_on (live, stop, cut);
+	if (n < MIN_FIT || frees == NULL || !frees->any || frees->last_free < w0 ||
+	    live == NULL || live->n == 0 || !went_on (live, w0, cut))
+		return FALSE;
+	/* the samples from what the site held at W0 to the last before CUT */
+	while (k0 + 1 < live->n && live->pos[k0 + 1] <= w0)
+		k0++;
+	for (k1 = k0; k1 + 1 < live->n && live->pos[k1 + 1] <= cut; k1++)
+		;
+	guint len = k1 - k0 + 1, half = len / 2;
+	if (len < 4)
+		return FALSE;
+	g_autofree uint32_t *v = g_memdup2 (live->blocks + k0, len * sizeof *v);
+	double first = lower_quartile (v, half), last = lower_quartile (v + half, len - half);
+	return fabs (first - (double) n) <= tol && fabs (last - (double) n) <= tol &&
+		fabs (last - first) <= MAX (1, TREND_TOL * (double) n);
 }
 
-/* Rule 5: the leak of the M blocks PTS (sorted) stopped growing (but
+/* Rule 6: the leak of the M blocks PTS (sorted) stopped growing (but
  * STRAGGLERS of its blocks) for a good share of the run before CUT while
  * the program went on. */
 static gboolean
@@ -301,13 +309,15 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	if (n == 0 || total == 0 || span <= 0)
 		return MTA_GROWTH_CONSTANT;
 	qsort (pts, n, sizeof *pts, point_cmp);
+	while (m < n && pts[m].pos < cut)
+		m++;
+	kept = sum_bytes (pts, m);
+	if (m > 0 && kept > 0 && are_survivors (pts, m, kept, frees))
+		return MTA_GROWTH_CONSTANT;
 	if (is_full_cache (n, cut, span, frees, live))
 		return MTA_GROWTH_BOUNDED;
 	if (is_burst (pts, n, total, span))
 		return MTA_GROWTH_CONSTANT;
-	while (m < n && pts[m].pos < cut)
-		m++;
-	kept = sum_bytes (pts, m);
 	if (m == 0 || kept == 0 || is_burst (pts, m, kept, span))
 		return MTA_GROWTH_CONSTANT;
 	size_t bursts = moments (pts, m);
@@ -316,13 +326,11 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	if (is_plateau (pts, m, cut, span, live)) {
 		if (m >= MIN_FIT)
 			return MTA_GROWTH_BOUNDED;
-		if (pts[m - 1].pos - pts[0].pos < MIN_SPAN * span)
+		if (pts[m - 1].pos - pts[0].pos < MIN_SPAN / 2 * span)
 			return MTA_GROWTH_CONSTANT;
 	}
 	if (m < MIN_FIT || bursts < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
 		return MTA_GROWTH_UNKNOWN;
-	if (are_survivors (pts, m, kept, frees))
-		return MTA_GROWTH_CONSTANT;
 	*exponent = best_power (pts, m, kept, cut);
 	if (*exponent < LOG_MAX)
 		return MTA_GROWTH_LOGARITHMIC;

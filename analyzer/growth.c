@@ -17,7 +17,8 @@
  *   1. the site freed blocks until the end and what it leaks was all
  *      allocated after the last block it freed was: constant (what a full
  *      FIFO cache or a queue holds at the end, not an accumulation);
- *   2. a cache at its size (is_full_cache): bounded;
+ *   2. a cache at its size, over the last PLATEAU of the run's events
+ *      (is_full_cache): bounded;
  *   3. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
  *      BURST of the run's span: constant (a one-off, at start-up or later);
  *   4. the blocks allocated in the run's last END_ZONE are set aside (a
@@ -254,7 +255,8 @@ lower_quartile (uint32_t *v, guint n)
 }
 
 /* Rule 2: the site is a cache at its size -- over the last PLATEAU of the
- * run before CUT, while the program went on and the site freed blocks,
+ * run's events before CUT (the samples are evenly spaced in lines: what
+ * the program did, not how long it idled), while the site freed blocks,
  * its live blocks in the first and in the second half of the samples
  * there (their lower quartiles, against blocks in flight) are the N
  * blocks it leaks, within LIVE_TOL, and grew by TREND_TOL of them at
@@ -262,22 +264,21 @@ lower_quartile (uint32_t *v, guint n)
  * by a sixth of itself from one half to the other; one beside blocks
  * that the program frees at exit holds more than it leaks. */
 static gboolean
-is_full_cache (size_t n, double cut, double span, const MtaGrowthFrees *frees,
-	       const MtaGrowthLive *live)
+is_full_cache (size_t n, double cut, const MtaGrowthFrees *frees, const MtaGrowthLive *live)
 {
-	double w0 = cut - PLATEAU * span, tol = MAX (1, LIVE_TOL * (double) n);
-	guint k0 = 0, k1;
+	double tol = MAX (1, LIVE_TOL * (double) n);
+	guint k0 = 0, k1 = 0;
 
-	if (n < MIN_FIT || frees == NULL || !frees->any || frees->last_free < w0 ||
-	    live == NULL || live->n == 0 || !went_on (live, w0, cut))
+	if (n < MIN_FIT || frees == NULL || !frees->any || live == NULL || live->n == 0)
 		return FALSE;
-	/* the samples from what the site held at W0 to the last before CUT */
-	while (k0 + 1 < live->n && live->pos[k0 + 1] <= w0)
+	while (k1 + 1 < live->n && live->pos[k1 + 1] <= cut)
+		k1++;
+	/* from what the site held a third of the events before CUT */
+	double from = (1 - PLATEAU) * (double) live->lines[k1];
+	while (k0 + 1 <= k1 && (double) live->lines[k0 + 1] <= from)
 		k0++;
-	for (k1 = k0; k1 + 1 < live->n && live->pos[k1 + 1] <= cut; k1++)
-		;
 	guint len = k1 - k0 + 1, half = len / 2;
-	if (len < 4)
+	if (len < 4 || frees->last_free < live->pos[k0])
 		return FALSE;
 	g_autofree uint32_t *v = g_memdup2 (live->blocks + k0, len * sizeof *v);
 	double first = lower_quartile (v, half), last = lower_quartile (v + half, len - half);
@@ -314,7 +315,7 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	kept = sum_bytes (pts, m);
 	if (m > 0 && kept > 0 && are_survivors (pts, m, kept, frees))
 		return MTA_GROWTH_CONSTANT;
-	if (is_full_cache (n, cut, span, frees, live))
+	if (is_full_cache (n, cut, frees, live))
 		return MTA_GROWTH_BOUNDED;
 	if (is_burst (pts, n, total, span))
 		return MTA_GROWTH_CONSTANT;

@@ -300,8 +300,9 @@ is_plateau (const MtaGrowthPoint *pts, size_t m, double cut, double span, const 
 
 MtaGrowth
 mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
-		     const MtaGrowthFrees *frees, const MtaGrowthLive *live, double *exponent)
+		     const MtaGrowthFrees *frees, double *exponent)
 {
+	const MtaGrowthLive *live = frees ? frees->live : NULL;
 	double span = end - start, cut = end - END_ZONE * span;
 	uint64_t total = sum_bytes (pts, n), kept;
 	size_t m = 0;

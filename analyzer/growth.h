@@ -35,13 +35,6 @@ typedef struct {
 	uint64_t bytes;
 } MtaGrowthPoint;
 
-/* What the site's frees say, on the run's axis. */
-typedef struct {
-	gboolean any;              /* the site freed blocks */
-	double last_born;          /* the latest allocation among the blocks freed */
-	double last_free;          /* the site's last free */
-} MtaGrowthFrees;
-
 /* The site's live blocks over the run: the timeline's samples (timeline.h),
  * the last one the end of the run. */
 typedef struct {
@@ -51,12 +44,19 @@ typedef struct {
 	const uint32_t *blocks;    /* the site's live blocks then */
 } MtaGrowthLive;
 
+/* What the site's frees say, on the run's axis, and its live blocks. */
+typedef struct {
+	gboolean any;              /* the site freed blocks */
+	double last_born;          /* the latest allocation among the blocks freed */
+	double last_free;          /* the site's last free */
+	const MtaGrowthLive *live; /* NULL: not known */
+} MtaGrowthFrees;
+
 /* Classify the leak made of the N blocks PTS (sorted here) in a run that
- * spans [START, END] on its axis, the site's frees being FREES and its
- * live blocks LIVE (NULL: not known); *EXPONENT gets the fitted power (0
- * when the rule decided without a fit). */
+ * spans [START, END] on its axis, the site's frees and live blocks being
+ * FREES (NULL: not known); *EXPONENT gets the fitted power (0 when the
+ * rule decided without a fit). */
 MtaGrowth mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
-			       const MtaGrowthFrees *frees, const MtaGrowthLive *live,
-			       double *exponent);
+			       const MtaGrowthFrees *frees, double *exponent);
 
 #endif

@@ -887,14 +887,14 @@ classify_growth (MtaRun *r)
 			j++;
 		}
 		MtaSite *s = site_at (r, sp[k].site);
+		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, s->tl_blocks };
 		MtaGrowthFrees frees = {
 			.any = s->frees > 0,
 			.last_born = mta_run_position (r, s->last_freed_born),
 			.last_free = mta_run_position (r, s->last_free_line),
+			.live = s->tl_blocks ? &live : NULL,
 		};
-		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, s->tl_blocks };
-		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, s->tl_blocks ? &live : NULL,
-						 &s->growth_exponent);
+		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
 		k = j;
 	}
 	g_free (at);

@@ -63,7 +63,7 @@
 #define CHUNK 2048		/* bytes a thread reserves at a time */
 #define MAX_LINE 65536		/* longer extension lines are cut */
 #define NSLOTS 16384		/* thread slots before dead ones are reused */
-#define TIME_EVERY_NS 100000000ull	/* "# time" lines at most this often */
+#define TIME_EVERY_NS 100000000ull	/* "# time" lines this often while events come */
 #define NAME_EVERY_NS 1000000000ull	/* thread names looked at this often */
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
 #define PART_ZONE MTREC_PART_ZONE	/* each part's header zone (MTREC_ROTATE) */
@@ -85,6 +85,7 @@ static struct {
 	unsigned next_slot;
 	unsigned long lost_deep;	/* events nested deeper than MTREC_NEST */
 	uint64_t start_ns, last_time_ns;
+	uint64_t time_asked;	/* the last_time_ns after which a line was asked for */
 	const char *header;	/* the process header, for part zones */
 	size_t header_len;
 	const struct mtrec_life_hooks *hooks;
@@ -157,6 +158,20 @@ static char *maybe_time(char *o, uint64_t now, unsigned long *gen)
 	o = put_dec(o + 7, (unsigned long)(now - c.start_ns));
 	*o++ = '\n';
 	return o;
+}
+
+
+void mtrec_chunk_tick(uint64_t now)
+{
+	uint64_t last = __atomic_load_n(&c.last_time_ns, __ATOMIC_RELAXED);
+	uint64_t asked = __atomic_load_n(&c.time_asked, __ATOMIC_RELAXED);
+
+	/* The coarse clock may lag the one the lines are written with. */
+	if (!c.writing || now <= last || now - last < TIME_EVERY_NS || asked == last ||
+	    !__atomic_compare_exchange_n(&c.time_asked, &asked, last, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 /* "# thread TID NAME" when the thread's name changed (it is looked at once

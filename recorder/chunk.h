@@ -188,11 +188,20 @@ char *mtrec_chunk_region(size_t len) MTREC_HIDDEN;
 void mtrec_chunk_region_end(char *end) MTREC_HIDDEN;
 /* "# KEY REST", with newlines in REST made spaces. */
 void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDDEN;
-/* "# time NSEC" now, due or not (after every line written before it). */
-void mtrec_chunk_time(void) MTREC_HIDDEN;
 /* Send every thread to a new chunk: what they write next comes after
  * whatever the caller writes now. */
 void mtrec_new_epoch(void) MTREC_HIDDEN;
+/* "# time NSEC" now, due or not, after every line written before it: at
+ * the start and the end of recording, so that every trace of ours has a
+ * clock however short the run, and at exit, for the order of a parent's
+ * and its child's ends. */
+void mtrec_chunk_time(void) MTREC_HIDDEN;
+/* From the clock look every thread makes anyway (mtrec_control_poll), NOW
+ * on CLOCK_MONOTONIC_COARSE: when a "# time" line is due, every thread is
+ * sent to a new chunk, and the first to take one writes it.  So the clock
+ * is in the trace every TIME_EVERY_NS while events come, not only when a
+ * busy thread fills its chunk. */
+MTREC_COLD void mtrec_chunk_tick(uint64_t now) MTREC_HIDDEN;
 
 /* Stop recording for good, saying why once, on stderr and in the trace
  * ("# stopped WHY"). */

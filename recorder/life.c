@@ -207,6 +207,7 @@ static void start_locked(void)
 	if (!g.enabled || g.ended || mtrec_recording || open_trace() < 0)
 		return;
 	mtrec_new_epoch();
+	mtrec_chunk_time();
 	mtrec_chunk_line("= Start", 7);
 	__atomic_store_n(&mtrec_recording, 1, __ATOMIC_RELEASE);
 }
@@ -224,6 +225,8 @@ static void stop_locked(void)
 		return;
 	__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
 	mtrec_new_epoch();
+	if (!mtrec_failed)
+		mtrec_chunk_time();
 	mtrec_chunk_line("= End", 5);
 }
 
@@ -557,14 +560,6 @@ static uint64_t coarse_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Each thread looks at the clock every stride calls: a stride that doubles
- * while its calls come quicker than STRIDE_QUICK_NS apart, so that a busy
- * thread pays for the clock once in up to STRIDE_MAX calls, and a thread
- * that is active at all looks at least every few milliseconds.  When a
- * look is due, one thread looks for a request (the one that moves the due
- * time), the others go on.  Not from a signal handler that interrupted the
- * recorder, nor in a child made without fork handlers that is not yet a
- * child of its own. */
 static int ctl_taking;	/* a thread is taking a request (a try-lock) */
 
 /* The request being taken lives here, not on the stack of the thread that
@@ -583,16 +578,21 @@ static void take_request(void)
 	__atomic_store_n(&ctl_taking, 0, __ATOMIC_RELEASE);
 }
 
+/* Each thread looks at the clock every stride calls: a stride that doubles
+ * while its calls come quicker than STRIDE_QUICK_NS apart, so that a busy
+ * thread pays for the clock once in up to STRIDE_MAX calls, and a thread
+ * that is active at all looks at least every few milliseconds.  The same
+ * look says when the trace's next "# time" line is due (chunk.c), in a
+ * process that takes no requests too.  When a look for a request is due,
+ * one thread looks (the one that moves the due time), the others go on.
+ * Not from a signal handler that interrupted the recorder, nor in a child
+ * made without fork handlers that is not yet a child of its own. */
 void mtrec_control_poll(void)
 {
 	static __thread uint64_t last;
 	static __thread int stride = 1;
 	uint64_t due = __atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED), now;
 
-	if (due == UINT64_MAX) {
-		mtrec_ctl_countdown = 1 << 30;	/* this process takes no requests */
-		return;
-	}
 	now = coarse_ns();
 	if (now - last < STRIDE_QUICK_NS && stride < STRIDE_MAX)
 		stride *= 2;
@@ -600,6 +600,9 @@ void mtrec_control_poll(void)
 		stride = 1;
 	last = now;
 	mtrec_ctl_countdown = stride - 1;
+	if (mtrec_recording)
+		mtrec_chunk_tick(now);
+	/* due is UINT64_MAX when this process takes no requests */
 	if (now < due || mtrec_depth || mtrec_held || mtrec_busy)
 		return;
 	if (!__atomic_compare_exchange_n(&mtrec_ctl_due, &due, now + MTREC_CONTROL_EVERY_NS, 0,

@@ -17,6 +17,7 @@
  * text report and --json have everything.
  */
 #include "html-out.h"
+#include "timeline.h"
 #include "folded-out.h"
 #include "growth.h"
 #include "html-page.h"
@@ -265,8 +266,8 @@ put_timeline (FILE *out, const Report *r)
 	if (i->time_axis)
 		fprintf (out, "in seconds by the recorder's clock (%" PRIu64 " '# time' lines)", i->time_lines);
 	else
-		fputs ("in trace lines: the trace has fewer than 8 of the recorder's '# time' lines "
-		       "(a glibc trace, or a run under a second)", out);
+		fprintf (out, "in trace lines: the trace has fewer than %d of the recorder's '# time' "
+			 "lines (a glibc trace)", MTA_TIME_AXIS_MIN_LINES);
 	fprintf (out, "; the dashed line is the peak. The largest %u leak site%s are drawn.</p>\n</section>\n",
 		 n - 1, plural (n - 1));
 }

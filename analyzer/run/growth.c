@@ -5,22 +5,37 @@
  * is the site's live bytes restricted to its leaked blocks, a step curve
  * known exactly at the end of the run, without the noise of the blocks
  * that come and go (a site with a large working set and a small leak would
- * hide the leak in its live bytes).
+ * hide the leak in its live bytes).  Only whether the leak stopped growing
+ * also looks at the site's live blocks: a cache at its size that evicts
+ * keeps its newest entries, which look late-born, while its live count
+ * stays flat.
  *
  * A class other than constant needs evidence: a CI gate on "linear,
  * exponential" that fails on a shutdown burst or a full cache gets switched
- * off.  The rule, in order:
- *   1. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
- *      BURST of the run's span: constant (a one-off, at start-up or later);
- *   2. the blocks allocated in the run's last END_ZONE are set aside (a
- *      shutdown, blocks in flight when the trace or its window ended); if
- *      nothing is left, or what is left is a burst by rule 1: constant;
- *   3. fewer than MIN_FIT blocks left, or the leak's span (from its first
- *      block to the end zone) shorter than MIN_SPAN of the run: unknown;
- *   4. the site freed blocks until the end and what it leaks was all
+ * off, and one whose verdict changes from run to run of the same program
+ * too.  The rule, in order:
+ *   1. the site freed blocks until the end and what it leaks was all
  *      allocated after the last block it freed was: constant (what a full
- *      cache or a queue holds at the end, not an accumulation);
- *   5. otherwise fit y = a + b x^p by least squares to the curve sampled at
+ *      FIFO cache or a queue holds at the end, not an accumulation);
+ *   2. a cache at its size, over the last PLATEAU of the run's events
+ *      (is_full_cache): bounded;
+ *   3. the middle 80% of the leaked bytes (from 10% to 90%) allocated within
+ *      BURST of the run's span: constant (a one-off, at start-up or later);
+ *   4. the blocks allocated in the run's last END_ZONE are set aside (a
+ *      shutdown, blocks in flight when the trace or its window ended); if
+ *      nothing is left, or what is left is a burst by rule 3: constant;
+ *   5. what is left made in fewer than MIN_MOMENTS bursts (blocks closer
+ *      together than TIGHT of the leak's mean gap): constant (a start-up
+ *      and a shutdown that the end zone cut through);
+ *   6. the leak stopped growing (but STRAGGLERS of its blocks) for PLATEAU
+ *      of the run before the end zone while the program went on
+ *      (PLATEAU_LINES of the run's lines): bounded; under MIN_FIT blocks,
+ *      made within half MIN_SPAN of the run: constant (a start-up that
+ *      took a while);
+ *   7. fewer than MIN_FIT blocks or bursts, or the leak's span (from its
+ *      first block to the end zone) shorter than MIN_SPAN of the run:
+ *      unknown;
+ *   8. otherwise fit y = a + b x^p by least squares to the curve sampled at
  *      SAMPLES points, x from the first leaked block to the end zone, both
  *      x and y scaled to [0, 1], p on a geometric grid from 0.05 to 8;
  *      p < LOG_MAX: logarithmic, p <= LINEAR_MAX: linear, else exponential.
@@ -33,15 +48,22 @@
 
 #define BURST 0.05
 #define END_ZONE 0.01
+#define TIGHT 0.1
 #define MIN_FIT 8
 #define MIN_SPAN 0.25
+#define MIN_MOMENTS 4
 #define SURVIVORS 0.9
+#define PLATEAU (1.0 / 3)
+#define PLATEAU_LINES 0.1
+#define STRAGGLERS 0.02
+#define LIVE_TOL 0.1
+#define TREND_TOL 0.1
 #define SAMPLES 64
 #define LOG_MAX 0.6
 #define LINEAR_MAX 1.6
 
 static const char *const names[MTA_GROWTH_N] = {
-	"", "constant", "logarithmic", "linear", "exponential", "unknown",
+	"", "constant", "bounded", "logarithmic", "linear", "exponential", "unknown",
 };
 
 const char *
@@ -67,8 +89,8 @@ mta_growth_parse (const char *list, guint *mask, GError **error)
 			;
 		if (k == MTA_GROWTH_N) {
 			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				     "unknown growth class '%s' (constant, logarithmic, linear, "
-				     "exponential, unknown, all)", s);
+				     "unknown growth class '%s' (constant, bounded, logarithmic, "
+				     "linear, exponential, unknown, all)", s);
 			return FALSE;
 		}
 		*mask |= 1u << k;
@@ -122,7 +144,7 @@ fit_power (const double *x, const double *y, int n, double p)
 	return sse;
 }
 
-/* Rule 1 on the N blocks PTS (sorted) holding TOTAL bytes. */
+/* Rule 3 on the N blocks PTS (sorted) holding TOTAL bytes. */
 static gboolean
 is_burst (const MtaGrowthPoint *pts, size_t n, uint64_t total, double span)
 {
@@ -138,7 +160,7 @@ sum_bytes (const MtaGrowthPoint *pts, size_t n)
 	return total;
 }
 
-/* Rule 4: the site kept freeing blocks while those it leaks were made, and
+/* Rule 1: the site kept freeing blocks while those it leaks were made, and
  * (nearly) all of those were made after the last block it freed was. */
 static gboolean
 are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGrowthFrees *frees)
@@ -153,7 +175,7 @@ are_survivors (const MtaGrowthPoint *pts, size_t n, uint64_t total, const MtaGro
 	return (double) after >= SURVIVORS * (double) total;
 }
 
-/* Rule 5: the power p that fits the cumulative curve of PTS from its
+/* Rule 8: the power p that fits the cumulative curve of PTS from its
  * first block to CUT best. */
 static double
 best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
@@ -183,10 +205,104 @@ best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
 	return best_p;
 }
 
+/* Rule 5: the bursts the M blocks PTS (sorted) were made in. */
+static size_t
+moments (const MtaGrowthPoint *pts, size_t m)
+{
+	double tight = TIGHT * (pts[m - 1].pos - pts[0].pos) / (double) (m - 1);
+	size_t k = 1;
+	for (size_t i = 1; i < m; i++)
+		if (pts[i].pos - pts[i - 1].pos > tight)
+			k++;
+	return k;
+}
+
+/* The line of the first sample of LIVE at or after POS (the run's end when
+ * none). */
+static uint64_t
+line_at (const MtaGrowthLive *live, double pos)
+{
+	for (guint k = 0; k < live->n; k++)
+		if (live->pos[k] >= pos)
+			return live->lines[k];
+	return live->lines[live->n - 1];
+}
+
+/* Whether the program went on from FROM to CUT: a share of its lines. */
+static gboolean
+went_on (const MtaGrowthLive *live, double from, double cut)
+{
+	if (live == NULL || live->n == 0)
+		return TRUE;   /* not known: the span alone decides */
+	uint64_t all = live->lines[live->n - 1], a = line_at (live, from), b = line_at (live, cut);
+	return b > a && (double) (b - a) >= PLATEAU_LINES * (double) all;
+}
+
+static int
+u32_cmp (const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+	return x < y ? -1 : x > y;
+}
+
+/* The lower quartile of the N values V (sorted here): the level of a
+ * site's live blocks, which blocks in flight only ever raise. */
+static double
+lower_quartile (uint32_t *v, guint n)
+{
+	qsort (v, n, sizeof *v, u32_cmp);
+	return v[n / 4];
+}
+
+/* Rule 2: the site is a cache at its size -- over the last PLATEAU of the
+ * run's events before CUT (the samples are evenly spaced in lines: what
+ * the program did, not how long it idled), while the site freed blocks,
+ * its live blocks in the first and in the second half of the samples
+ * there (their lower quartiles, against blocks in flight) are the N
+ * blocks it leaks, within LIVE_TOL, and grew by TREND_TOL of them at
+ * most: it replaced blocks, it did not accumulate.  A steady leak grows
+ * by a sixth of itself from one half to the other; one beside blocks
+ * that the program frees at exit holds more than it leaks. */
+static gboolean
+is_full_cache (size_t n, double cut, const MtaGrowthFrees *frees, const MtaGrowthLive *live)
+{
+	double tol = MAX (1, LIVE_TOL * (double) n);
+	guint k0 = 0, k1 = 0;
+
+	if (n < MIN_FIT || frees == NULL || !frees->any || live == NULL || live->n == 0)
+		return FALSE;
+	while (k1 + 1 < live->n && live->pos[k1 + 1] <= cut)
+		k1++;
+	/* from what the site held a third of the events before CUT */
+	double from = (1 - PLATEAU) * (double) live->lines[k1];
+	while (k0 + 1 <= k1 && (double) live->lines[k0 + 1] <= from)
+		k0++;
+	guint len = k1 - k0 + 1, half = len / 2;
+	if (len < 4 || frees->last_free < live->pos[k0])
+		return FALSE;
+	g_autofree uint32_t *v = g_memdup2 (live->blocks + k0, len * sizeof *v);
+	double first = lower_quartile (v, half), last = lower_quartile (v + half, len - half);
+	return fabs (first - (double) n) <= tol && fabs (last - (double) n) <= tol &&
+		fabs (last - first) <= MAX (1, TREND_TOL * (double) n);
+}
+
+/* Rule 6: the leak of the M blocks PTS (sorted) stopped growing (but
+ * STRAGGLERS of its blocks) for a good share of the run before CUT while
+ * the program went on. */
+static gboolean
+is_plateau (const MtaGrowthPoint *pts, size_t m, double cut, double span, const MtaGrowthLive *live)
+{
+	size_t stragglers = (size_t) (STRAGGLERS * (double) m);
+	double stop = pts[m - 1 - stragglers].pos;
+
+	return cut - stop >= PLATEAU * span && went_on (live, stop, cut);
+}
+
 MtaGrowth
 mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 		     const MtaGrowthFrees *frees, double *exponent)
 {
+	const MtaGrowthLive *live = frees ? frees->live : NULL;
 	double span = end - start, cut = end - END_ZONE * span;
 	uint64_t total = sum_bytes (pts, n), kept;
 	size_t m = 0;
@@ -195,17 +311,28 @@ mta_growth_classify (MtaGrowthPoint *pts, size_t n, double start, double end,
 	if (n == 0 || total == 0 || span <= 0)
 		return MTA_GROWTH_CONSTANT;
 	qsort (pts, n, sizeof *pts, point_cmp);
-	if (is_burst (pts, n, total, span))
-		return MTA_GROWTH_CONSTANT;
 	while (m < n && pts[m].pos < cut)
 		m++;
 	kept = sum_bytes (pts, m);
+	if (m > 0 && kept > 0 && are_survivors (pts, m, kept, frees))
+		return MTA_GROWTH_CONSTANT;
+	if (is_full_cache (n, cut, frees, live))
+		return MTA_GROWTH_BOUNDED;
+	if (is_burst (pts, n, total, span))
+		return MTA_GROWTH_CONSTANT;
 	if (m == 0 || kept == 0 || is_burst (pts, m, kept, span))
 		return MTA_GROWTH_CONSTANT;
-	if (m < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
-		return MTA_GROWTH_UNKNOWN;
-	if (are_survivors (pts, m, kept, frees))
+	size_t bursts = moments (pts, m);
+	if (bursts < MIN_MOMENTS)
 		return MTA_GROWTH_CONSTANT;
+	if (is_plateau (pts, m, cut, span, live)) {
+		if (m >= MIN_FIT)
+			return MTA_GROWTH_BOUNDED;
+		if (pts[m - 1].pos - pts[0].pos < MIN_SPAN / 2 * span)
+			return MTA_GROWTH_CONSTANT;
+	}
+	if (m < MIN_FIT || bursts < MIN_FIT || cut - pts[0].pos < MIN_SPAN * span)
+		return MTA_GROWTH_UNKNOWN;
 	*exponent = best_power (pts, m, kept, cut);
 	if (*exponent < LOG_MAX)
 		return MTA_GROWTH_LOGARITHMIC;

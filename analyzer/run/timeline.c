@@ -5,9 +5,6 @@
 #include "run.h"
 
 #define MAX_ANCHORS 1024
-/* Fewer "# time" lines than this (under a second of recording): the
- * timeline is in lines. */
-#define MIN_TIME_LINES 8
 
 void
 mta_timeline_init (MtaTimeline *t)
@@ -90,7 +87,7 @@ mta_timeline_finish (MtaTimeline *t, GPtrArray *sites, uint64_t lines,
 	MtaAnchor zero = { 0, 0 };
 
 	/* the anchors of the clock, from (0, 0) to the last "# time" line */
-	t->time_axis = t->time_lines >= MIN_TIME_LINES;
+	t->time_axis = t->time_lines >= MTA_TIME_AXIS_MIN_LINES;
 	g_array_prepend_val (t->anchors, zero);
 	if (t->last.line > g_array_index (t->anchors, MtaAnchor, t->anchors->len - 1).line)
 		g_array_append_val (t->anchors, t->last);

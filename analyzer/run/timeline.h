@@ -8,6 +8,13 @@
 #include <glib.h>
 #include <stdint.h>
 
+/* Fewer "# time" lines than this: the timeline is in lines.  The recorder
+ * writes one at the start and one at the end of recording, and one every
+ * 100 ms while events come, so every trace of ours has a clock however
+ * short the run; a glibc trace has none, a crashed run of ours only its
+ * start's. */
+#define MTA_TIME_AXIS_MIN_LINES 2
+
 /* Samples kept a site (even). */
 #define MTA_TL_MAX 64
 

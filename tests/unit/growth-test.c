@@ -107,8 +107,9 @@ check_rules (void)
 static void
 check_names (void)
 {
-	static const char *const names[] = { "", "constant", "logarithmic", "linear", "exponential",
-					     "unknown" };
+	static const char *const names[] = { "", "constant", "bounded", "logarithmic", "linear",
+					     "exponential", "unknown" };
+	G_STATIC_ASSERT (G_N_ELEMENTS (names) == MTA_GROWTH_N);
 	guint mask = 0;
 	GError *error = NULL;
 

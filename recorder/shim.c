@@ -54,7 +54,7 @@ MTREC_MALLOC_FAMILY(SAME_TYPE)
 MTREC_INTERPOSED(SAME_TYPE)
 
 /* The functions the shim forwards to: the next definitions in the chain. */
-#define REAL(name, ret, params) ret (*name) params;
+#define REAL(name, ret, params) ret (*name) params;	/* NOLINT(bugprone-macro-parentheses): a declarator */
 static struct {
 	MTREC_MALLOC_FAMILY(REAL)
 	MTREC_INTERPOSED(REAL)
@@ -635,7 +635,7 @@ MTREC_MALLOC_FAMILY(OWN)
 #pragma GCC diagnostic pop
 #endif
 
-#define ONE(name, ret, params) + 1
+#define ONE(name, ret, params) + 1	/* NOLINT(bugprone-macro-parentheses): a term of a sum */
 #define NREDIRECTS (0 MTREC_MALLOC_FAMILY(ONE))	/* then the functions MTREC_TRACK names */
 #define REDIRECT(name, ret, params) { #name, (void *)own_##name, NULL, 0, 0 },
 static struct mtrec_got_func redirects[NREDIRECTS + MTREC_TRACK_MAX] = {

@@ -11,7 +11,7 @@ static const struct {
 } words[MTA_WORD_N] = {
 	[MTA_WORD_NONE] = { "", 0 },
 	[MTA_WORD_FILLER] = { "", 0 },
-#define ENTRY(name, w) [MTA_WORD_##name] = { w, sizeof w - 1 },
+#define ENTRY(name, w) [MTA_WORD_##name] = { w, sizeof (w) - 1 },
 	MTA_TRACE_WORDS (ENTRY)
 #undef ENTRY
 };

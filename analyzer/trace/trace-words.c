@@ -1,5 +1,5 @@
 /* trace-words.c -- the words of the extension lines (trace-words.h).
- * A search of the 26 words by length and first byte before memcmp: only
+ * A search of the 27 words by length and first byte before memcmp: only
  * '#' lines are looked up, once each, by the reader. */
 #include "trace-words.h"
 

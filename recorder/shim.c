@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shim.c -- every symbol libmtrec.so exports: the interposed allocation
  * functions, the scoping API (mtrec.h, glibc's mtrace/muntrace), dlclose,
  * and the bootstrap of the real functions.

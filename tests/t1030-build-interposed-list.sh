@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t1030-build-interposed-list.sh -- the functions the recorder interposes
 # are listed once, in recorder/shim.h (MTREC_MALLOC_FAMILY,
 # MTREC_INTERPOSED, MTREC_EXPORTED): libmtrec.map exports exactly those

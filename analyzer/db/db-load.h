@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-load.h -- loading a run into a SQLite database (--db). */
 #ifndef MTA_DB_LOAD_H
 #define MTA_DB_LOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* growth.h -- how a site's leak grew over the run: constant (a one-off),
  * logarithmic (a cache filling up), linear or exponential (real leaks).
  * The rule is share/growth.md's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lineage.c -- forks: the heap a child inherited, the blocks a parent
  * handed over (lineage.h; the lines are in share/trace-format.md).
  *

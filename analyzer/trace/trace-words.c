@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-words.c -- the words of the extension lines (trace-words.h).
  * A search of the 27 words by length and first byte before memcmp: only
  * '#' lines are looked up, once each, by the reader. */

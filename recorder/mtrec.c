@@ -28,6 +28,7 @@
 
 #include "mtrec-compact.h"
 #include "mtrec-ctl.h"
+#include "owner.h"
 
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
@@ -530,12 +531,13 @@ static void dir_of(char *out, size_t cap, const char *path)
 /* Refuse before the run a trace the recorder could not write: its
  * directory must take a new file (unless it holds "%p", known only once
  * the program runs), and an existing file of that name must be a regular
- * file, not a symbolic link (file.c opens neither).  0, or -1 and the
- * reason in why. */
+ * file, not a symbolic link, nor one another user left in a sticky
+ * directory (file.c opens none of them).  0, or -1 and the reason in
+ * why. */
 static int check_output(const char *pattern, char *why, size_t cap)
 {
 	char dir[PATH_MAX];
-	struct stat st;
+	struct stat st, dst;
 
 	dir_of(dir, sizeof(dir), pattern);
 	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) < 0) {
@@ -549,6 +551,10 @@ static int check_output(const char *pattern, char *why, size_t cap)
 			 "through one)", pattern);
 	else if (!S_ISREG(st.st_mode))
 		snprintf(why, cap, "'%s' is not a regular file", pattern);
+	else if (stat(dir, &dst) == 0 && mtrec_planted(&dst, &st, geteuid()))
+		snprintf(why, cap, "'%s' belongs to user %u, in a sticky directory others may "
+			 "write in (whoever made it could read the trace; the recorder refuses it)",
+			 pattern, (unsigned)st.st_uid);
 	else
 		return 0;
 	return -1;
@@ -987,8 +993,8 @@ static void why_nothing(char *why, size_t cap, const char *prog, const char *pat
 		snprintf(why, cap, "recording never started (scoped: no trace_on(), mtrace() "
 			 "or --signal)");
 	else
-		snprintf(why, cap, "the recorder created no trace file (see its messages "
-			 "above, if any)");
+		snprintf(why, cap, "no trace file is there: the recorder made none, or it was "
+			 "removed (see its messages above, if any)");
 }
 
 /* ---- main ------------------------------------------------------------- */

@@ -4,15 +4,17 @@
 #
 # Each script prints TAP; this runner shows it, counts ok / not ok / skip,
 # lists the known breakages (test_expect_failure: "not ok ... # TODO known
-# breakage") apart, ends with the line "N passed, N failed, N skipped" and
-# fails when any test failed or a script exited non-zero.
+# breakage") apart, names the scripts that failed (and which of their
+# tests) on the line before the last, ends with the line "N passed, N
+# failed, N skipped" and fails when any test failed or a script exited
+# non-zero.
 #
 # MTREC_TEST_JOBS=N runs N scripts at a time (CI's sanitizer and valgrind
 # steps, where each test waits mostly on its analyzer), each one's output
 # shown whole, in the order of the list.  The default, 1, is `make check`:
 # the timing tests measure on an otherwise idle machine.
 cd "$(dirname "$0")" || exit 2
-passed=0 failed=0 skipped=0 broken=0 brokenlist= times=
+passed=0 failed=0 skipped=0 broken=0 brokenlist= times= failedlist=
 if [ $# -gt 0 ]; then scripts="$*"; else scripts=$(ls t[0-9]*.sh); fi
 jobs=${MTREC_TEST_JOBS:-1}
 
@@ -61,9 +63,15 @@ for t in $scripts; do
 "
 	skipped=$((skipped + p)); passed=$((passed + o - p))
 	failed=$((failed + n - b)); broken=$((broken + b))
+	if [ $((n - b)) -gt 0 ]; then
+		nums=$(printf '%s\n' "$out" | grep '^not ok ' | grep -v '# TODO known breakage$' |
+			sed 's/^not ok \([0-9]*\).*/#\1/' | tr '\n' ' ' | sed 's/ $//; s/ /, /g')
+		failedlist="$failedlist${failedlist:+,} $t ($nums)"
+	fi
 	if [ $status -ne 0 ] && [ $((n - b)) -eq 0 ]; then
 		echo "not ok - $t exited with status $status"
 		failed=$((failed + 1))
+		failedlist="$failedlist${failedlist:+,} $t (exit $status)"
 	fi
 done
 # Where the time goes (one script at a time only: else they overlap).
@@ -75,5 +83,6 @@ if [ $broken -gt 0 ]; then
 	echo "$broken known breakage(s), product bugs not yet fixed (not counted below):"
 	printf '%s' "$brokenlist"
 fi
+[ -z "$failedlist" ] || echo "failed:$failedlist"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

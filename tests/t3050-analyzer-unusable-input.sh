@@ -6,7 +6,9 @@
 # one message naming the file and what it holds, in every mode, before any
 # output: no run stored (the database left as it was), no shrink output.
 # "= Start" and "= End" alone are a trace of nothing (status 0); a trace
-# with some unreadable lines is read as before; among rotated parts, a
+# with some unreadable lines is read as before, one whose event lines are
+# all unreadable is unusable in every mode (the plain report still prints
+# what the script prints, then exits 2); among rotated parts, a
 # part without a trace line is named in a warning.
 . "$(dirname "$0")/lib.sh"
 
@@ -137,6 +139,64 @@ test_expect_success 'some unreadable lines: warnings with line numbers, the anal
 	grep -q "^Memory not freed:" out &&
 	grep -q "^mtanalyze: some.log:3: unreadable line .garbage here.$" err &&
 	grep -q "^mtanalyze: some.log:4: unreadable line" err
+'
+
+# Event lines that are all unreadable (a size that is no number): the
+# script reads each as a leak, every other mode could read nothing.
+awk 'BEGIN { print "= Start"; for (i = 1; i <= 1000; i++) printf "@ ./app:[0x10] + 0x%x zz\n", 4096 + 16 * i;
+	print "= End" }' >unread.log
+unread_msg="mtanalyze: unread.log: unusable: none of its 1000 event lines could be read (the first at line 2), so nothing can be said of its leaks"
+
+test_expect_success 'event lines all unreadable: --by-site, --json, --growth, --folded: status 2, no report' '
+	for mode in --by-site --json "--growth linear" --folded "--leaks all"; do
+		test_expect_code 2 "$MTANALYZE" -q $mode unread.log >out 2>err &&
+		test_must_be_empty out &&
+		echo "$unread_msg" >expect && test_cmp expect err || return 1
+	done
+'
+
+test_expect_success 'event lines all unreadable: --db, --html: nothing written' '
+	test_expect_code 2 "$MTANALYZE" -q --db unread.db unread.log >out 2>err &&
+	test_must_be_empty out && test ! -e unread.db &&
+	"$MTANALYZE" --db old2.db se.log >/dev/null && cp old2.db old2.db.before &&
+	test_expect_code 2 "$MTANALYZE" -q --db old2.db unread.log >out 2>err &&
+	cmp old2.db.before old2.db &&
+	test_expect_code 2 "$MTANALYZE" -q --html unread.html unread.log >out 2>err &&
+	test_must_be_empty out && test ! -e unread.html &&
+	echo "$unread_msg" >expect && test_cmp expect err
+'
+
+test_expect_success 'event lines all unreadable: diff (either side), session, shrink: status 2' '
+	test_expect_code 2 "$MTANALYZE" diff -q unread.log se.log >out 2>err &&
+	test_must_be_empty out && grep -qxF "$unread_msg" err &&
+	test_expect_code 2 "$MTANALYZE" diff -q se.log unread.log >out 2>err &&
+	test_must_be_empty out && grep -qxF "$unread_msg" err &&
+	test_expect_code 2 "$MTANALYZE" session -q unread.log >out 2>err &&
+	test_must_be_empty out && grep -qxF "$unread_msg" err &&
+	test_expect_code 2 "$MTANALYZE" shrink -q -o unread.out unread.log >out 2>err &&
+	test ! -e unread.out && grep -qxF "$unread_msg" err
+'
+
+test_expect_success MTRACE 'event lines all unreadable, plain report: the script'"'"'s stdout, status 2' '
+	test_expect_code 1 /usr/bin/mtrace unread.log >expect 2>/dev/null &&
+	grep -q "^0x0000000000001010 " expect &&
+	test_expect_code 2 "$MTANALYZE" --mtrace-exact unread.log >actual 2>err &&
+	test_cmp expect actual &&
+	tail -n 1 err >err.last && echo "$unread_msg" >expect && test_cmp expect err.last &&
+	sed "s/^@ .* + 0x[0-9a-f]* zz/@ x + zz 0x10/" unread.log >zz.log &&
+	/usr/bin/mtrace zz.log >expect 2>/dev/null &&
+	echo "No memory leaks." >no-leaks && test_cmp no-leaks expect &&
+	test_expect_code 2 "$MTANALYZE" -q --mtrace-exact zz.log >actual 2>err &&
+	test_cmp expect actual && grep -q "^mtanalyze: zz.log: unusable: none of its 1000 event" err
+'
+
+test_expect_success 'one readable event among them: read as before, with the warnings' '
+	sed "500s/ zz\$/ 0x10/" unread.log >one.log &&
+	test_expect_code 1 "$MTANALYZE" one.log >out 2>err &&
+	grep -q "^mtanalyze: 999 unreadable lines in all, 5 shown" err &&
+	test_expect_code 1 "$MTANALYZE" --json one.log >out 2>err &&
+	py "d[\"run\"][\"leaked_blocks\"]" out >n && echo 1 >expect && test_cmp expect n &&
+	test_expect_code 1 "$MTANALYZE" diff -q se.log one.log >out
 '
 
 test_expect_success 'rotated parts: a part without a trace line is named, the run read' '

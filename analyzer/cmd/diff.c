@@ -38,6 +38,7 @@
  * in between it is noise, listed apart with the baselines' counts.
  */
 #include "diff.h"
+#include "escape.h"
 #include "reach.h"
 #include "html-diff.h"
 #include "json-out.h"
@@ -935,13 +936,15 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	/* the file first: when it cannot be written, nothing is printed */
 	gboolean ok = opt_html == NULL ||
 		mta_html_write_diff (opt_html, base, feature, r.grown, r.shrunk, error);
+	FILE *text = opt_json || !ok ? stdout : mta_text_out ();
 	if (ok && opt_json)
 		print_json (base, others, feature, &r, stdout);
 	else if (ok && opt_html != NULL)
-		fprintf (stdout, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
+		fprintf (text, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
 			 r.grown->len, r.grown->len == 1 ? "" : "s");
 	else if (ok)
-		print_text (base, others, feature, &r, stdout);
+		print_text (base, others, feature, &r, text);
+	mta_text_out_close (text);
 	*status = r.grown->len > 0;
 	g_array_unref (r.grown);
 	g_array_unref (r.shrunk);

@@ -23,6 +23,7 @@
 
 #include "addr2line.h"
 #include "diff.h"
+#include "escape.h"
 #include "oom.h"
 #include "report.h"
 #include "session.h"
@@ -76,9 +77,11 @@ static const GOptionEntry common_entries[] = {
 static void
 warn_cb (const char *message, gpointer data)
 {
+	g_autofree char *m = mta_escape_controls (message);
+
 	(void) data;
 	fflush (stdout);
-	fprintf (stderr, "mtanalyze: warning: %s\n", message);
+	fprintf (stderr, "mtanalyze: warning: %s\n", m);
 }
 
 /* "mtanalyze" or "mtanalyze diff": as the user called the command. */
@@ -298,7 +301,8 @@ main (int argc, char **argv)
 	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
 		return usage_error (cmd, error->message);
 	if (status < 0) {
-		fprintf (stderr, "mtanalyze: %s\n", error ? error->message : "failed");
+		g_autofree char *m = mta_escape_controls (error ? error->message : "failed");
+		fprintf (stderr, "mtanalyze: %s\n", m);
 		return EXIT_TROUBLE;
 	}
 	return status;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "escape.h"
 #include "growth.h"
 #include "incomplete.h"
 #include "lineage.h"
@@ -197,8 +198,9 @@ note_cb (const char *message, gpointer data)
 	(void) data;
 	if (opt_quiet && g_str_has_prefix (message, "note: "))
 		return;
+	g_autofree char *m = mta_escape_controls (message);
 	fflush (stdout);
-	fprintf (stderr, "mtanalyze: %s\n", message);
+	fprintf (stderr, "mtanalyze: %s\n", m);
 }
 
 /* The plain report is the script's, trace by trace, forks or not (the
@@ -353,10 +355,21 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		status = -1;
 	if (status == 0) {
 		uint64_t bad = mta_reader_bad_lines (reader);
-		if (sites != NULL)
-			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, stdout, error);
-		else
+		/* A run of unreadable lines only is unusable in every mode
+		 * (SPEC): the reports by site say so before any output; the
+		 * script's report is printed as the script prints it, and
+		 * the status says it could not be read. */
+		if (sites != NULL && !mta_reader_check_events (reader, error))
+			status = -1;
+		else if (sites != NULL) {
+			FILE *out = opt_json ? stdout : mta_text_out ();
+			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, out, error);
+			mta_text_out_close (out);
+		} else {
 			status = mta_compat_finish (compat);
+			if (!mta_reader_check_events (reader, error))
+				status = -1;
+		}
 		if (compat != NULL && status >= 0 && argc > first)
 			note_plain_forks (&st, argv[first]);
 		if (bad > st.bad_shown && !opt_quiet) {

@@ -12,6 +12,7 @@
  * MtaRun, so that its leaks are its own (share/session.md).
  */
 #include "session.h"
+#include "escape.h"
 #include "parts.h"
 #include "incomplete.h"
 #include "json-out.h"
@@ -105,8 +106,9 @@ lineage_say (const char *message, gpointer data)
 	(void) data;
 	if (g_str_has_prefix (message, "note: "))
 		return;
+	g_autofree char *m = mta_escape_controls (message);
 	fflush (stdout);
-	fprintf (stderr, "mtanalyze: %s\n", message);
+	fprintf (stderr, "mtanalyze: %s\n", m);
 }
 
 /* Put each file in the image its header names. */
@@ -176,7 +178,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 		mta_run_add_trace (run, im->files->pdata[i]);
 	for (guint i = 0; i < im->files->len && ok; i++)
 		ok = mta_reader_read_file (reader, im->files->pdata[i], error);
-	ok = ok && mta_lineage_finish (lineage, error);
+	ok = ok && mta_lineage_finish (lineage, error) && mta_reader_check_events (reader, error);
 	if (ok) {
 		const MtaLineageInfo *lg = mta_lineage_info (lineage);
 		im->fork_parent = lg->parent_pid;
@@ -451,8 +453,11 @@ mta_session (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 	link_images (images);
 	if (opt_json)
 		print_json (images, stdout);
-	else
-		print_text (images, stdout);
+	else {
+		FILE *text = mta_text_out ();
+		print_text (images, text);
+		mta_text_out_close (text);
+	}
 	*status = 0;
 	for (guint i = 0; i < images->len; i++)
 		if (leaks (images->pdata[i]))

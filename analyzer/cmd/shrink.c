@@ -370,6 +370,7 @@ read_all (MtaLineFunc func, Shrink *s, char **traces, int n, GError **error)
 	mta_reader_set_progress (reader, opt_quiet);
 	for (int i = 0; i < n && ok; i++)
 		ok = mta_reader_read_file (reader, traces[i], error);
+	ok = ok && mta_reader_check_events (reader, error);
 	s->bytes_in = mta_reader_bytes (reader);
 	mta_reader_free (reader);
 	return ok;

@@ -3,7 +3,8 @@
  *
  * Hand-written (no JSON library among the dependencies): strings are
  * escaped per RFC 8259 (bytes that are not valid UTF-8 become U+FFFD, so
- * the output is always valid JSON), numbers are unsigned integers, and
+ * the output is always valid JSON; DEL and the C1 controls are escaped
+ * too, so that no control character reaches a terminal raw), numbers are unsigned integers, and
  * addresses are strings ("0x...") because 64-bit values do not survive a
  * JavaScript number.  The names are those of share/json-format.md; add,
  * never rename.

@@ -23,7 +23,8 @@ mta_json_put_string (FILE *out, const char *s)
 			fputc ('\\', out);
 			fputc (c, out);
 			s++;
-		} else if (c < 0x20) {
+		} else if (c < 0x20 || c == 0x7f) {
+			/* DEL too, and C1 below: JSON read on a terminal */
 			fprintf (out, "\\u%04x", c);
 			s++;
 		} else if (c < 0x80) {
@@ -34,6 +35,9 @@ mta_json_put_string (FILE *out, const char *s)
 			if (u == (gunichar) -1 || u == (gunichar) -2) {
 				fputs ("\\ufffd", out);
 				s++;
+			} else if (u >= 0x80 && u <= 0x9f) {
+				fprintf (out, "\\u%04x", u);
+				s = g_utf8_next_char (s);
 			} else {
 				const char *n = g_utf8_next_char (s);
 				fwrite (s, 1, (size_t) (n - s), out);

@@ -205,6 +205,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 		}
 		ok = mta_reader_read_file (reader, traces[i], error);
 	}
+	ok = ok && mta_reader_check_events (reader, error);
 	if (ok) {
 		uint64_t bad = mta_reader_bad_lines (reader);
 		mta_run_finish (run, mta_reader_lines (reader), bad);

@@ -54,6 +54,13 @@ struct MtaReader {
 	uint64_t lineno;
 	uint64_t content_lineno; /* of the last event line: where "# at" may go back to */
 	uint64_t bad;
+	/* events, tracked events and unreadable lines: the events read are
+	 * content_lines - bad (counted where the line is numbered anyway) */
+	uint64_t content_lines;
+	/* the first unreadable line, for the message on a run without events */
+	char *bad_source;
+	uint64_t bad_source_lineno;
+	unsigned bad_parts;  /* parts with an unreadable line */
 	uint64_t bytes;      /* of text read, decompressed */
 	gboolean progress;
 	gboolean traced;     /* a part of the run had a trace line */
@@ -67,6 +74,7 @@ struct MtaReader {
 typedef struct {
 	const char *name;
 	uint64_t lineno;       /* lines emitted from this part */
+	uint64_t bad;          /* its unreadable lines */
 	size_t fill;           /* bytes in buf */
 	gboolean skipping;     /* inside an over-long line */
 	/* What the part looks like, watched until its first trace line (to
@@ -109,6 +117,7 @@ mta_reader_free (MtaReader *reader)
 {
 	if (reader == NULL)
 		return;
+	g_free (reader->bad_source);
 	g_free (reader->mem);
 	g_free (reader);
 }
@@ -123,6 +132,23 @@ uint64_t
 mta_reader_bad_lines (const MtaReader *reader)
 {
 	return reader->bad;
+}
+
+gboolean
+mta_reader_check_events (const MtaReader *reader, GError **error)
+{
+	const MtaReader *r = reader;
+
+	if (r->content_lines > r->bad || r->bad == 0)
+		return TRUE;
+	g_autofree char *others = r->bad_parts < 2 ? g_strdup ("")
+		: g_strdup_printf (" and %u other part%s", r->bad_parts - 1, r->bad_parts == 2 ? "" : "s");
+	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+		     "%s%s: unusable: none of %s %" G_GUINT64_FORMAT " event line%s could be read "
+		     "(the first at line %" G_GUINT64_FORMAT "), so nothing can be said of its leaks",
+		     r->bad_source, others, r->bad_parts < 2 ? "its" : "their", r->bad,
+		     r->bad == 1 ? "" : "s", r->bad_source_lineno);
+	return FALSE;
 }
 
 uint64_t
@@ -714,6 +740,106 @@ watch_untraced (Part *pt, const MtaLine *l)
 		pt->binary = TRUE;
 }
 
+/* The digits (of BASE 10 or 16) at P[*I], at least one; *I moves past them. */
+static gboolean
+skip_digits (const unsigned char *p, size_t n, size_t *i, int base)
+{
+	size_t start = *i;
+	while (*i < n && (base == 16 ? g_ascii_isxdigit (p[*i]) : g_ascii_isdigit (p[*i])))
+		(*i)++;
+	return *i > start;
+}
+
+/* heaptrack's data file, raw or interpreted, starts "v VERSION FORMAT\n"
+ * (both hexadecimal; libheaptrack.cpp's writeVersion): a line no trace
+ * has, but one of its later lines ("- 0", a free) would be an event. */
+static gboolean
+is_heaptrack (const unsigned char *p, size_t n)
+{
+	size_t i = 2;
+	return n > 2 && p[0] == 'v' && p[1] == ' ' && skip_digits (p, n, &i, 16) &&
+		i < n && p[i++] == ' ' && skip_digits (p, n, &i, 16) && i < n && p[i] == '\n';
+}
+
+/* valgrind's log: every line starts "==PID== " ("--PID-- " with -v,
+ * "**PID** " for its own errors); its XML output names itself. */
+static gboolean
+is_valgrind (const unsigned char *p, size_t n)
+{
+	static const char xml[] = "<valgrindoutput>";
+	size_t i = 2;
+
+	if (n > 5 && memcmp (p, "<?xml", 5) == 0)
+		return g_strstr_len ((const char *) p, (gssize) MIN (n, 4096), xml) != NULL;
+	if (n < 6 || !(p[0] == p[1] && (p[0] == '=' || p[0] == '-' || p[0] == '*')) ||
+	    !skip_digits (p, n, &i, 10))
+		return FALSE;
+	return i + 2 < n && p[i] == p[0] && p[i + 1] == p[0] && p[i + 2] == ' ';
+}
+
+/* A protocol buffers varint at P[*I]; FALSE when the data ends first. */
+static gboolean
+pb_varint (const unsigned char *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *i < n && shift < 64; shift += 7) {
+		unsigned char b = p[(*i)++];
+		*v |= (uint64_t) (b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* pprof's profile.proto (a Profile message, gzip'd as pprof and Go
+ * write it, or not): every field up to the end of what was read is one
+ * of the message's with its wire type, the first a length-delimited one
+ * (Go writes period_type first, pprof sample_type).  A trace fails at
+ * its first byte: '=', '#' are wire types 5 and 3, '@' an integer. */
+static gboolean
+is_pprof (const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	unsigned fields = 0;
+
+	if (n < 4 || (p[0] & 7) != 2)
+		return FALSE;
+	while (i < n) {
+		uint64_t key, v;
+		if (!pb_varint (p, n, &i, &key))
+			break;      /* cut by the end of the read */
+		uint64_t field = key >> 3, wire = key & 7;
+		/* 1-6, 11: messages and strings; 7-10, 12-14: integers
+		 * (13, comment, may be packed) */
+		gboolean is_len = field <= 6 || field == 11;
+		if (field == 0 || field > 14 ||
+		    !(wire == (is_len ? 2 : 0) || (field == 13 && wire == 2)))
+			return FALSE;
+		if (!pb_varint (p, n, &i, &v))
+			break;
+		if (wire == 2) {
+			if (v > n - i)
+				break;
+			i += v;
+		}
+		fields++;
+	}
+	return fields >= 2;
+}
+
+/* Another memory tool's file, named for the user. */
+static const char *
+other_tool (const unsigned char *p, size_t n)
+{
+	if (is_heaptrack (p, n))
+		return "a heaptrack data file, not a malloc trace: read it with heaptrack_print";
+	if (is_valgrind (p, n))
+		return "a valgrind log, not a malloc trace: record one with mtrec";
+	if (is_pprof (p, n))
+		return "a pprof profile, not a malloc trace: read it with pprof";
+	return NULL;
+}
+
 /* What the first bytes of a part say it is, when that is not a trace. */
 static const char *
 foreign_magic (const char *p, size_t n)
@@ -740,7 +866,7 @@ foreign_magic (const char *p, size_t n)
 	for (size_t i = 0; i < G_N_ELEMENTS (known); i++)
 		if (n >= known[i].len && memcmp (p, known[i].magic, known[i].len) == 0)
 			return known[i].what;
-	return NULL;
+	return other_tool ((const unsigned char *) p, n);
 }
 
 /* What a part without a trace line holds, for a message after its name. */
@@ -766,6 +892,18 @@ describe_untraced (const Part *pt, MtaInput *in)
 	return g_strdup_printf ("%s (%s data)", what, format);
 }
 
+/* Count an unreadable line; keep where the first one is. */
+static void
+note_bad (MtaReader *r, Part *pt, const MtaLine *l)
+{
+	if (r->bad++ == 0) {
+		r->bad_source = g_strdup (l->source);
+		r->bad_source_lineno = l->source_lineno;
+	}
+	if (pt->bad++ == 0)
+		r->bad_parts++;
+}
+
 /* Number, classify and hand over a tokenized line. */
 static ALWAYS_INLINE gboolean
 finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
@@ -779,12 +917,14 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 		return FALSE;
 	/* events (and lines that may be damaged events) are what reports
 	 * number; "=" and blank lines may share a number with a '#' line */
-	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK)
+	if (l->kind != MTA_LINE_EXT && l->kind != MTA_LINE_MARKER && l->kind != MTA_LINE_BLANK) {
 		r->content_lineno = l->lineno;
+		r->content_lines++;
+	}
 	if (UNLIKELY (l->kind == MTA_LINE_EVENT && l->more_cols))
 		l->kind = MTA_LINE_BAD;
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))
-		r->bad++;
+		note_bad (r, pt, l);
 	if (UNLIKELY (!pt->traced))
 		watch_untraced (pt, l);
 	return r->func (l, r->user_data, error);

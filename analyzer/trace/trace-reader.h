@@ -115,6 +115,12 @@ void mta_line_parse (MtaLine *line, const char *text, size_t len);
 /* Lines of kind MTA_LINE_BAD seen so far. */
 uint64_t mta_reader_bad_lines (const MtaReader *reader);
 uint64_t mta_reader_lines (const MtaReader *reader);
+
+/* After the run is read: FALSE, with ERROR naming the first part, when
+ * it had unreadable lines and not one readable event (SPEC, "Exit codes
+ * and inputs": such a run is unusable in every mode, never "No memory
+ * leaks."). */
+gboolean mta_reader_check_events (const MtaReader *reader, GError **error);
 /* The bytes of text read so far, after decompression. */
 uint64_t mta_reader_bytes (const MtaReader *reader);
 

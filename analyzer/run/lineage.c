@@ -851,14 +851,14 @@ find_heir (MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, i
 		const ChildTrace *c = children->pdata[i];
 		if (c->mark != mark)
 			continue;
-		const char *not = outlived_not (lg, c);
-		if (not == NULL) {
+		const char *reason = outlived_not (lg, c);
+		if (reason == NULL) {
 			*path = g_strdup (c->path);
 			*pid_out = c->pid;
 			return TRUE;
 		}
 		if (*why_path == NULL) {
-			*why = not;
+			*why = reason;
 			*why_path = g_strdup (c->path);
 		}
 		if (!c->end.exec && c->last_fork > 0 && c->pid >= 0 && depth + 1 < MAX_GENERATIONS &&

@@ -390,13 +390,12 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		fprintf(stderr, "%s: no program given\n", progname);
 		return try_help();
 	}
-	if (!*quiet && getenv("MTREC_ROTATE") && valid_size(getenv("MTREC_ROTATE")) &&
-	    size_value(getenv("MTREC_ROTATE")) % ROTATE_STEP) {
-		unsigned long long n = size_value(getenv("MTREC_ROTATE"));
+	const char *rotate = getenv("MTREC_ROTATE");
+	if (!*quiet && rotate && valid_size(rotate) && size_value(rotate) % ROTATE_STEP) {
+		unsigned long long n = size_value(rotate);
 
 		fprintf(stderr, "%s: --rotate %s: parts are made in steps of 4 MiB; each will be "
-			"%llu MiB\n", progname, getenv("MTREC_ROTATE"),
-			(n + ROTATE_STEP - 1) / ROTATE_STEP * 4);
+			"%llu MiB\n", progname, rotate, (n + ROTATE_STEP - 1) / ROTATE_STEP * 4);
 	}
 	if (opt_compact && !getenv("MTREC_ROTATE")) {
 		fprintf(stderr, "%s: --compact needs --rotate (or MTREC_ROTATE): it folds "

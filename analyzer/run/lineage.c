@@ -767,7 +767,7 @@ child_trace_read (const char *path, int64_t parent)
 	c->path = g_strdup (path);
 	return c;
 none:
-	if (f != NULL)
+	if (f != NULL)   /* NOLINT(clang-analyzer-unix.Malloc): buf is g_autofree */
 		fclose (f);
 	g_free (c);
 	return NULL;

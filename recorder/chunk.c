@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chunk.c -- the chunk writer: where each line goes in the trace file.
  *
  * The file is mapped shared (file.c), so a line is in the page cache,

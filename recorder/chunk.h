@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chunk.h -- the chunk writer (chunk.c): which thread writes where in
  * the trace file, and the lines that are not events.
  *

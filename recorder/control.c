@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* control.c -- finding and answering mtrec ctl's requests (control.h).
  *
  * Why a file looked at from the program's own calls, and not a thread or a

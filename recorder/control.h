@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* control.h -- requests from "mtrec ctl PID on|off|mark LABEL|status|reach"
  * (control.c): how they are found and answered.  A leaf: it calls
  * nothing of the recorder but prim.h, and hands each request to process

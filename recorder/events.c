@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* events.c -- event lines ("@ CALLER + ADDR SIZE" ...) and the order
  * they take in the file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* events.h -- what process life (life.c) sets up in the event layer
  * (events.c); the record calls themselves are the shim's (rec.h). */
 #ifndef MTREC_EVENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* file.c -- the trace file: its name, its mapping, its growth.
  *
  * Names.  MALLOC_TRACE names the file; "%p" in it becomes the process id.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* file.h -- the trace file (file.c): its name, its mapping, its growth.
  * A leaf: it calls nothing of the recorder but prim.h, and reports to its
  * caller.  Only the chunk writer (chunk.c) and process life

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* got.c -- redirect the GOT/PLT slots through which other objects call
  * the interposed functions, for the objects the preload does not reach.
  *

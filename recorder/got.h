@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* got.h -- redirecting other objects' calls through their GOT/PLT slots
  * (got.c).  A leaf: it owns its lock, calls nothing of the recorder
  * but prim.h and lock.h, and reports what it did to its caller.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* life.c -- the recorder's process life: start-up, the session
  * (which process owns the trace's name), scoping (trace_on, trace_off,
  * trace_mark, the MTREC_SIGNAL toggle), fork, and exit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lock.h -- the recorder's one kind of lock: a mutex that a signal handler
  * never waits for when its own thread holds it.
  *

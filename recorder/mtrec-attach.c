@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-attach.c -- "mtrec attach [-o FILE] [--depth N] [--track SPEC]
  * [--reach] PID" and "mtrec detach PID" (share/attach.md).
  *

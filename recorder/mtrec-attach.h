@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-attach.h -- the launcher's "attach" and "detach" commands
  * (mtrec-attach.c, share/attach.md). */
 #ifndef MTREC_ATTACH_H

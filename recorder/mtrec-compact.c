@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-compact.c -- mtrec --compact: run "mtanalyze compact --follow
  * --delete TRACE" while the program runs (share/compact.md).
  *

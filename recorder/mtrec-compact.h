@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-compact.h -- the launcher's --compact (mtrec-compact.c): the
  * compactor ("mtanalyze compact --follow --delete") run beside the
  * program, so that a rotated trace takes bounded disk. */

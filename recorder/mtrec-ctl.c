@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-ctl.c -- "mtrec ctl PID on|off|mark LABEL|status": steer the
  * recorder in a running process without a signal (share/control.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec-ctl.h -- the launcher's "ctl" command (mtrec-ctl.c). */
 #ifndef MTREC_CTL_H
 #define MTREC_CTL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec.c -- the launcher: run a program with the recorder preloaded, in
  * the manner of "heaptrack prog".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrec.h -- scope what the mtrec recorder records.
  *
  *   trace_on();            start (or resume) recording

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* owner.h -- whose file is it: the rules by which the recorder, the
  * launcher and mtrec ctl refuse a path another user may have prepared for
  * them.  Pure functions of stat results; no state, no I/O. */

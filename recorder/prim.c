@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prim.c -- platform primitives for the recorder (see prim.h).
  * Kept apart so that the core reads as the recording logic only. */
 #include "lock.h"

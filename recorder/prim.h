@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prim.h -- the platform primitives the recorder uses, each with a
  * one-line contract.  Everything here is safe inside malloc: no
  * allocation, no stdio, no locks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reach.c -- MTREC_REACH=1: which of the blocks still live at the end
  * of the recorded run the program could still reach, told as valgrind's
  * leak check tells it ("# reach" lines, share/trace-format.md).

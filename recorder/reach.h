@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reach.h -- MTREC_REACH=1 (reach.c): a table of the blocks the trace
  * holds live, and at the end of the recorded run a conservative scan of
  * memory, as valgrind's leak check makes, that tells of each live block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec.h -- all the interposition shim (shim.c, which owns every
  * exported symbol) sees of the recorder: process life (life.c) and the
  * record calls (events.c).  The recorder's own layers, from the

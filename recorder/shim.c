@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shim.c -- every symbol libmtrec.so exports: the interposed allocation
  * functions, the scoping API (mtrec.h, glibc's mtrace/muntrace), dlclose,
  * and the bootstrap of the real functions.
@@ -54,7 +55,7 @@ MTREC_MALLOC_FAMILY(SAME_TYPE)
 MTREC_INTERPOSED(SAME_TYPE)
 
 /* The functions the shim forwards to: the next definitions in the chain. */
-#define REAL(name, ret, params) ret (*name) params;
+#define REAL(name, ret, params) ret (*name) params;	/* NOLINT(bugprone-macro-parentheses): a declarator */
 static struct {
 	MTREC_MALLOC_FAMILY(REAL)
 	MTREC_INTERPOSED(REAL)
@@ -666,7 +667,7 @@ MTREC_MALLOC_FAMILY(OWN)
 #pragma GCC diagnostic pop
 #endif
 
-#define ONE(name, ret, params) + 1
+#define ONE(name, ret, params) + 1	/* NOLINT(bugprone-macro-parentheses): a term of a sum */
 #define NREDIRECTS (0 MTREC_MALLOC_FAMILY(ONE))	/* then the functions MTREC_TRACK names */
 #define REDIRECT(name, ret, params) { #name, (void *)own_##name, NULL, 0, 0 },
 static struct mtrec_got_func redirects[NREDIRECTS + MTREC_TRACK_MAX] = {

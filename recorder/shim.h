@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shim.h -- the functions shim.c interposes, listed once (as glibc's
  * malloc-debug lists them in DEBUG_FN, heaptrack in HOOK).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symtab.c -- dladdr() in O(log n), for caller strings.
  *
  * glibc's dladdr (_dl_addr, elf/dl-addr.c) walks the whole dynamic symbol

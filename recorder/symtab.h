@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symtab.h -- what dladdr() says about an address, answered from a
  * per-object index by binary search instead of glibc's walk over the whole
  * dynamic symbol table (symtab.c).  Safe inside malloc: no allocation

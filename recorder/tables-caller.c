@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tables-caller.c -- the "@ CALLER " prefix of event lines, made once per
  * distinct caller address.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tables-objects.c -- "# object" and "# unload" lines: which file each
  * address belongs to, with its build-id, so that the analyzer can
  * symbolize modules that were dlclose'd before exit and check that it reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tables-stack.c -- interned call stacks (MTREC_DEPTH > 1).
  *
  * Each distinct stack gets an id; its definition, "# stack ID IP...", is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tables.h -- what the recorder remembers between events: the caller
  * strings (tables-caller.c), the interned call stacks (tables-stack.c) and the
  * loaded objects (tables-objects.c).  Leaves: each owns its lock, calls

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # track-profiles.awk -- share/track/NAME.txt into recorder/track-profiles.h:
 # the profiles compiled into the recorder, which reads no file at start.
 # Each line's item, comments and blanks dropped, joined by commas.

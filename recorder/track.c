@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track.c -- allocators and reference counts tracked by function name
  * (MTREC_TRACK; share/track.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* track.h -- functions of the program tracked by name (MTREC_TRACK,
  * track.c): the spec is parsed once at start into a static table, and
  * each tracked function gets one of a fixed set of prebuilt wrappers that

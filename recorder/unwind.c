@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind.c -- the stack walker behind MTREC_DEPTH call stacks.
  *
  * Debian builds everything with -fomit-frame-pointer, so following the RBP

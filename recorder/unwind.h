@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind.h -- call stacks for MTREC_DEPTH > 1: a DWARF-CFI stack walker that
  * runs inside malloc (no allocation, no lock on the fast path, no libgcc_s or
  * libunwind), with a lock-free cache of per-address frame rules.  x86-64 only;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # subst.awk -- put the installed paths into man pages and mtrec.pc.
 # The Nth word of the environment variable SUBST_NAMES is replaced by the
 # value of SUBST_N wherever it stands in the text, literally (no regular

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* html-clicks.js -- appended by t8000 to a copy of a report page, after the
  * page's own script: it clicks and types what a reader would, through the
  * page's own event handlers (real DOM events, nothing called directly),

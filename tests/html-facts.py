@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """html-facts.py -- the facts a report page shows, one a line, from the DOM
 that headless Chromium dumped after the page's script ran (t8000).
 

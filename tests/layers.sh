@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/layers.sh -- the calls between object files, from their symbols
 # (nm), checked against the layers of a component (`make layers`).
 #

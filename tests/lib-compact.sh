@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib-compact.sh -- shared by the tests of `mtanalyze compact` (t3320-t3339).
 #
 #   record_fixture NAME ITER [WAITFILE]  ana-compact under the recorder, in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib-kinds.sh -- sourced by the tests of tracked kinds (t33xx): write
 # traces with "# k" lines whose callers are the marked lines of
 # tests/helper/ana-kinds.c.

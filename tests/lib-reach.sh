@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib-reach.sh -- what the tests of MTREC_REACH share (t2700, t2710, t2740):
 # sourced after lib.sh, with PROG set to the fixture.
 

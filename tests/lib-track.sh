@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/lib-track.sh -- shared by the MTREC_TRACK tests (t2600-t2619).
 
 POOL="$HELPER/rec-pool"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/lib.sh -- a small TAP test library in the manner of git's t/.
 #
 # A test script sources this file, runs test_expect_success for each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/run.sh -- run every tests/tNNNN-*.sh (or those named) and total them.
 #
 # Each script prints TAP; this runner shows it, counts ok / not ok / skip,

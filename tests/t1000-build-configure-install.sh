@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The build: configure names what is missing and how to install it, honours
 # its options (as --opt=VALUE and as --opt VALUE), hands every value to make
 # unchanged whatever characters it holds, and make install puts a working

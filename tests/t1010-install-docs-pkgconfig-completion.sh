@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t1010-install-docs-pkgconfig-completion: what `make install` gives a user
 # beyond the programs -- man pages for every command, the API and the
 # format, with the installed paths in them and no groff warnings; mtrec.pc,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t1020-build-layers.sh -- `make layers`: the calls between object files,
 # read from their symbols, go down the analyzer's folders only, and no
 # objects of either component call each other in a circle but the cycles

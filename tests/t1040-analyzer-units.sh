@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t1040-analyzer-units.sh -- the analyzer's layers alone: the trace reader
 # (tests/unit/reader-test.c, linked with analyzer/trace/ only) and the
 # growth rules (tests/unit/growth-test.c, linked with growth.o only),

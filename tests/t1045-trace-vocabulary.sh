@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t1045-trace-vocabulary.sh -- one vocabulary for the trace: the words of
 # the extension lines listed in analyzer/trace/trace-words.h (from which
 # the reader classifies each '#' line) are those share/trace-format.md

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The recorder's event lines are byte for byte what glibc 2.36's
 # libc_malloc_debug.so writes for the same calls, and /usr/bin/mtrace reads
 # our traces.  Compared after replacing each pointer by the order of its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Thread safety and order: four threads hand blocks to one another through a
 # shared ring (frees and reallocs in threads other than the allocating one,
 # constant address reuse), two million events.  Every line must be whole and

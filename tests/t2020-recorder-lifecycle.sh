@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Allocations at the edges of a process's life are recorded consistently:
 # in a library constructor and destructor, in threads starting and exiting,
 # in atexit handlers, and in a thread still allocating while the process

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2100-recorder-fork-exec.sh -- process boundaries: a forked or exec'ed
 # child records into a file of its own (named by the rule in
 # recorder/file.c) and never touches its parent's trace.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2105-recorder-fork-inheritance.sh -- a fork is marked in the parent's
 # trace ("# fork MARK CHILDPID", in order with its events) and the child's
 # header names its parent's trace and that mark ("# parent PID MARK

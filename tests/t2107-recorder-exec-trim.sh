@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A process that execs without forking leaves its trace cut at what it
 # wrote: no run of NUL bytes from the file's growth ahead (the new image
 # never runs the recorder's exit code).  An exec that fails leaves

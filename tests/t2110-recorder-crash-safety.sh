@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2110-recorder-crash-safety.sh -- nothing recorded is lost when the
 # program is killed with SIGKILL, aborts or crashes: every event whose call
 # returned before the end is in the file, and the file stays readable by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2120-recorder-faults.sh -- when the trace cannot be written (or can no
 # longer be), the program runs exactly as it does without the recorder,
 # the recorder says once why it is not recording, and whatever trace there

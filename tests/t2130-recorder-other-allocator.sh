@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2130-recorder-other-allocator.sh -- a program that runs on another
 # malloc (jemalloc, preloaded after the recorder) is traced too: calls are
 # forwarded to the next allocator in the chain, and the trace is as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2140-recorder-scoping.sh -- trace_on()/trace_off()/trace_mark() from
 # <mtrec.h> and glibc's mtrace()/muntrace(): a program built with them
 # runs normally without the recorder; with MTREC_SCOPED=1 only what

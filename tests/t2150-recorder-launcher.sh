@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2150-recorder-launcher.sh -- recorder/mtrec, the launcher: it runs a
 # program with the recorder preloaded, writes the trace where -o says (or
 # to mtrec.PROG.PID.log), says where it went, and passes the program's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2155-recorder-launcher-truth.sh -- recorder/mtrec tells the truth: it
 # refuses bad option values and an unwritable trace before the program
 # runs (exit 125, one line naming the problem), names every file a run

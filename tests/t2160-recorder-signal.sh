@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # MTREC_SIGNAL (launcher --signal) toggles recording from outside: a scoped
 # program starts unrecorded and each delivery starts or stops a span.  A
 # program that installs its own handler for the signal keeps working.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # MTREC_ROTATE cuts the trace into parts FILE, FILE.part2, ...: each part
 # starts with its own header, object list and the stacks it uses, and the
 # parts in order are one consistent trace.

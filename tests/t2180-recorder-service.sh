@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # mtrec-service writes a systemd drop-in that preloads the recorder into a
 # named service, and removes it.  The drop-in is checked by systemd's own
 # parser (systemd-analyze verify) and its environment is proven to work by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2185-recorder-service-files: mtrec-service takes every recording option
 # (--reach, --track, --compact with --rotate, --depth) into its drop-in,
 # and names the file the daemon really writes: a unit that starts its

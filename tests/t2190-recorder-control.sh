@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # mtrec ctl PID on|off|mark LABEL|status steers the recorder in a running
 # process without a signal: it works in a daemon that blocks every signal
 # in every thread and takes them with sigwait() (as glusterd does), where

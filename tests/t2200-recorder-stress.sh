@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Stress: 16 threads of a million events each, a churn of 1,000 short-lived
 # threads, and recording toggled 1,000 times while threads allocate.  Each
 # trace is checked by the analyzer (or glibc's mtrace): no impossible free

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The trace is written through large page-cache folios: recording maps up
 # to 2 MiB per page fault, not 4 KiB.  Faulting each 4 KiB page made
 # recording three times slower, and nothing else noticed: this test does.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Security: the recorder reads MALLOC_TRACE and its own variables with
 # secure_getenv(), so a set-uid program never writes where an unprivileged
 # user points it.  The dynamic linker already ignores LD_PRELOAD for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2230-recorder-caller-strings.sh -- caller strings from the symbol index
 # (recorder/symtab.c): the very text glibc's dladdr-based one has, at a
 # cost that does not grow with the size of the caller's symbol table.

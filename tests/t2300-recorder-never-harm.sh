@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2300-recorder-never-harm.sh -- whatever happens to the trace file or to
 # the program's threads, signals and limits, the traced program runs as it
 # does without the recorder, and the recorder never stops in silence: when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2310-recorder-resident-set.sh -- the trace the recorder writes does not
 # stay in the program's resident set (issue 12.4): people watch VmRSS for a
 # leak, and ovs-vswitchd read 403 MB traced against 15 MB native.  Over a

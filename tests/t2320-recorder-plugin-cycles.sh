@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2320-recorder-plugin-cycles.sh -- a daemon that loads and unloads a
 # plugin all day keeps the recorder's memory bounded (issue 12.5): each
 # dlclose used to leave a new caller table, a new symbol index list and a

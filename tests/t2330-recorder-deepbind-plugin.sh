@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2330-recorder-deepbind-plugin.sh -- a plugin loaded with RTLD_DEEPBIND
 # (as nfs-ganesha loads its FSALs) binds malloc and free to libc, past the
 # preloaded recorder (issue 10.1).  The recorder redirects its GOT/PLT

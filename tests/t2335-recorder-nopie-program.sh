@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2335-recorder-nopie-program.sh -- a program linked at fixed addresses
 # (no -fPIE) that takes malloc's address, bound lazily, as Debian's
 # /usr/bin/python3 is: malloc's address in the whole process, the

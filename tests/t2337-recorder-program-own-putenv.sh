@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2337-recorder-program-own-putenv.sh -- the recorder marks the
 # environment as a running session (MTREC_SESSION) from its constructor
 # with libc's putenv, never with one the program defines: bash's own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2338-recorder-library-destructors.sh -- the trace ends after every
 # object's destructor, as valgrind's leak check comes after them: a
 # library whose destructor frees what its constructor allocated (libnuma

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2340-recorder-loader-locks: a program that allocates inside its own
 # dl_iterate_phdr() callback (under the loader's lock) while another
 # thread loads and unloads a plugin never hangs under the recorder: the

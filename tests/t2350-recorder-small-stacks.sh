@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2350-recorder-small-stacks.sh -- the recorder runs on the stack of
 # whoever calls malloc: a thread with a small stack, or a signal handler on
 # a small sigaltstack, does not overflow it because its calls are recorded

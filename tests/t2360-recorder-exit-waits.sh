@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2360-recorder-exit-waits.sh -- exit() while other threads write: the
 # exit waits for each thread inside the recorder to finish its line, on a
 # loaded machine too, and a thread that never leaves it is counted in the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2365-recorder-refusals.sh -- what the recorder will not do, it says
 # (issue 24, point 7): loaded by dlopen() into a program that did not
 # preload it, it records nothing (the program's calls never reach it)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2380-recorder-trace-taken-away.sh -- a trace removed or replaced while
 # the program runs: the recorder notices (within 100 ms of allocation
 # calls, at a chunk turnover, or at exit), says once on stderr that it

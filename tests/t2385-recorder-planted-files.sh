@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2385-recorder-planted-files.sh -- root never writes its trace into a
 # file another user left for it in a directory others may write in (the
 # kernel's protected_regular rule, whatever the sysctl says): the trace

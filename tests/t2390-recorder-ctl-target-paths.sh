@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2390-recorder-ctl-target-paths.sh -- root's "mtrec ctl PID" on another
 # user's process never makes or follows a directory that process chose
 # (its XDG_RUNTIME_DIR): not in a directory of root's, not through a

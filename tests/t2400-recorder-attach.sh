@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # mtrec attach PID starts recording in a process started without the
 # recorder, through ptrace (one thread made to call dlopen() and
 # mtrec_attach()); mtrec detach PID stops it and gives the program its own

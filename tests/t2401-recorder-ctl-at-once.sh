@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # mtrec ctl answers at once, whatever the process does: a process that
 # makes no allocation call is made to take the request (one of its threads
 # calls the recorder's mtrec_ctl_now() through ptrace, as mtrec attach

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2500-recorder-unwind.sh -- the call-stack walker (recorder/unwind.c).
 #
 # Builds tests/unit/unwind-test with $CC (and a clang-compiled variant of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2510-recorder-units.sh -- the recorder's layers alone, and realloc's
 # held place.
 #

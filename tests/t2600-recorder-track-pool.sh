@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2600-recorder-track-pool: a pool allocator in a shared library
 # (tests/helper/librec-pool.c: objects carved from one malloc'd arena),
 # used by an unmodified program that leaks 3 pool objects at LEAK-POOL, is

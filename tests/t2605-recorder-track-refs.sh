@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2605-recorder-track-refs: a reference-counted object in a shared
 # library (tests/helper/librec-refobj.c), used by an unmodified program
 # where one path takes a reference at LEAK-REF it never drops, recorded

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2610-recorder-track-order-parts-fork: tracked events keep malloc's
 # guarantees (issue 10.4): under 4 threads reusing the same pool slots, no
 # "+" of a pool address comes before the "-" of its previous life; in a

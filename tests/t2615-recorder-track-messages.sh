@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2615-recorder-track-messages: what MTREC_TRACK says on stderr (issue
 # 10.2): a bad item is named once and ignored, the program runs normally
 # and the good items are tracked; a function no loaded object defines is

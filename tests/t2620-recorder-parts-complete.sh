@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2620-recorder-parts-complete.sh -- with MTREC_ROTATE, a part is complete
 # soon after the next one begins, while the program runs (issue 12.3): its
 # file is no longer mapped, its content is final, and deleting it frees the

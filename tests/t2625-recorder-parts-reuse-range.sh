@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2625-recorder-parts-reuse-range.sh -- with MTREC_ROTATE, a part takes the
 # place of a retired one in the recorder's reserved range, so a rotated
 # trace never stops for lack of address space, however much it writes in

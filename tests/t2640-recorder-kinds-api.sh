@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2640-recorder-kinds-api: a program rebuilt with mtrec.h's mtrec_alloc,
 # mtrec_free, mtrec_ref and mtrec_unref (issue 10.3) -- a pool allocator
 # over one malloc'd arena, a reference-counted object -- gets its pool's

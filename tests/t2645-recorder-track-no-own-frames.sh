@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2645-recorder-track-no-own-frames: a tracked constructor that calls
 # malloc itself (tests/helper/librec-trkdeep.c: tobj_new), called at the
 # bottom of 1 and 16 nested calls of an unmodified program, recorded at

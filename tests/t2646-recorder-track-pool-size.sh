@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2646-recorder-track-pool-size: a pool that holds its object size in its
 # first word, as GlusterFS's struct mem_pool does (issue 27.5): with
 # FUNC:alloc:*1 each object's "+" carries that size, and @glusterfs uses it

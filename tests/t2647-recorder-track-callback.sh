@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2647-recorder-track-callback: a tracked function that calls the program
 # back (tests/helper/librec-trkdeep.c: tobj_unref calls the program's
 # destructor, which drops its reference to a child object).  A tracked

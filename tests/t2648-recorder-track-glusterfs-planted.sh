@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2648-recorder-track-glusterfs-planted: the reference leak GlusterFS's
 # developers hunt with their SystemTap script, planted in a small program
 # linked against Debian's real libglusterfs.so.0 (issue 27.6): dict_new,

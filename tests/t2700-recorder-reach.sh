@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2700-recorder-reach: MTREC_REACH=1 (mtrec --reach, issue 17) -- at exit
 # the recorder scans memory as valgrind's leak check does and writes, before
 # "= End", the verdict of every block still live: "# reach begin N", one

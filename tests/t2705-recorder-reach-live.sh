@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2705-recorder-reach-live.sh -- mtrec ctl PID reach: the scan of
 # MTREC_REACH while the program runs (a daemon never exits).  The verdicts
 # go to the trace at once, a begin..end block as at exit; the program goes

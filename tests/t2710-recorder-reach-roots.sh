@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2710-recorder-reach-roots: MTREC_REACH=1 scans, as roots, the memory the
 # program mapped itself, as valgrind's leak check does (every readable and
 # writable mapping but its own heap and devices): a block pointed to only

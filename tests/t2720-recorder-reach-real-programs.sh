@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2720-recorder-reach-real-programs.sh -- MTREC_REACH=1 on programs of
 # the system, not fixtures: bash running a script, perl, git.  The bytes
 # and blocks of each of valgrind's kinds, as mtanalyze --json gives them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2730-recorder-reach-one-scan.sh -- a scan is one unbroken block of the
 # trace, made once (issue 26): "mtrec ctl PID reach" on a program whose
 # scan takes longer than the 100 ms between two looks at the request, while

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2740-recorder-reach-like-valgrind.sh -- two kinds MTREC_REACH=1 once
 # told otherwise than valgrind --leak-check=full (issue 26), each compared
 # with valgrind's LEAK SUMMARY on the same program:

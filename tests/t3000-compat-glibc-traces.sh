@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3000-compat-glibc-traces: on traces written by glibc's own tracer,
 # mtanalyze prints what /usr/bin/mtrace prints, byte for byte, with the same
 # exit status; where the script leaves an address unresolved and we can

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3010-compat-bad-input: damaged traces never crash mtanalyze; its stdout
 # and status stay those of /usr/bin/mtrace on the same bytes, unreadable
 # lines are reported on stderr with file and line, and files it cannot read

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3020-compat-recorder-traces: traces written by our recorder (with '#'
 # lines and trailing columns) give the script's output too; their '#
 # object' lines let mtanalyze find objects under --sysroot and refuse a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3030-analyzer-incomplete-runs: the recorder never stops in silence
 # (issue 18), and the analyzer says so: "# stopped", "# lost" and
 # "# freeres" give one warning on stderr in every mode (the default

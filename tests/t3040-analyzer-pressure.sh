@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3040-analyzer-pressure: the analyzer under pressure (issue 18 point
 # 10).  Out of memory (ulimit -v, the limit found by measuring) it exits 2
 # with one line and leaves no partial output in any mode that writes one

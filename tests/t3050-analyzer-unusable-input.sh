@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3050-analyzer-unusable-input: a trace in which no line is a trace line
 # (empty, NUL bytes only, binary junk, text that is no trace, an ELF file
 # given as the trace, compressed data of an unsupported kind) exits 2 with

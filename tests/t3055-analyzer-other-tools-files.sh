@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3055-analyzer-other-tools-files: the files of other memory tools given
 # to mtanalyze in place of a trace are named as what they are, status 2,
 # in every mode, before any output (SPEC, "Exit codes and inputs"):

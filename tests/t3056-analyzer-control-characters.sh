@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3056-analyzer-control-characters: names that come from a trace (the
 # objects of callers, the command line, the recorder's reason for
 # stopping) reach the terminal with their control characters escaped

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3058-tests-run-summary: tests/run.sh ends with the names of the scripts
 # that failed, and which of their tests, on the line before its closing
 # "N passed, N failed, N skipped" (still the very last line), so that a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3060-analyzer-compressed-traces: gzip, zstd and xz traces are read as
 # they are, told by their content (not their name), in every mode, with
 # the output of the uncompressed trace byte for byte; compressed rotated

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3070-analyzer-usage-exit-codes: mtanalyze's statuses are 0 no leaks, 1
 # leaks, 2 trouble (unusable input, usage error, I/O error), for the report
 # and its subcommands; a usage error is one line naming what is wrong and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3090-analyzer-fork-inheritance.sh -- the reports by call site of a
 # forked child's trace start from the blocks its parent had live at the
 # fork (no frees of memory "never allocated" for them; those never freed

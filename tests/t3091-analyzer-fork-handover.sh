@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3091-analyzer-fork-handover.sh -- a parent's blocks are handed to a
 # child only when the parent ended while the child lived on (a daemonizing
 # parent), never to a child that exec'd, never when the parent waited for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3092-analyzer-diff-leaks-stored.sh -- `mtanalyze diff --leaks` on a
 # database run reads what the run stored, or refuses: a version 5 database
 # not yet migrated (no reach_line column) is read as it is, its run having

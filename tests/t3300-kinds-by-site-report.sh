@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3300-kinds-by-site-report: "# k KIND" lines (other allocators and
 # reference counts, issue 10) in --by-site: each kind under its own
 # heading after malloc's report, leaks and bad frees per call site per

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3305-kinds-mtrace-compat: "# k" lines (issue 10) change nothing in the
 # mtrace-compatible report (the default mode, --no-inherit):
 # with --mtrace-exact or BINARY it prints what /usr/bin/mtrace prints on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3310-kinds-json-db: the tracked kinds (issue 10) in --json ("kinds",
 # "refcounts"; malloc's members stay malloc's alone) and in --db (schema
 # v5: kinds, kind_stats, kind_leaks, kind_bad_frees, refcounts,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3315-kinds-diff-shrink: `mtanalyze diff` keys sites by kind (issue 10):
 # a new leak of one kind is reported alone, even at a line where another
 # kind already leaked, from traces and from databases, and the sites that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3318-kinds-compact: `mtanalyze compact` keeps the "# k" lines of other
 # allocators and reference counts (issue 10): the compacted trace reports
 # the same per kind as the full one.

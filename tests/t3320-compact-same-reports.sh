@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3320-compact-same-reports: `mtanalyze compact TRACE` folds the parts of
 # a rotated trace into TRACE.compact, and the compacted trace -- alone, or
 # with the parts after those it holds -- gives every report of the full

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3325-compact-incremental: compaction is incremental -- a pass reads the
 # previous TRACE.compact and the parts completed since -- and compacting
 # in several passes writes exactly the file one pass writes; --delete

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3330-compact-follow-live: on a live run, a part is compacted only once
 # it is complete -- the next part exists and the process no longer maps it
 # (/proc/PID/maps), or the process has exited; `compact --follow --delete`

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3335-compact-bad-input: a damaged compacted trace is refused with an
 # error naming its file and line (exit 2), never a crash nor a wrong
 # report; a compacted trace of another process is refused as traces of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3340-kinds-ref-lives: the lives of reference-counted objects at one
 # address (issue 27.3, 27.4).  A pool gives the same address to object
 # after object; each life ends when its count comes back to zero or when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3400-analyzer-reach.sh -- mtanalyze reads the recorder's reachability
 # verdicts ("# reach begin N" ... "# reach ADDR KIND" ... "# reach end",
 # MTREC_REACH=1): --by-site gives the run's blocks not freed by category

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t3410-analyzer-reach-db-diff.sh -- mtanalyze --db stores the recorder's
 # reachability verdicts (schema version 6): each leaked block's kind in
 # leaks.reach, the scan's line, whether it finished, what it could not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4000-sites-wrappers: --by-site charges leaks made through allocation
 # wrappers to the real callers (the fixture's three xmalloc call sites,
 # found by their LEAK-x comments), follows --skip and --no-skip, says what

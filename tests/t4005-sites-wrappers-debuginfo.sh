@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4005-sites-wrappers-debuginfo: the leaks of real programs recorded with
 # stacks land on the right function (issue 11): GlusterFS-like wrappers
 # from the default list are skipped; a wrapper no list knows is named in a

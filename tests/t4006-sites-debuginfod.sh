@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4006-sites-debuginfod: a stripped program's leaks get their lines from a
 # debuginfod server (DEBUGINFOD_URLS, elfutils' client, by build-id) in
 # every mode but the plain one (addr2line asks no server); a server that

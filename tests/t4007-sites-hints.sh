@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4007-sites-hints: where the answer is one option away, the report says
 # it -- a program deleted since the recording is "not found" (not "no
 # symbols"), naming BINARY and --sysroot; a trace without stacks whose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4008-sites-cxx-names: C++ names are demangled in every output but the
 # plain one (shop::Cart::add(int), not _ZN4shop4Cart3addEi), and the
 # wrapper list and --skip match a function by either spelling: a list

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4009-sites-auto-skip: in code without symbols, an allocation wrapper is
 # found from the stacks (a small function, by its .eh_frame bounds, that
 # allocates for several functions) and skipped in every output, and said;

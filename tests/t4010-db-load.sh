@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4010-db-load: --db loads a run into SQLite: its totals are the text
 # reports', each load adds one run (atomically: a killed load leaves
 # none), two loads at once both succeed, every ready query of

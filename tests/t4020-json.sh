@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4020-json: --json is valid JSON with the field names of
 # share/json-format.md, and says what the text report and the database say.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4030-sites-inline-frames: code the compiler inlined is charged to the
 # right line (issue 11.1).  The -O2 fixture's xmalloc wrapper is inlined
 # into cache_put, and cache_put into worker, with gcc and with clang

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4040-pprof-profile: --pprof FILE writes the run as a gzip-compressed
 # profile.proto that go tool pprof reads (issue 31.2): the four sample
 # types, totals equal to the report's (blocks and bytes not freed, every

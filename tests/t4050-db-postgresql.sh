@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4050-db-postgresql: --db postgresql://... loads runs into PostgreSQL
 # with share/schema.sql, as into SQLite: the runs of one program from
 # four "hosts" (each its own address layout, ASLR), loaded at once, all

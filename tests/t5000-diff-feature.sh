@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t5000: mtanalyze diff isolates the leaks of a feature patch.  The demo
 # (share/demo/demo.c) is built twice in two directories, as is and with
 # patches/demo-request-tags.patch, which adds one leaking line and moves

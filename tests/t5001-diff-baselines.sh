@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t5001-diff-baselines.sh -- mtanalyze diff --base: with more baseline
 # runs, a site is new or grown only beyond the most the baselines leak
 # there plus the spread among them; the sites within are listed as noise,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t6000-analyzer-object-paths: the analyzer opens only regular files for the
 # object paths a trace names.  A trace is input, and may come from anywhere:
 # a caller field or an "# exe"/"# object" line that names /dev/zero, a FIFO,

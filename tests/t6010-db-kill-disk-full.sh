@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t6010-db-kill-disk-full: a load into a database is all or nothing.  Killed
 # at any moment (while it reads, while it inserts, while it commits), or
 # stopped by a full disk or a file size limit, it leaves the database as it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7000-growth-classes: each leaking site is classified by how its leak grew
 # over the run (share/growth.md): the fixture's one-off at start-up is
 # constant, its cache logarithmic, its steady leak linear and its faster

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7001-growth-plateau: leaks that stopped growing while the program went
 # on are bounded, short runs are judged on the recorder's clock, and the
 # class of a site is the same in every run of the same program (issue 26;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7005-growth-evidence: leaks of real daemons that are not growth are not
 # called linear or exponential (share/growth.md, "Evidence"): the fixture
 # tests/helper/ana-daemon-shapes.c has a rehash's 2 blocks at start-up and 14 at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7010-shrink: `mtanalyze shrink TRACE... -o OUT` drops the blocks that
 # were freed: OUT gives exactly the full trace's report -- leaks, frees of
 # memory never allocated, duplicates, their line numbers -- with mtanalyze

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7020-parts-order: the parts of a rotated trace are one run in the order
 # of their "# part N" headers, whatever order the shell gives them, and in
 # every report; a missing part is a warning, a part given twice an error;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7030-peak-temporary: the run's peak (how much, when, the sites that held
 # it then -- not the sites that held most at some other time) and the
 # temporary allocations (freed before any other allocation in their

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t7040-analyzer-session: `mtanalyze session` lists every program run of a
 # recording session -- the first process, a forked worker and what it
 # exec'd, a double-forked daemon whose trace rotated -- as a tree, each

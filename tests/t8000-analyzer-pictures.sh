@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t8000-analyzer-pictures: --folded prints the fixture's leaks as folded
 # stacks with their byte counts, and --html writes one page that opens
 # offline in a real browser (headless Chromium) without a console error,

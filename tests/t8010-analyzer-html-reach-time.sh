@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t8010-analyzer-html-reach-time: the --html page shows what the text
 # report and --json know beyond the leaks: the blocks not freed by
 # reachability (valgrind's LEAK SUMMARY) for the run and per site when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* addr2line.c -- `mtanalyze addr2line FILE ADDR...`: the FILE:LINE the
  * report uses for each address of an object, so that it can be checked
  * against binutils' addr2line (symbols/addr2line-emu.c does the work).

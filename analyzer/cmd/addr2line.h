@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* addr2line.h -- `mtanalyze addr2line FILE ADDR...` (addr2line.c). */
 #ifndef MTA_ADDR2LINE_H
 #define MTA_ADDR2LINE_H

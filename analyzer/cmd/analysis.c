@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* analysis.c -- one reading of the trace feeds an MtaRun; then the run goes
  * to the database, the JSON writer or the site report, and the exit status
  * says whether it leaks (only leaks of the --growth classes count).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* analysis.h -- the analyses beyond mtrace's report (--by-site, --json,
  * --db, --growth), run on one reading of the trace.
  */

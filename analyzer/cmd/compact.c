@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact.c -- `mtanalyze compact [--follow] [--delete] TRACE`: fold the
  * complete parts of a rotated trace into TRACE.compact while the program
  * runs, so that a week-long trace fits in bounded disk (share/compact.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact.h -- `mtanalyze compact [--follow] [--delete] TRACE`: fold the
  * complete parts of a rotated trace into TRACE.compact while the program
  * runs (share/compact.md).

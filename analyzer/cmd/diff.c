@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* diff.c -- `mtanalyze diff BASE FEATURE`: which leaks are new or grew in
  * FEATURE, which are smaller or gone.
  *

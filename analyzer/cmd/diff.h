@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* diff.h -- `mtanalyze diff BASE FEATURE`: the leaks a feature brought.
  *
  * Each side is a trace (with its BINARY when needed, or the parts of a

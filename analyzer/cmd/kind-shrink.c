@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-shrink.c -- the "# k" lines in `mtanalyze shrink` (kind-shrink.h).
  *
  * Both passes follow kinds.c's bookkeeping, one block table per kind (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-shrink.h -- what `mtanalyze shrink` keeps of the "# k" lines: the
  * tracked kinds' blocks not released, their releases of blocks they never
  * allocated, and every reference event, with the allocation and release

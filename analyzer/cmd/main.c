@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* main.c -- mtanalyze: command line, dispatch, and the only place that
  * prints errors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report.c -- the default command: what glibc's mtrace script prints
  * for a trace, or the report by call site (--by-site, --json, --db,
  * --folded, --html), with the forks' lineage and the warnings about runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report.h -- the default command (report.c): mtanalyze [OPTIONS]
  * [BINARY] TRACE... */
 #ifndef MTA_REPORT_H

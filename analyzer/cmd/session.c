@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* session.c -- `mtanalyze session TRACE...`: one line per program run of
  * a recording session, as a tree, with its leaks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* session.h -- `mtanalyze session`: the processes and programs of a
  * recording session, as a tree, with the leaks of each (session.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shrink.c -- `mtanalyze shrink`: drop every block that was freed.
  *
  * OUT has exactly as many lines as the input (the parts, concatenated),

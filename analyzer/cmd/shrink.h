@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shrink.h -- `mtanalyze shrink TRACE... -o OUT`: the trace without the
  * blocks that were freed, for the same leaks and bad frees in far fewer
  * bytes (share/shrink.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-conn.c -- SQLite and PostgreSQL behind one interface (db-conn.h).
  *
  * PostgreSQL: statements are prepared on the server once a load and run

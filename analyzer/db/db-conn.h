@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-conn.h -- the two engines --db loads into and diff reads from,
  * SQLite (a file) and PostgreSQL (a postgresql:// URI, libpq), behind
  * one small interface shaped after SQLite's: prepare a statement once,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-load.c -- all of mtanalyze's SQL but the schema (share/schema.sql).
  *
  * A load is one IMMEDIATE transaction: it takes the write lock at once (a

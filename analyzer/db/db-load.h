@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-load.h -- loading a run into a database (--db): a SQLite file, or a
  * PostgreSQL server named by a postgresql:// URI (db-conn.h). */
 #ifndef MTA_DB_LOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* db-read.c -- reading a run's leaking sites back from a database loaded
  * with --db (share/schema.sql), for `mtanalyze diff DB:RUN ...`.
  *

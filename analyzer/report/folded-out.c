@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* folded-out.c -- `--folded`: one line per stack, frames from the
  * outermost to the site charged, ';'-separated, then a space and a count
  * (Brendan Gregg's stackcollapse format, which flamegraph.pl, inferno and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* folded-out.h -- the run's stacks in the folded format (--folded) that
  * flamegraph.pl, inferno and speedscope read.  share/pictures.md. */
 #ifndef MTA_FOLDED_OUT_H

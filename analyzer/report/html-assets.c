@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-assets.c -- the style and the script of the HTML reports
  * (html-page.c), inline in every page so that it works offline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-diff.c -- the page of `mtanalyze diff --html FILE`: both runs'
  * totals, the sites new or grown in FEATURE and those smaller or gone
  * (diff.c pairs them), and for the largest new or grown sites their live

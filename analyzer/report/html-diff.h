@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-diff.h -- `mtanalyze diff --html FILE`: the comparison of two runs
  * as one self-contained page (share/pictures.md). */
 #ifndef MTA_HTML_DIFF_H

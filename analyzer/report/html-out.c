@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-out.c -- `--html FILE`: the run's report as one page.
  *
  * The page shows what the other reports print, from the same MtaRun: the

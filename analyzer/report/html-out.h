@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-out.h -- the report of one run as one self-contained HTML page
  * (--html FILE): share/pictures.md. */
 #ifndef MTA_HTML_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-page.c -- the frame of the HTML reports and the pieces both use.
  *
  * A report is one file that works offline and is read years later, so

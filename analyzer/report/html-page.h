@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* html-page.h -- what the HTML reports (html-out.c, html-diff.c) share:
  * writing the file whole or not at all, escaping, the page's frame with
  * its inline style and script, and the SVG line chart.

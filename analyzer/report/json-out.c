@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* json-out.c -- writing the run as one JSON document.
  *
  * Hand-written (no JSON library among the dependencies): strings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* json-out.h -- the facts of the reports as JSON (--json), for CI gates.
  * The field names are documented in share/json-format.md and stable. */
 #ifndef MTA_JSON_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* json-put.c -- the pieces of JSON every writer puts (json-put.h): a
  * string escaped per RFC 8259, a call site's location.  Below json-out.c
  * and kind-json.c, which both use them.

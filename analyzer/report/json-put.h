@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* json-put.h -- the pieces of JSON every writer puts (json-put.c). */
 #ifndef MTA_JSON_PUT_H
 #define MTA_JSON_PUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-html.c -- the tracked kinds in the --html report (kind-html.h).
  *
  * The same facts as the --by-site text (kind-report.c), in the order the

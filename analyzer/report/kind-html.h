@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-html.h -- the tracked kinds in the --html report: per kind, its
  * blocks not released by call site, the objects left above zero grouped
  * by their reference paths, and the drops below zero by path. */

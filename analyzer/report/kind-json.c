@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-json.c -- "kinds" and "refcounts" in the --json document.
  *
  * malloc's members (leak_sites, leaks, bad_frees) stay malloc's alone, as

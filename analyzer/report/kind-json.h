@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-json.h -- the tracked kinds in --json: "kinds" (allocators' leaks
  * and bad frees by site) and "refcounts" (unbalanced reference counts),
  * documented in share/json-format.md. */

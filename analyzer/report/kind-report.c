@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-report.c -- the tracked kinds in the --by-site report, after
  * malloc's leaks and bad frees, one heading per kind (share/analyzer.md,
  * "Other allocators and reference counts").

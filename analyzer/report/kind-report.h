@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kind-report.h -- the --by-site report of the tracked kinds: per kind,
  * its blocks not released and its releases of blocks it never allocated
  * by call site, and its objects whose reference count is unbalanced. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrace-compat.c -- glibc 2.36's mtrace perl script, line by line.
  *
  * Its %allocated hash, keyed by the address text, is script-hash.h's.

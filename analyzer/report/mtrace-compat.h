@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mtrace-compat.h -- the report of glibc's /usr/bin/mtrace, reproduced.
  *
  * Feed every line of the run (mta_compat_line is an MtaLineFunc), then

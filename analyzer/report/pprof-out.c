@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pprof-out.c -- the run as a gzip-compressed pprof profile (--pprof).
  *
  * The format is github.com/google/pprof's proto/profile.proto: one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pprof-out.h -- the run as a pprof profile (--pprof FILE): the
  * gzip-compressed profile.proto that go tool pprof, speedscope, Pyroscope,
  * Grafana and Perfetto read.  share/pprof.md. */

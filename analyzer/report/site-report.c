@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* site-report.c -- "Memory not freed, by call site" and the frees of
  * memory never allocated, grouped the same way.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* site-report.h -- the report grouped by call site (--by-site). */
 #ifndef MTA_SITE_REPORT_H
 #define MTA_SITE_REPORT_H

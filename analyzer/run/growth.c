@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* growth.c -- the growth class of a leaking site (share/growth.md).
  *
  * What is classified is the site's leak itself: the cumulative bytes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* growth.h -- how a site's leak grew over the run: constant (a one-off),
  * bounded (it stopped growing while the program went on: a cache at its
  * size), logarithmic (a cache filling up), linear or exponential (real

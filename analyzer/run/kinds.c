@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kinds.c -- live blocks, leaks by site and reference counts per tracked
  * kind (kinds.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kinds.h -- the tracked events of a run ("# k KIND ..." lines,
  * trace-format.md "Tracked events"), kept apart by kind.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* leak-set.c -- the leaking sites of a run read from its trace.
  *
  * The trace is read exactly as `--by-site` reads it (an MtaRun, wrappers

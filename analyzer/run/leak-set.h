@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* leak-set.h -- the leaking call sites of one run, whatever it was read
  * from: a trace (read and charged like --by-site does) or a run of a
  * database loaded with --db.  What `mtanalyze diff` compares.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lineage.c -- forks: the heap a child inherited, the blocks a parent
  * handed over (lineage.h; the lines are in share/trace-format.md).
  *
@@ -765,7 +766,7 @@ child_trace_read (const char *path, int64_t parent)
 	c->path = g_strdup (path);
 	return c;
 none:
-	if (f != NULL)
+	if (f != NULL)   /* NOLINT(clang-analyzer-unix.Malloc): buf is g_autofree */
 		fclose (f);
 	g_free (c);
 	return NULL;
@@ -849,14 +850,14 @@ find_heir (MtaLineage *lg, int64_t pid, uint64_t mark, int depth, char **path, i
 		const ChildTrace *c = children->pdata[i];
 		if (c->mark != mark)
 			continue;
-		const char *not = outlived_not (lg, c);
-		if (not == NULL) {
+		const char *reason = outlived_not (lg, c);
+		if (reason == NULL) {
 			*path = g_strdup (c->path);
 			*pid_out = c->pid;
 			return TRUE;
 		}
 		if (*why_path == NULL) {
-			*why = not;
+			*why = reason;
 			*why_path = g_strdup (c->path);
 		}
 		if (!c->end.exec && c->last_fork > 0 && c->pid >= 0 && depth + 1 < MAX_GENERATIONS &&

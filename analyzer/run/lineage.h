@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lineage.h -- forks: a child's trace starts from the heap it inherited,
  * and a parent that ended while its child lived on handed its blocks to
  * the child (issues 12, 26; share/analyzer.md, "Forks and daemons").

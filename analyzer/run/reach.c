@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reach.c -- the reachability verdicts of the recorder (reach.h): their
  * names, the --leaks list, and the lines that carry them. */
 #include "reach.h"

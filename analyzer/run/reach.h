@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reach.h -- valgrind's categories of the blocks not freed, as the
  * recorder's scans found them (MTREC_REACH=1, `mtrec --reach`, `mtrec ctl
  * PID reach`): "# reach begin N", one "# reach ADDR KIND" per block live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* refcount.c -- reference counts per object, grouped by call path at the
  * end (refcount.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* refcount.h -- the reference counts of one reference kind ("# k KIND r"
  * and "u" lines): objects whose count is above zero at the end of the
  * run, grouped by the call paths that took and dropped their references,

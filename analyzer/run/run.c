@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* run.c -- a run of a trace, by call site: blocks, call paths, sites.
  *
  * The hot path (one event) is: intern the caller field, find the event's

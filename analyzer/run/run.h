@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* run.h -- one run of a trace, analyzed by call site.
  *
  * Feed every line of the run (mta_run_line is an MtaLineFunc), then call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* site-rank.c -- the sites of a run in the order the reports list them:
  * leaks by bytes, bad frees by count, the peak's and the temporary
  * allocations' holders by their share; ties in order of appearance, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* suppress.c -- parsing and matching suppression files.
  *
  * One rule per line, made of KEY=PATTERN terms separated by blanks, all

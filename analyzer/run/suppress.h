@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* suppress.h -- suppression files for `mtanalyze diff` (share/suppressions.md):
  * leak sites to leave out of a comparison, matched by function, source
  * file (and line), object or calling function, with shell wildcards.

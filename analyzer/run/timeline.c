@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* timeline.c -- a run over time (timeline.h).  Memory stays MTA_TL_MAX
  * values a site and MAX_ANCHORS anchors however long the trace: both are
  * thinned by dropping every other one and doubling their spacing. */

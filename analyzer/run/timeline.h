@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* timeline.h -- a run over time (timeline.c): every site's live blocks and
  * bytes sampled at up to MTA_TL_MAX points of the run, and the recorder's
  * clock ("# time" lines) to put those points, and any line, on its axis.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* addr2line-emu.c -- what `addr2line -e OBJECT ADDR` (GNU binutils 2.40)
  * prints on its first line, so that the output of /usr/bin/mtrace, which
  * runs it, can be reproduced byte for byte without a subprocess.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* addr2line-emu.h -- binutils' addr2line, emulated (addr2line-emu.c). */
 #ifndef MTA_ADDR2LINE_EMU_H
 #define MTA_ADDR2LINE_EMU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demangle.c -- C++ names through libstdc++'s __cxa_demangle, found at
  * run time (dlopen of libstdc++.so.6) rather than linked:
  *

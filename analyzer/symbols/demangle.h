@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demangle.h -- C++ names as users read them: "shop::Cart::add(int)"
  * for "_ZN4shop4Cart3addEi", through the C++ runtime's own demangler. */
 #ifndef MTA_DEMANGLE_H

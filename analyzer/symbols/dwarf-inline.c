@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-inline.c -- the functions inlined at an address (DWARF).
  *
  * libdw's dwarf_getscopes answers the same question, but walks the whole

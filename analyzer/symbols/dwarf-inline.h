@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dwarf-inline.h -- the functions inlined at an address (DWARF).
  *
  * An address inside code that the compiler inlined belongs to several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf-module.c -- every object file a trace names, opened once: libelf
  * for its sections and symbols, libdwfl for its DWARF (which also finds
  * separate debug files by build-id and .gnu_debuglink, on the search path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf-module.h -- the object files a trace names (elf-module.c): each
  * opened once, with its sections, its DWARF line rows, its symbols and its
  * index of inlined functions.  The symbolizer (symbolize.c) decides which

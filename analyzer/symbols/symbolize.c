@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize.c -- from caller fields and stack frames to source locations.
  *
  * Which file is which object of the trace: the BINARY argument for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symbolize.h -- from caller fields and addresses to source locations.
  *
  * Two services on one cache of opened objects (libelf + libdwfl, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* wrappers.c -- matching function names against the wrapper list.
  *
  * Names without a wildcard go in a hash set (the common case, and the whole

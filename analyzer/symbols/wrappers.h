@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* wrappers.h -- the allocation wrappers skipped when a block is charged
  * to a call site: share/wrappers.txt, plus --skip patterns.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-field.c -- the caller field of a trace line, as dladdr(3) and
  * glibc's tracer spell it (share/trace-format.md, "Standard lines"). */
 #include "caller-field.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caller-field.h -- parsing the caller field of an event line
  * ("obj:(sym+off)[0xrel]", "obj:[0xrel]", "(sym+off)[0xrel]", "[0xaddr]"). */
 #ifndef MTA_CALLER_FIELD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* canonical-hex.c -- whether a field is spelled as glibc's %p writes an
  * address (declared in trace-reader.h).  Apart from the reader, so that
  * compact-sum.c, which the reader calls for "# at" lines, checks its

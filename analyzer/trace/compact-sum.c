@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact-sum.c -- the summary lines of a compacted trace: their one
  * writer and their one parser (compact-sum.h).  Fields are KEY=VALUE in a
  * fixed order, so that a damaged line is told from a good one, and named

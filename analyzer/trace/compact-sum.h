@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact-sum.h -- the lines a compacted trace carries in place of the
  * events it dropped (share/compact.md, share/trace-format.md):
  *

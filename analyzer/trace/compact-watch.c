@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact-watch.c -- the rule that says a part is complete
  * (compact-watch.h).  A part the recorder still maps may still receive
  * lines from a thread writing into its chunk, even after the next part

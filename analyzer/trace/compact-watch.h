@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* compact-watch.h -- which parts of a rotated trace are complete: written
  * to their end, never to be written again, so that they can be compacted
  * (and deleted) while the program runs (share/compact.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* incomplete.c -- the recorder's "# stopped", "# lost" and "# freeres"
  * lines, and the words the reports use for them (issue 18 point 4: the
  * recorder never stops in silence, and the analyzer says so).

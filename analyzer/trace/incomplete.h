@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* incomplete.h -- what the recorder says about the runs it did not record
  * whole (issue 18): "# stopped REST" (it stopped for good there), "# lost
  * N REST" (N events were not recorded) and "# freeres REST" (whether libc

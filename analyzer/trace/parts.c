@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parts.c -- the TRACE arguments of a run: checked to be traces, and the
  * parts of a rotated trace put in the order of their headers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parts.h -- the TRACE arguments of one run, put in the order of their
  * parts.
  *

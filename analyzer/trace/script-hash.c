@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* script-hash.c -- glibc's mtrace script's view of a trace (script-hash.h).
  */
 #include "script-hash.h"

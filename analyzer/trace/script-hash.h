@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* script-hash.h -- glibc's mtrace script's view of a trace: what it reads
  * on a line, and its %allocated hash.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-header.c -- the process and object lines of a trace, parsed once
  * (trace-header.h).  Fields are checked to the end of the line: lines are
  * not NUL-terminated (they are spans of the reader's buffer), and a damaged

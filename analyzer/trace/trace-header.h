@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-header.h -- the extension lines that describe a process and its
  * objects (share/trace-format.md, "Extension lines"), parsed in one place
  * for every reader: the run, the symbolizer, the ordering of parts and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-input.c -- open a trace, sniff its format, stream its content.
  *
  * The first bytes decide: 1f 8b is gzip (RFC 1952), 28 b5 2f fd a zstd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-input.h -- the bytes of a trace file, decompressed when they are
  * gzip, zstd or xz data.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-output.c -- compress what is written to a FILE, by name suffix.
  *
  * The writer keeps using stdio (fputs, fprintf, fwrite): fopencookie puts

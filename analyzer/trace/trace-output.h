@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-output.h -- write a trace compressed as its name says.
  *
  * The counterpart of trace-input.h for what mtanalyze writes (shrink's

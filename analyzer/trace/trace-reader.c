@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-reader.c -- split a trace into lines and columns, classify them.
  *
  * Input comes through read() into one buffer that only grows for very long

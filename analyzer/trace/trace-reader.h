@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-reader.h -- streaming reader of malloc traces (glibc MALLOC_TRACE
  * logs and mtrec's extended ones).
  *

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-words.c -- the words of the extension lines (trace-words.h).
- * A search of the 26 words by length and first byte before memcmp: only
+ * A search of the 27 words by length and first byte before memcmp: only
  * '#' lines are looked up, once each, by the reader. */
 #include "trace-words.h"
 
@@ -11,7 +12,7 @@ static const struct {
 } words[MTA_WORD_N] = {
 	[MTA_WORD_NONE] = { "", 0 },
 	[MTA_WORD_FILLER] = { "", 0 },
-#define ENTRY(name, w) [MTA_WORD_##name] = { w, sizeof w - 1 },
+#define ENTRY(name, w) [MTA_WORD_##name] = { w, sizeof (w) - 1 },
 	MTA_TRACE_WORDS (ENTRY)
 #undef ENTRY
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-words.h -- the words of the trace's extension lines ("# WORD
  * ..."), listed once: share/trace-format.md, "Extension lines", is their
  * documentation, in the same order, and t1045 checks that the two lists

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* escape.c -- control characters from a trace, escaped for a terminal
  * (escape.h). */
 #include "escape.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* escape.h -- names taken from a trace (binary paths, symbols, thread
  * names, marks, the recorder's reasons) shown on a terminal without their
  * control characters acting: a trace is data anyone may have written, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* live-table.c -- open-addressing tables for live blocks and callers.
  *
  * Both tables probe linearly from a multiplicative hash.  Deletion shifts

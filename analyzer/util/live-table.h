@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* live-table.h -- the blocks currently allocated, keyed by address.
  *
  * Open addressing with linear probing and backward-shift deletion (no

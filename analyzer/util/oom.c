@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* oom.c -- the end of a run that ran out of memory (issue 18 point 10).
  *
  * A g_malloc that fails calls g_error (), which reaches us either through

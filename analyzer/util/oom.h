@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* oom.h -- running out of memory without leaving half an output behind.
  *
  * GLib's allocators abort the process (g_error in the "GLib" domain: a

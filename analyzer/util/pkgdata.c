@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgdata.c -- locating the files mtanalyze reads from share/.
  *
  * An installed mtanalyze reads $(pkgdatadir) (compiled in as

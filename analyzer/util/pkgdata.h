@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgdata.h -- where mtanalyze finds its data files (wrappers.txt,
  * schema.sql): $MTA_PKGDATADIR when set, the source tree's share/ when the
  * program runs from its build tree, else the installed $(pkgdatadir).

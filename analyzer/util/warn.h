@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* warn.h -- how every part of the analyzer hands a warning up: to the
  * function main.c passes down, which prints it (once, at the edge). */
 #ifndef MTA_WARN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* demo.c -- a small multi-threaded request server with leaks, for
  * `make demo`, patches/demo-request-tags.patch and the tests of
  * `mtanalyze diff` (tests/t5000-diff-feature.sh).

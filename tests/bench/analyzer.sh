@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/analyzer.sh -- mtanalyze against /usr/bin/mtrace on one bench
 # trace (about 4.5M lines written by glibc's libc_malloc_debug.so from
 # tests/bench/gen-ana-trace.c), medians of BENCH_RUNS runs side by side,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/compact.sh -- "make bench-compact": bounded disk for a long
 # rotated trace (issue 12 item 3, share/compact.md).  Not part of make
 # check nor make bench: it writes BENCH_COMPACT_ITER iterations of

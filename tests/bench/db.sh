@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/db.sh -- loading the analyzer's bench trace (about 4.5M lines
 # written by glibc's libc_malloc_debug.so from tests/bench/gen-ana-trace.c)
 # into a new SQLite database with `mtanalyze --db`, against

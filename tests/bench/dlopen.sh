@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/dlopen.sh -- part of "make bench": what redirecting the call
 # slots of new objects costs (issue 10.7).  A program loads 200 copies of
 # a small plugin, finds and calls one function in each; the time of that

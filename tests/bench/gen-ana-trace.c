@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gen-ana-trace.c -- a program whose glibc mtrace is the analyzer's bench
  * trace: EVENTS allocation events (malloc, calloc, realloc, free) from a
  * dozen call sites over a live set of at most SLOTS blocks, of which LEAK

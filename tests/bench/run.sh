@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/run.sh -- "make bench": the recorder against glibc's mtrace and
 # heaptrack on one multi-threaded workload, in one run, as medians and
 # ratios; then the analyzer's benchmark when it is there.

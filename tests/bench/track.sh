@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/bench/track.sh -- part of "make bench": what MTREC_TRACK costs
 # (issue 10.7).  Per call: rec-pool's threads get and put pool objects
 # (tests/helper/librec-pool.so), 1 thread x ROUNDS, under the recorder

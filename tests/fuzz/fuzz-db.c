@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-db.c -- libFuzzer target: a trace analyzed by call site and loaded
  * into a database, as `mtanalyze --db FILE --all-events` does, on
  * arbitrary bytes.  Built by `make fuzz` with clang

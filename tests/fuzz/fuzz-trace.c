@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-trace.c -- libFuzzer target: the trace reader and the mtrace report
  * on arbitrary bytes.  Built by `make fuzz` with clang
  * -fsanitize=fuzzer,address; the input is split at its first 0xff byte

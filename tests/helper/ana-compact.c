@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-compact.c -- a long run for `mtanalyze compact` (t3320-t3339, and
  * tests/bench/compact.sh): what a busy daemon's trace holds, many times
  * over, so that most of it can be folded away.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-daemon-shapes.c -- leaks of real daemons that are not growth, for the
  * growth rule's evidence (issue 11, t7005):
  *

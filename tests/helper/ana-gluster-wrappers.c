@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-gluster-wrappers.c -- leaks through allocation wrappers shaped like
  * GlusterFS's (t4005): __gf_calloc and __gf_malloc (libglusterfs's
  * mem-pool.c, without the accounting header), mem_get0 over __gf_calloc

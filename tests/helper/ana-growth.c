@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-growth.c -- leaks that grow differently over a run, for the growth
  * classes of issue 7 (t7000):
  *

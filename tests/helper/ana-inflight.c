@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-inflight.c -- a program that frees everything, for t3030: a steady
  * working set of WINDOW blocks in flight (each freed WINDOW allocations
  * after it was made) and a registry that grows by one block every ten

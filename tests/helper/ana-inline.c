@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-inline.c -- leaks made in inlined code, for the report by call
  * site (t4030).  Built at -O2 -g, xmalloc (on the default wrapper list)
  * is inlined into cache_put, and cache_put into worker: a return address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-kinds.c -- call sites at known lines for the tests of tracked
  * kinds (t33xx): other allocators and reference counts.
  *

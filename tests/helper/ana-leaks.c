@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-leaks.c -- a program with known leaks for the analyzer's tests.
  *
  * It calls mtrace() so that glibc's libc_malloc_debug.so traces it (our

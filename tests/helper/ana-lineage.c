@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-lineage: forks whose parent's blocks must, or must not, be handed to
  * a child (tests/t3091).  Every mode starts the same: the first process P
  * allocates 3 blocks of 1001 bytes (0x3e9) that it never frees.  The

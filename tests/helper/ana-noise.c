@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-noise: a program whose leaks vary at random from run to run, as a
  * daemon's do (requests in flight at exit, races), for `mtanalyze diff
  * --base` (tests/t5001).  The seed makes a run's counts repeatable:

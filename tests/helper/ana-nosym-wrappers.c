@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-nosym-wrappers.c -- wrappers to be found without symbols (t4009):
  * xalloc, an xmalloc-like wrapper (not on the default list by that name), is
  * called by new_a, new_b, new_c and dup_name, which leak 1, 2, 3 and 5

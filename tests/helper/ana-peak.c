@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-peak.c -- a known peak and known temporary allocations (t7030).
  *
  *   phase 1: 100 blocks of 1000 bytes from phase_a (PEAK-A), all freed;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-plateau.c -- leaks that stop growing while the program goes on, and
  * short runs, for the growth rule of issue 26 (t7001):
  *

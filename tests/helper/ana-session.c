@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-session: a session of several processes with known leaks, for
  * `mtanalyze session` (t7040).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-stripped.c -- a program whose wrapper has no name once stripped
  * (t4005): xzalloc_cacheline, a static copy of Open vSwitch's (on the
  * default wrapper list), is called from new_port, new_flow and new_bridge,

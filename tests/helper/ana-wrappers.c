@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ana-wrappers.c -- leaks made through allocation wrappers, for the
  * report by call site (t4000).  xmalloc (on the default wrapper list) is
  * called from three places that leak 1, 2 and 3 blocks; pool_get (not on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-alloc: the recorder benchmark's workload.  THREADS threads (2) each
  * make about 2 million allocation events: a sliding window of live blocks,
  * malloc and free with an occasional realloc, sizes 16-271 bytes.  It calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libana-leak.c -- a shared library that leaks, for the analyzer's tests
  * (linked into ana-leaks, or dlopen'ed and dlclose'd by it). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-bump.so: an allocator that signal handlers may call (tests/t2300).
  *
  * glibc's malloc is not reentrant: a program whose signal handler

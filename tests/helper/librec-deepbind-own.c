@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-deepbind-own.c -- a plugin with an allocator of its own, loaded
  * with RTLD_DEEPBIND by tests/helper/rec-deepbind-main (tests/t2330): its
  * calls to malloc and free bind to its own definitions, which the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-deepbind-plug.c -- the plugin tests/helper/rec-deepbind-main
  * loads with RTLD_DEEPBIND: it frees the blocks it is handed, uses every
  * allocation function, leaks one block, and hands one back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-dtor: a library whose constructor allocates a block and whose
  * destructor frees it (as libnuma does its masks), for rec-dtor. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-early.so: a library whose constructor allocates (before the
  * program's own code, possibly before the recorder's constructor) and whose
  * destructor frees, to prove allocations at both ends of a process are

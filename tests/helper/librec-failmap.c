@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-failmap: mmap() refuses shared mappings at a fixed place after
  * the first MTREC_TEST_MAPS of them (ENOMEM), as a seccomp filter or a
  * security module might: preloaded after the recorder, it stands for

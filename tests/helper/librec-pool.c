@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-pool.c -- a pool allocator in a shared library, for MTREC_TRACK's
  * tests (t2600-t2619): objects are carved from one malloc'd arena, so
  * malloc alone sees one block, freed at pool_fini(), and no leak.

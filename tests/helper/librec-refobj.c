@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-refobj.c -- a reference-counted object in a shared library, for
  * MTREC_TRACK's tests (t2600-t2619): obj_new() returns an object with one
  * reference, obj_ref() takes one more, obj_unref() drops one and frees the

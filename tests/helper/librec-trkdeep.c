@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* librec-trkdeep.c -- a reference-counted object whose constructor calls
  * malloc itself, for t2645: with tobj_new tracked, the recorder's wrapper
  * is on the stack while tobj_new's own malloc and calloc run, and none of

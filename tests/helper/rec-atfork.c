@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-atfork: fork handlers that allocate (pthread_atfork), with the
  * recorder preloaded.  Each handler mallocs and frees one block of 9009
  * bytes; the program forks ROUNDS times, each child leaks one block of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-attach-churn.c -- a program started without the recorder, for mtrec
  * attach and detach (t2400).
  *

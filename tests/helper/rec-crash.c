@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-crash: a program that dies while it allocates, for the recorder's
  * crash safety (tests/t2110).
  *

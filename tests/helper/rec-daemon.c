@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-daemon: forks whose child inherits its parent's heap (tests/t2105,
  * t3090).  Before forking, the first process allocates 3 blocks of 1001
  * bytes that nobody frees and 2 of 1002 that its descendant frees.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-deepbind-main.c -- a program that loads a plugin with RTLD_DEEPBIND,
  * as nfs-ganesha loads its FSALs (tests/t2330): the plugin finds libc's
  * malloc in its own scope before the preloaded recorder's.  Blocks cross

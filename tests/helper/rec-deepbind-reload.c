@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-deepbind-reload.c -- one plugin loaded, used and unloaded four
  * times, with RTLD_DEEPBIND every other time (tests/t2330): it comes back
  * at the same address with the same name, its slots bound to the

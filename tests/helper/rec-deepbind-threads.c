@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-deepbind-threads.c -- threads that load, use and unload a plugin
  * with RTLD_DEEPBIND at once, while another allocates (tests/t2330): the
  * recorder redirects the plugin's call slots while other threads relocate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-dlopen-many.c -- loads N copies of a small plugin (DIR/libplug-I.so,
  * made by tests/bench/dlopen.sh), finds and calls plug_work in each, and
  * prints how long that took: the recorder's cost of noticing new objects

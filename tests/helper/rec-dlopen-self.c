@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-dlopen-self: a program that was not started with the recorder
  * preloaded loads it with dlopen() (issue 24, point 7;
  * tests/t2365-recorder-refusals.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-dtor: a program linked with librec-dtor.so, whose destructor frees
  * at exit the block its constructor allocated.  Prints "mask yes" when
  * the block is there in main.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-every-call: calls every interposed function once, in a fixed order,
  * between mtrace() and exit, so that glibc's tracer and ours can be
  * compared line by line.  Covers realloc(p, 0), realloc(NULL, n), a failed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-exec-trim: a process that execs without forking.  It allocates 20
  * blocks of 1234 bytes, frees 17 of them, and replaces itself with its own
  * program ("child": allocates nothing of its own and exits 0) by way of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-exitwait: a thread that never leaves the recorder when the program
  * exits (issue 24, point 5; tests/t2360-recorder-exit-waits.sh).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-fault: programs that make the recorder's life hard (tests/t2120),
  * and plain exit statuses for the launcher (tests/t2150).  Every mode
  * prints what it did on stdout, so that a run with the recorder can be

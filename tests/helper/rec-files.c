@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-files: a program whose trace file is taken away, or refused, while
  * it runs (issue 24; tests/t2380-recorder-trace-taken-away.sh,
  * t2385-recorder-planted-files.sh).  Prints "done" and exits 0 when the

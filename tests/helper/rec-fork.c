@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-fork: process boundaries for the recorder (tests/t2100).  Each
  * process allocates blocks of a size of its own, so that a trace shows
  * whose events it holds, and leaks an exact number of them.  Nothing is

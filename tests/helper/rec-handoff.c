@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-handoff: THREADS threads hand blocks to one another through a shared
  * ring, so that blocks are freed and reallocated by threads other than the
  * one that allocated them and addresses are reused constantly; then the

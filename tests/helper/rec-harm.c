@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-harm: programs that put the recorder where it could harm them (issue
  * 18; tests/t2300-recorder-never-harm.sh).  Each mode prints what it did
  * on stdout so that a traced run can be compared with a plain one, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-kinds-api.c -- a pool allocator and a reference-counted object that
  * tell the recorder of themselves through mtrec.h (t2640).  The pool
  * carves objects out of one malloc'd arena, so malloc alone sees no leak

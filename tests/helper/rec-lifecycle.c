@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-lifecycle: allocations at awkward moments of a process's life --
  * 200 threads that start, allocate and exit at once, an atexit handler
  * that allocates and frees, and a detached thread still allocating while

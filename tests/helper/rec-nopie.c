@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-nopie: a program built without -fPIE, bound lazily, that takes the
  * addresses of malloc and free (as Debian's python3 does): their address
  * everywhere in the process is then this program's PLT entry.  It

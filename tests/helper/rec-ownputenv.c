@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-ownputenv: a program with a putenv of its own, as bash has (it keeps
  * its shell variables in step with the environment).  Prints how many
  * times its putenv ran before main ("before N"), then whether

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-parts: a daemon's shape for rotated traces -- one idle thread that
  * allocates once at start and then sleeps (a signal thread), and one busy
  * thread that allocates and frees RATE pairs every millisecond.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-phdr-alloc: one thread loads and unloads a plugin that allocates
  * (each load makes the recorder look at the object list again), while
  * another walks the object list with dl_iterate_phdr and allocates from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-plugin-cycles: a daemon that loads and unloads a plugin all day
  * (t2320).  CYCLES times: dlopen PLUGIN, call its plug_work() (which
  * allocates twice and frees once), free what it returned, dlclose.  Prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-pool.c -- uses the pool of librec-pool.so (t2600-t2619): leaks 3
  * pool objects at LEAK-POOL, gets and puts back one copy made by
  * pool_dup(), and has THREADS threads get and put ROUNDS objects each.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-reach-churn: a live scan (mtrec ctl PID reach) that takes long while
  * other threads allocate and free.  It keeps N blocks of 32 bytes from a
  * global array (a scan of them takes a while), starts two threads that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-reach-live: a program that runs until SIGTERM, for "mtrec ctl PID
  * reach" (a scan while it runs).  At start it drops a block of 24 bytes
  * (definitely lost) and keeps one of 64 in a global (still reachable),

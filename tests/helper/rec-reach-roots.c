@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-reach-roots: blocks pointed to only from memory the program mapped
  * itself, or only from memory that must not count, for MTREC_REACH=1
  * (t2710).  Each block has a size of its own, so that the verdicts and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-reach-threads: blocks whose kind valgrind and MTREC_REACH=1 once
  * told apart (issue 26), each of a size of its own:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-reach: one block or more of each of valgrind's leak kinds alive at
  * exit, for MTREC_REACH=1 (t2700), each of a size of its own so that the
  * byte totals tell the kinds apart:

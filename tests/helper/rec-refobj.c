@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-refobj.c -- uses the objects of librec-refobj.so (t2600-t2619):
  * ROUNDS objects made, referenced again and released in balance; then one
  * object on a path that takes a reference at LEAK-REF and never drops it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-scoped: scoping with <mtrec.h> (trace_on/trace_off/trace_mark) and
  * glibc's mtrace()/muntrace(), for tests/t2140.  Built like every helper,
  * NOT linked with the recorder: the mtrec.h calls are weak and must do

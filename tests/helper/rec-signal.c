@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-signal: allocates a block every 20 ms for ITERATIONS rounds, writing
  * the round number into the block's size (1000 + round) so that a trace
  * shows which rounds were recorded.  With "own" it installs its own

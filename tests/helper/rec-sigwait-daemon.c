@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-sigwait-daemon: a daemon that handles signals as glusterd does.
  * Every signal is blocked before any thread starts, so it is blocked in
  * every thread; one thread takes them with sigwait(): SIGUSR2 is counted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-smallstack: allocations on small stacks (issue 24, point 1;
  * tests/t2350-recorder-small-stacks.sh).  The recorder runs on the stack of
  * whoever calls malloc: a thread with a small stack, or a signal handler

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-toggle: THREADS threads allocate and free in tight pairs (and hand a
  * few blocks to each other) while the main thread turns recording off and
  * on TOGGLES times with trace_off()/trace_on().  A toggle can split at most

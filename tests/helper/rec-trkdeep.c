@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-trkdeep.c -- for t2645: calls tobj_new() of librec-trkdeep.so at the
  * bottom of a chain of LEVELS nested calls (down()), keeps one object
  * (leaked at exit) and drops the other.  With "pool" (t2646), gets 3

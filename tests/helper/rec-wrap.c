@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-wrap: a long rotated trace for a small reserved range (t2625) --
  * many times the range, with the order between threads mattering in every
  * part.  Three threads:

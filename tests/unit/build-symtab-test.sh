@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build-symtab-test.sh OUTDIR -- build the symtab.c unit test in OUTDIR.
 #
 # libsymodd-{gnu,sysv,both}.so: symtab-odd.c linked with each hash style;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build-units-test.sh OUTDIR -- build the unit tests of the recorder's chunk
 # writer and tables in OUTDIR, with the recorder's flags (see Makefile.in
 # REC_CFLAGS), each linked with only the recorder files below it:

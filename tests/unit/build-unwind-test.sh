@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build-unwind-test.sh OUTDIR -- build the unwind.c unit test in OUTDIR.
 #
 # libuwshim.so: recorder/unwind.c with the shim that plays libmtrec.so,

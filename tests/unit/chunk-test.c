@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chunk-test.c -- unit test of recorder/chunk.c, the chunk writer, on a
  * real trace file (recorder/file.c) but without the shim, the events
  * or process life above it: this program plays process life (it opens the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* growth-test.c -- unit test of the growth rules (analyzer/run/growth.c,
  * share/growth.md), alone: linked with growth.o only.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reader-test.c -- unit test of the analyzer's trace reader
  * (analyzer/trace/trace-reader.c), alone: linked with the trace layer's
  * objects only, no run, no symbols (Makefile.in, ANA_UNITS).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* realloc-turn-main.c -- while thread A is inside realloc(old), after the
  * allocator released old (libturn.so parked it) and before realloc
  * returned, thread B marks the trace (a new epoch: every thread to a new

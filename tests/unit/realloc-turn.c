@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* realloc-turn.c -- libturn.so, preloaded after libmtrec.so, so that it is
  * the allocator the recorder forwards to.  Its realloc moves every block
  * and parks the old one instead of freeing it; its malloc hands the parked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* realloc-turn.h -- shared by libturn.so and its driver. */
 #ifndef REALLOC_TURN_H
 #define REALLOC_TURN_H

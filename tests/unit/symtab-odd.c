@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symtab-odd.c -- symbols that make dladdr()'s choice interesting, for the
  * symtab.c unit test.  Built into shared objects (GNU hash, DT_HASH,
  * both, stripped) and into the test executables themselves (-rdynamic).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* symtab-test.c -- unit test of recorder/symtab.c: for every address
  * of a large sample, mtrec_symtab_find() must say exactly what dladdr()
  * says, and must answer (not hand over to dladdr) everywhere inside the

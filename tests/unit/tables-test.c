@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tables-test.c -- unit test of the recorder's tables: caller strings
  * (recorder/tables-caller.c), interned stacks (tables-stack.c) and loaded
  * objects (tables-objects.c), alone, without the chunk writer above them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unit-check.h -- what the recorder's unit tests (chunk-test.c,
  * tables-test.c) share: a check that counts and says what failed, and the
  * last line, "PASS" or "FAIL N". */

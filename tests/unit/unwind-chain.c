@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-chain.c -- call-chain hops of different frame shapes, compiled
  * once per VARIANT with different flags (-O0/-O2/-Os, with and without
  * frame pointers, as a shared library, with clang) by build-unwind-test.sh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-preload.c -- the unwinder inside real programs' malloc.
  *
  * Built with recorder/unwind.c into a preload library (as libmtrec.so

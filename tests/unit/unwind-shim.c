@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-shim.c -- stands in for libmtrec.so in the unwinder's unit test.
  *
  * Linked with recorder/unwind.c into one shared object, built with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-test.c -- unit test and microbenchmark of recorder/unwind.c.
  *
  * Every walk is compared with glibc's backtrace() (libgcc's DWARF unwinder)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind-test.h -- shared by the pieces of the unwind.c unit test.
  *
  * unwind-shim.c plays libmtrec.so: it is linked with recorder/unwind.c

@@ -26,12 +26,13 @@ static CxaDemangle
 cxa_demangle (void)
 {
 	static CxaDemangle fn;
+	static void *library;	/* kept for the life of the process */
 	static gsize once;
 
 	if (g_once_init_enter (&once)) {
-		void *h = dlopen ("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (h != NULL)
-			fn = (CxaDemangle) dlsym (h, "__cxa_demangle");
+		library = dlopen ("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (library != NULL)
+			fn = (CxaDemangle) dlsym (library, "__cxa_demangle");
 		g_once_init_leave (&once, 1);
 	}
 	return fn;

@@ -36,7 +36,6 @@ typedef struct {
 	int frames;
 	guint growth;
 	GArray *leak_sites;        /* site indices, largest first, of the growth classes */
-	GPtrArray *by_site;        /* site index -> GPtrArray of its paths (stacks only) */
 } Report;
 
 static const char *
@@ -189,7 +188,7 @@ static void
 put_stacks (FILE *out, const Report *r, uint32_t si)
 {
 	GPtrArray *sites = mta_run_sites (r->run);
-	g_autoptr (GPtrArray) stacks = mta_site_groups (r->by_site->pdata[si], (guint) r->frames, TRUE);
+	g_autoptr (GPtrArray) stacks = mta_site_groups (r->run, si, (guint) r->frames, TRUE);
 	guint shown = 0;
 
 	for (guint k = 0; k < stacks->len && shown < MAX_STACKS; k++) {
@@ -248,7 +247,7 @@ put_leak_table (FILE *out, const Report *r)
 			 PRIu64 "</td><td class=\"growth %s\">%s</td><td class=\"num\">%" PRIu64 "</td><td>",
 			 k + 1, s->leaked_blocks, s->leaked_bytes, mta_growth_name (s->growth),
 			 mta_growth_name (s->growth), s->allocs);
-		if (r->frames > 0 && r->by_site->pdata[si] != NULL) {
+		if (r->frames > 0 && mta_site_has_stacks (r->run, si)) {
 			fputs ("<details><summary>", out);
 			put_site_label (out, s);
 			fputs ("</summary>\n", out);
@@ -559,8 +558,7 @@ gboolean
 mta_html_write_report (const char *path, const MtaRun *run, int frames, guint growth, GError **error)
 {
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
-	g_autoptr (GPtrArray) by_site = mta_paths_by_site (run);
-	Report r = { run, frames, growth, leak_sites, by_site };
+	Report r = { run, frames, growth, leak_sites };
 
 	return mta_html_write_file (path, write_report, &r, error);
 }

@@ -72,12 +72,14 @@ put_stacks (FILE *out, const MtaRun *run, uint32_t site, int frames, gboolean le
 {
 	GPtrArray *paths = mta_run_paths (run);
 	gboolean first = TRUE;
+	guint np;
+	const uint32_t *pi = mta_run_site_paths (run, site, &np);
 
 	fputs ("\"stacks\": [", out);
-	for (guint i = 0; i < paths->len && frames > 0; i++) {
-		const MtaPath *p = paths->pdata[i];
+	for (guint i = 0; i < np && frames > 0; i++) {
+		const MtaPath *p = paths->pdata[pi[i]];
 		uint64_t n = leaks ? p->leaked_blocks : p->bad_frees;
-		if (p->site != (int32_t) site || n == 0 || p->addrs == NULL)
+		if (n == 0 || p->addrs == NULL)
 			continue;
 		g_autoptr (GArray) tail = mta_path_tail (p, (guint) frames);
 		fputs (first ? "\n        {" : ",\n        {", out);

@@ -64,6 +64,9 @@ struct MtaRun {
 	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
 	GPtrArray *paths;
 	GPtrArray *sites;
+	/* after finish: the paths of site i are site_paths[site_path_start[i]]
+	 * up to site_path_start[i + 1], in path order */
+	uint32_t *site_path_start, *site_paths;
 	GHashTable *site_by_key;   /* "function\x1ffile\x1fline\x1fobject" -> site + 1 */
 	GHashTable *site_by_field; /* frame field -> FieldSites */
 	GArray *leaks;
@@ -173,6 +176,8 @@ mta_run_free (MtaRun *r)
 	g_hash_table_destroy (r->stacks);
 	g_ptr_array_free (r->paths, TRUE);
 	g_ptr_array_free (r->sites, TRUE);
+	g_free (r->site_path_start);
+	g_free (r->site_paths);
 	g_hash_table_destroy (r->site_by_key);
 	g_hash_table_destroy (r->site_by_field);
 	g_array_free (r->leaks, TRUE);
@@ -926,6 +931,32 @@ earliest (uint64_t a, uint64_t b)
 	return a == 0 || (b != 0 && b < a) ? b : a;
 }
 
+/* The paths of each site, found once (a counting sort): the reports go
+ * site by site, and a scan of every path for each site is quadratic. */
+static void
+index_paths_by_site (MtaRun *r)
+{
+	guint ns = r->sites->len, np = r->paths->len;
+	uint32_t *start = g_new0 (uint32_t, (gsize) ns + 1);
+	uint32_t *list = g_new (uint32_t, np ? np : 1);
+
+	for (guint i = 0; i < np; i++)
+		start[((MtaPath *) r->paths->pdata[i])->site + 1]++;
+	for (guint i = 0; i < ns; i++)
+		start[i + 1] += start[i];
+	/* start[s] is the first of site s; fill each site from its end
+	 * backwards, so that its paths stay in path order ... */
+	for (guint i = np; i-- > 0;) {
+		const MtaPath *p = r->paths->pdata[i];
+		list[--start[p->site + 1]] = i;
+	}
+	/* ... which leaves the first of site s in start[s + 1] */
+	memmove (start, start + 1, ns * sizeof *start);
+	start[ns] = np;
+	r->site_path_start = start;
+	r->site_paths = list;
+}
+
 void
 mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 {
@@ -1003,6 +1034,18 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		}
 	}
 	classify_growth (r);
+	index_paths_by_site (r);
+}
+
+const uint32_t *
+mta_run_site_paths (const MtaRun *r, uint32_t site, guint *n)
+{
+	if (r->site_path_start == NULL || site >= r->sites->len) {
+		*n = 0;
+		return NULL;
+	}
+	*n = r->site_path_start[site + 1] - r->site_path_start[site];
+	return r->site_paths + r->site_path_start[site];
 }
 
 GArray *

@@ -176,6 +176,9 @@ const MtaRunInfo *mta_run_info (const MtaRun *run);
 MtaSymbolizer *mta_run_symbolizer (const MtaRun *run);
 GPtrArray *mta_run_sites (const MtaRun *run);       /* MtaSite * */
 GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
+/* The paths charged to SITE (indices into mta_run_paths, in that order),
+ * *N of them; after mta_run_finish. */
+const uint32_t *mta_run_site_paths (const MtaRun *run, uint32_t site, guint *n);
 /* The frames after the charged one of a path, up to MAX: what the reports
  * show under a site.  Site indices; free with g_array_unref. */
 GArray *mta_path_tail (const MtaPath *path, guint max);

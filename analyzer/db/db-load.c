@@ -709,17 +709,19 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	sqlite3_stmt *st = d->st[ST_SITE_TIMELINE];
+	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
+	g_autofree uint32_t *blocks = g_new (uint32_t, i->tl_len + 1);
 
 	for (guint k = 0; k < sites->len; k++) {
 		const MtaSite *s = sites->pdata[k];
-		if (s->leaked_blocks == 0 || s->tl_bytes == NULL)
+		if (s->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
 			continue;
 		for (guint j = 0; j < i->tl_len; j++) {
 			sqlite3_bind_int64 (st, 1, d->run_id);
 			sqlite3_bind_int64 (st, 2, site_ids[k]);
 			sqlite3_bind_int64 (st, 3, j);
-			sqlite3_bind_int64 (st, 4, s->tl_blocks[j]);
-			sqlite3_bind_int64 (st, 5, (sqlite3_int64) s->tl_bytes[j]);
+			sqlite3_bind_int64 (st, 4, blocks[j]);
+			sqlite3_bind_int64 (st, 5, (sqlite3_int64) bytes[j]);
 			if (!step (d, ST_SITE_TIMELINE, error))
 				return FALSE;
 		}

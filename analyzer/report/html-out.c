@@ -128,11 +128,13 @@ total_live (const MtaRun *run)
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	uint64_t *total = g_new0 (uint64_t, i->tl_len);
+	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
 
 	for (guint k = 0; k < sites->len; k++) {
-		const MtaSite *s = sites->pdata[k];
-		for (guint t = 0; s->tl_bytes != NULL && t < i->tl_len; t++)
-			total[t] += s->tl_bytes[t];
+		if (!mta_run_site_timeline (run, sites->pdata[k], bytes, NULL))
+			continue;
+		for (guint t = 0; t < i->tl_len; t++)
+			total[t] += bytes[t];
 	}
 	return total;
 }
@@ -161,11 +163,15 @@ put_timeline (FILE *out, const Report *r)
 		x[t] = i->time_axis ? (double) i->tl_times[t] / 1e9 : (double) i->tl_lines[t];
 	for (guint k = 0; k < r->leak_sites->len && n <= MAX_CHART_SITES; k++) {
 		const MtaSite *s = sites->pdata[g_array_index (r->leak_sites, uint32_t, k)];
-		if (s->tl_bytes == NULL)
+		uint64_t *bytes = g_new (uint64_t, i->tl_len);
+		if (!mta_run_site_timeline (r->run, s, bytes, NULL)) {
+			g_free (bytes);
 			continue;
+		}
 		char *label = mta_site_label (s);
 		g_ptr_array_add (labels, label);
-		series[n++] = (MtaChartSeries) { label, s->tl_bytes, NULL, 0 };
+		g_ptr_array_add (labels, bytes);
+		series[n++] = (MtaChartSeries) { label, bytes, NULL, 0 };
 	}
 	double peak = mta_run_position (r->run, i->peak_line);
 	g_autofree char *peak_label = g_strdup_printf ("peak: %" PRIu64 " bytes at line %" PRIu64,

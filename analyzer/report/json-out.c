@@ -328,6 +328,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	g_autoptr (GHashTable) leak_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	g_autoptr (GHashTable) bad_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	GHashTable *threads = mta_run_threads (run);
+	g_autofree uint64_t *tl_bytes = g_new (uint64_t, i->tl_len + 1);
+	g_autofree uint32_t *tl_blocks = g_new (uint32_t, i->tl_len + 1);
 
 	fprintf (out, "{\n  \"format\": \"mtanalyze\", \"version\": %d,\n", JSON_FORMAT_VERSION);
 	fputs ("  \"run\": {\n    \"traces\": [", out);
@@ -420,10 +422,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs (",\n      ", out);
 		put_reach_counts (out, run, s->reach_blocks, s->reach_bytes);
 		fputs (",\n      ", out);
-		if (s->tl_bytes != NULL) {
-			put_u32_array (out, "live_blocks_over_time", s->tl_blocks, i->tl_len);
+		if (mta_run_site_timeline (run, s, tl_bytes, tl_blocks)) {
+			put_u32_array (out, "live_blocks_over_time", tl_blocks, i->tl_len);
 			fputs (",\n      ", out);
-			put_u64_array (out, "live_bytes_over_time", s->tl_bytes, i->tl_len);
+			put_u64_array (out, "live_bytes_over_time", tl_bytes, i->tl_len);
 			fputs (",\n      ", out);
 		}
 		put_stacks (out, run, si, frames, TRUE);

@@ -113,8 +113,7 @@ site_free (gpointer p)
 	g_free (s->function);
 	g_free (s->file);
 	g_free (s->object);
-	g_free (s->tl_bytes);
-	g_free (s->tl_blocks);
+	g_free (s->tl.p);
 	g_free (s);
 }
 
@@ -305,10 +304,17 @@ site_touch (MtaRun *r, MtaSite *s)
 		s->peak_share_bytes = s->live_bytes;
 		s->peak_mark = r->peak_epoch;
 	}
-	if (G_UNLIKELY (s->tl_bytes == NULL)) {
-		s->tl_bytes = g_new0 (uint64_t, MTA_TL_MAX + 1);
-		s->tl_blocks = g_new0 (uint32_t, MTA_TL_MAX + 1);
-	}
+	s->charged = TRUE;
+	mta_timeline_keep (&r->timeline, &s->tl, r->cur_line, s->live_bytes, s->live_blocks);
+}
+
+gboolean
+mta_run_site_timeline (const MtaRun *r, const MtaSite *s, uint64_t *bytes, uint32_t *blocks)
+{
+	if (!s->charged)
+		return FALSE;
+	mta_timeline_expand (&r->timeline, &s->tl, s->live_bytes, s->live_blocks, bytes, blocks);
+	return TRUE;
 }
 
 gboolean
@@ -799,7 +805,7 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	if (l->kind != MTA_LINE_EVENT)
 		return TRUE;
 	if (G_UNLIKELY (mta_timeline_due (&r->timeline, l->lineno)))
-		mta_timeline_sample (&r->timeline, r->sites, l->lineno);
+		mta_timeline_sample (&r->timeline, l->lineno);
 	r->info.events++;
 	uint32_t pi = path_of (r, l);
 	MtaPath *p = r->paths->pdata[pi];
@@ -1014,7 +1020,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		}
 	}
 	mta_kinds_finish (r->kinds, r->paths);
-	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
+	mta_timeline_finish (&r->timeline, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
 			     &r->info.end_time_ns);
 	r->info.tl_len = r->timeline.len;
 	r->info.time_lines = r->timeline.time_lines;

@@ -22,6 +22,7 @@
 #include "incomplete.h"
 #include "reach.h"
 #include "symbolize.h"
+#include "timeline.h"
 #include "trace-reader.h"
 #include "wrappers.h"
 
@@ -52,8 +53,9 @@ typedef struct {
 	uint64_t last_free_line, last_freed_born; /* as MtaPath's */
 	int growth;                /* MtaGrowth of its leaks (after finish) */
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
-	uint64_t *tl_bytes;        /* live bytes at each timeline sample, NULL: never charged */
-	uint32_t *tl_blocks;       /* live blocks at each sample */
+	/* its live bytes and blocks over the run: mta_run_site_timeline */
+	MtaTlPoints tl;
+	gboolean charged;          /* any block was charged here */
 	/* Its leaks by reachability at exit (reach.h), after finish */
 	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 } MtaSite;
@@ -190,6 +192,12 @@ typedef struct MtaKinds MtaKinds;
 const MtaKinds *mta_run_kinds (const MtaRun *run);
 /* Thread names: tid (GUINT_TO_POINTER) -> name */
 GHashTable *mta_run_threads (const MtaRun *run);
+
+/* S's live BYTES and BLOCKS at each of the run's tl_len timeline samples
+ * (either may be NULL); FALSE, and nothing filled, when nothing was ever
+ * charged there. */
+gboolean mta_run_site_timeline (const MtaRun *run, const MtaSite *s, uint64_t *bytes,
+				uint32_t *blocks);
 
 /* Position of trace line LINE on the run's axis: ns since the start
  * (time axis, interpolated between "# time" lines) or the line itself. */

@@ -56,8 +56,9 @@ typedef struct {
 	/* its live bytes and blocks over the run: mta_run_site_timeline */
 	MtaTlPoints tl;
 	gboolean charged;          /* any block was charged here */
-	/* Its leaks by reachability at exit (reach.h), after finish */
-	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
+	/* Its leaks by reachability at exit (reach.h), after finish: arrays
+	 * of MTA_REACH_N (all zero for a site without leaks) */
+	const uint64_t *reach_blocks, *reach_bytes;
 } MtaSite;
 
 typedef struct {
@@ -83,7 +84,6 @@ typedef struct {
 	/* Its live bytes at the run's peak when the peak lies in a compacted
 	 * trace's dropped lines ("# pathsum", compact-sum.h). */
 	uint64_t compact_peak_share;
-	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 } MtaPath;
 
 /* A leaked block or a bad free. */

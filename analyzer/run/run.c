@@ -107,7 +107,7 @@ struct MtaRun {
 	GStringChunk *strings;
 	Arena arena;
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
-	GHashTable *site_by_field; /* frame field -> FieldSites */
+	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
@@ -181,7 +181,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->scratch_inlined = g_array_new (FALSE, FALSE, sizeof (uint8_t));
 	r->sites = g_ptr_array_new_with_free_func (site_free);
 	r->site_by_key = g_hash_table_new (site_key_hash, site_key_equal);
-	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
 	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
@@ -330,7 +330,7 @@ sites_for_field (MtaRun *r, const char *field)
 	guint n = 1;
 	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
 		n++;
-	fs = g_malloc (sizeof *fs + n * sizeof fs->f[0]);
+	fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
 	fs->n = n;
 	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
 		fs->f[i].site = site_for_frame (r, fi);

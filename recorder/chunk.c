@@ -254,6 +254,19 @@ static int file_ready(size_t backed)
 	return -1;
 }
 
+/* The file lost its last name since the last look (file.c, "The
+ * file taken away"): recording stops here, saying so. */
+static int file_named(uint64_t now)
+{
+	struct mtrec_file_err e = { NULL, 0 };
+
+	if (likely(mtrec_file_watch(now, &e) == 0))
+		return 0;
+	mtrec_give_up(e.why, e.err);
+	mtrec_file_drop();
+	return -1;
+}
+
 /* Reserve the bytes of a chunk of len bytes that has room for need bytes
  * of lines; the start of its lines, or NULL.  Offsets become addresses
  * on each side of a part's start apart: the part before and the part
@@ -394,12 +407,12 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 		return NULL;
 	if (need + CHUNK_HEAD > len)
 		len = (need + CHUNK_HEAD + 63) & ~(size_t)63;
-	if ((ch = reserve(len, need, &end, &end_off)) == NULL)
+	now = prim_monotonic_ns();
+	if (file_named(now) < 0 || (ch = reserve(len, need, &end, &end_off)) == NULL)
 		return NULL;
 	memcpy(ch, "\n# T ", 5);
 	o = put_dec(ch + 5, (unsigned long)s->tid);
 	*o++ = '\n';
-	now = prim_monotonic_ns();
 	o = maybe_time(o, now, &gen);
 	o = maybe_thread_name(s, o, now);
 	s->pos = o;
@@ -647,6 +660,13 @@ void mtrec_give_up(const char *why, int err)
 			 prim_strerror(err), SAY_END);
 	else
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
+}
+
+void mtrec_chunk_watch(uint64_t now)
+{
+	if (__atomic_load_n(&c.writing, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&mtrec_failed, __ATOMIC_ACQUIRE))
+		file_named(now);
 }
 
 void mtrec_chunk_refuse(void)

@@ -193,6 +193,11 @@ void mtrec_new_epoch(void) MTREC_HIDDEN;
 /* Stop recording for good, saying why once, on stderr and in the trace
  * ("# stopped WHY"). */
 void mtrec_give_up(const char *why, int err) MTREC_HIDDEN;
+/* From a periodic look outside any chunk (the control channel's, every
+ * 100 ms of any thread's allocation calls): has the trace file been
+ * removed or replaced?  Then recording stops, saying so.  now: the
+ * monotonic clock in ns. */
+void mtrec_chunk_watch(uint64_t now) MTREC_HIDDEN;
 /* The trace could not be opened, and the file layer said why: nothing
  * will be written. */
 void mtrec_chunk_refuse(void) MTREC_HIDDEN;

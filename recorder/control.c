@@ -14,9 +14,10 @@
  * until it makes one (mtrec ctl then says the request is pending).
  *
  * Trust: a request is taken only from a regular file with one link, owned
- * by this process's effective user or by root, and naming this process's
- * start time (a request left for an earlier process with the same pid is
- * removed unanswered). */
+ * by this process's effective user or by root, in a directory (not a
+ * symbolic link) of that user or root that nobody else may write in, and
+ * naming this process's start time (a request left for an earlier process
+ * with the same pid is removed unanswered). */
 #include "control.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 uint64_t mtrec_ctl_due = UINT64_MAX;
@@ -129,6 +131,45 @@ static int parse(char *text, struct mtrec_ctl_req *r)
 	return 0;
 }
 
+/* The directory of the request, open, when it may be trusted: a real
+ * directory (not a symbolic link), ours or root's, that nobody else may
+ * write in.  Else another user who made /tmp/mtrec-EUID first, or a link
+ * there, would choose what we read and remove.  -1 when not. */
+static int open_dir(struct mtrec_ctl_req *r, uid_t me)
+{
+	char *slash = strrchr(r->path, '/');
+	struct stat st;
+	int fd;
+
+	*slash = '\0';
+	fd = prim_open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	*slash = '/';
+	r->name = slash + 1;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (st.st_uid != me && st.st_uid != 0) ||
+			(st.st_mode & 022))) {
+		prim_close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_at(int dirfd, const char *name, int flags)
+{
+	long r;
+
+	do
+		r = syscall(SYS_openat, dirfd, name, flags, 0);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+static void drop(struct mtrec_ctl_req *r)
+{
+	unlinkat(r->dirfd, r->name, 0);
+	prim_close(r->fd);
+	prim_close(r->dirfd);
+}
+
 int mtrec_control_take(struct mtrec_ctl_req *r)
 {
 	struct stat st, fst;
@@ -141,13 +182,16 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 		return 0;	/* nothing asked: the common case */
 	if (!S_ISREG(st.st_mode) || st.st_nlink != 1 || (st.st_uid != me && st.st_uid != 0))
 		return 0;	/* not a request we may trust: left alone */
-	r->fd = prim_open(r->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	if ((r->dirfd = open_dir(r, me)) < 0)
+		return 0;	/* nor one in a directory we may trust */
+	r->fd = open_at(r->dirfd, r->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0)
-		r->fd = prim_open(r->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
-	if (r->fd < 0)
-		return 0;
-	if (fstat(r->fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
-		prim_close(r->fd);
+		r->fd = open_at(r->dirfd, r->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (r->fd < 0 || fstat(r->fd, &fst) < 0 || fst.st_dev != st.st_dev ||
+	    fst.st_ino != st.st_ino) {
+		if (r->fd >= 0)
+			prim_close(r->fd);
+		prim_close(r->dirfd);
 		return 0;	/* replaced between the two looks: next time */
 	}
 	/* Claimed by one thread: another that looks while the request is
@@ -155,6 +199,7 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 	 * is let go, answered and removed. */
 	if (flock(r->fd, LOCK_EX | LOCK_NB) < 0 || fstat(r->fd, &fst) < 0 || fst.st_nlink == 0) {
 		prim_close(r->fd);
+		prim_close(r->dirfd);
 		return 0;
 	}
 	n = prim_read(r->fd, text, sizeof(text) - 1);
@@ -163,8 +208,7 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 		return 1;
 	/* A request being written (mtrec ctl links it whole: never), malformed,
 	 * or an earlier process's: removed, so that it is not read again. */
-	unlink(r->path);
-	prim_close(r->fd);
+	drop(r);
 	return 0;
 }
 
@@ -178,6 +222,5 @@ void mtrec_control_answer(struct mtrec_ctl_req *r, int done, const char *text)
 	/* A request we could only read is acknowledged without an answer. */
 	if (prim_pwrite(r->fd, buf, (size_t)(o - buf), MTREC_CONTROL_ANSWER_AT) < 0)
 		errno = 0;
-	unlink(r->path);
-	prim_close(r->fd);
+	drop(r);
 }

@@ -28,7 +28,9 @@ struct mtrec_ctl_req {
 	enum mtrec_ctl_cmd cmd;
 	char label[512];	/* MTREC_CTL_MARK's, NUL-terminated */
 	int fd;			/* the request file, open */
+	int dirfd;		/* its directory, open */
 	char path[320];
+	const char *name;	/* the request file's name in path */
 };
 
 /* CLOCK_MONOTONIC_COARSE in nanoseconds when the next look is due;

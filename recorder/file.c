@@ -19,7 +19,9 @@
  * exclusive flock() on it before it truncates it, and a process that finds
  * the name locked by another recording writes NAME.PID beside it instead.
  * A name that exists and is not a regular file (a device, a FIFO, a
- * socket) is refused without being opened.
+ * socket) is refused without being opened; a file another user left in a
+ * sticky directory that others may write in (owner.h) is refused after
+ * the open, on the descriptor, before anything is written or truncated.
  *
  * Whatever happens to the file, the program runs on:
  *   - its descriptor closed or replaced by the program (closefrom(3) in a
@@ -58,6 +60,7 @@
  * remembers that it is broken, so that no other thread tries again. */
 #include "file.h"
 #include "lock.h"
+#include "owner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define GROW_STEP (4u << 20)	/* the largest step the file grows by */
@@ -163,28 +167,105 @@ static int move_high(int fd)
 	return high;
 }
 
-/* The session's own name: refuse what is not a regular file without
- * opening it (opening a device can have effects), then lock before
- * truncating, so that a recording in progress is never cut.  -1 with
- * errno set, or -2 when another recording holds the file. */
-static int open_first(const char *path)
+/* The directory that holds path, opened (O_PATH: nothing is read from
+ * it) so that the file is then opened in the very directory whose owner
+ * and mode were looked at, whatever is renamed meanwhile; *base is the
+ * name in it.  -1 with errno. */
+static int open_parent(const char *path, const char **base, struct stat *dir)
 {
-	struct stat st;
-	int fd;
+	char d[sizeof(mtrec_file.path)];
+	const char *slash = strrchr(path, '/');
+	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	int fd, err;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
-	    !S_ISLNK(st.st_mode)) {
+	*base = slash ? slash + 1 : path;
+	if (len >= sizeof(d)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(d, slash ? path : ".", len);
+	d[len] = '\0';
+	fd = prim_open(d, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd >= 0 && fstat(fd, dir) < 0) {
+		err = errno;
+		prim_close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_at(int dirfd, const char *name, int flags, mode_t mode)
+{
+	long r;
+
+	do
+		r = syscall(SYS_openat, dirfd, name, flags, mode);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+/* Open path to write it, creating it (mode 0600) when missing, never
+ * through a symbolic link.  What is not a regular file is refused without
+ * being opened (opening a device can have effects): -3.  A file another
+ * user left in a directory others may write in is refused (owner.h),
+ * after the open, on the descriptor, so that no swap of names between a
+ * look and the open can fool it: -4, its owner in *owner.  Nothing is
+ * truncated here.  -1 with errno. */
+static int open_checked(const char *path, uid_t *owner)
+{
+	struct stat dir, st;
+	const char *base;
+	int dfd = open_parent(path, &base, &dir), fd, err, was;
+
+	if (dfd < 0)
+		return -1;
+	was = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (was && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		prim_close(dfd);
 		errno = EINVAL;
 		return -3;
 	}
-	fd = prim_open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	if (fd < 0)
+	fd = open_at(dfd, base, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	err = errno;
+	prim_close(dfd);
+	/* The kernel refused it by the same rule (fs.protected_regular set):
+	 * said as we say it. */
+	if (fd < 0 && err == EACCES && was && S_ISREG(st.st_mode) &&
+	    mtrec_planted(&dir, &st, geteuid())) {
+		*owner = st.st_uid;
+		return -4;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = fd < 0 ? err : errno;
+		if (fd >= 0)
+			prim_close(fd);
+		errno = err;
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	}
+	if (!S_ISREG(st.st_mode)) {
 		prim_close(fd);
 		errno = EINVAL;
 		return -3;
 	}
+	if (mtrec_planted(&dir, &st, geteuid())) {
+		*owner = st.st_uid;
+		prim_close(fd);
+		return -4;
+	}
+	return fd;
+}
+
+/* The session's own name: checked (open_checked), then locked before it
+ * is truncated, so that a recording in progress is never cut.  -1 with
+ * errno set, -2 when another recording holds the file, -3 or -4 as
+ * open_checked. */
+static int open_first(const char *path, uid_t *owner)
+{
+	int fd = open_checked(path, owner);
+
+	if (fd < 0)
+		return fd;
 	if (prim_flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
 		prim_close(fd);
 		return -2;
@@ -196,6 +277,17 @@ static int open_first(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+/* "refusing trace file 'PATH': ..." for a file open_checked found planted. */
+static void say_planted(const char *path, uid_t owner, const char *then)
+{
+	char uid[24];
+
+	*prim_putu(uid, uid + sizeof(uid) - 1, (unsigned long)owner) = '\0';
+	prim_say("refusing trace file '", path, "': it belongs to user ", uid, ", not to this "
+		 "process's user, in a sticky directory others may write in (whoever made it "
+		 "could read the trace); ", then, SAY_END);
 }
 
 /* A name of this process's own: NAME.PID (or the %p name), then .1, .2
@@ -224,6 +316,7 @@ static int open_name(int first)
 {
 	pid_t pid = getpid();
 	char taken[sizeof(mtrec_file.path)];
+	uid_t owner;
 	int fd;
 
 	if (!*name_pattern)
@@ -234,7 +327,11 @@ static int open_name(int first)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open_first(mtrec_file.path);
+	fd = open_first(mtrec_file.path, &owner);
+	if (fd == -4) {
+		say_planted(mtrec_file.path, owner, "not recording");
+		return -2;
+	}
 	if (fd == -3) {
 		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording",
 			 SAY_END);
@@ -477,7 +574,13 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 		return -1;
 	}
 	fd = move_high(fd);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		prim_say("cannot open trace file '", mtrec_file.path, "': fstat: ",
+			 prim_strerror(errno), "; not recording", SAY_END);
+		prim_close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		prim_say("trace file '", mtrec_file.path, "' is not a regular file; not recording", SAY_END);
 		prim_close(fd);
 		return -1;
@@ -507,28 +610,53 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 }
 
 /* Is our descriptor still our file?  A program may close it or dup2 over
- * it; then extending "it" would write into someone else's file. */
+ * it; then extending "it" would write into someone else's file.  1 yes,
+ * 0 no, -1 cannot tell: fstat() itself was refused (a seccomp filter), and
+ * errno says how. */
+static int fd_is_ours(struct stat *st)
+{
+	if (fstat(mtrec_file.fd, st) < 0)
+		return errno == EBADF ? 0 : -1;
+	return st->st_dev == file_dev && st->st_ino == file_ino;
+}
+
 static int still_ours(struct stat *st)
 {
-	return fstat(mtrec_file.fd, st) == 0 && st->st_dev == file_dev && st->st_ino == file_ino;
+	return fd_is_ours(st) == 1;
 }
+
+#define CANNOT_CHECK "cannot check that the trace file is still the one it opened (fstat refused)"
 
 /* Make mtrec_file.fd our file again after the program closed or replaced
  * the number (a daemon closing every descriptor at start): open the name
  * again and check it is the same file.  The old number is the program's
- * now and is never closed.  0, or -1 with a reason. */
-static int regain(struct stat *st, const char **why)
+ * now and is never closed.  0, or -1 with a reason (and *err, an errno
+ * value or 0). */
+static int regain(struct stat *st, const char **why, int *err)
 {
-	int fd;
+	int fd, ours = fd_is_ours(st);
 
-	if (still_ours(st))
+	*err = 0;
+	if (ours == 1)
 		return 0;
+	if (ours < 0) {
+		*err = errno;
+		*why = CANNOT_CHECK;
+		return -1;
+	}
 	fd = prim_open(mtrec_file.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 	if (fd < 0) {
+		*err = errno;
 		*why = "the program closed its descriptor and the file cannot be opened again";
 		return -1;
 	}
-	if (fstat(fd, st) < 0 || st->st_dev != file_dev || st->st_ino != file_ino) {
+	if (fstat(fd, st) < 0) {
+		*err = errno;
+		prim_close(fd);
+		*why = CANNOT_CHECK;
+		return -1;
+	}
+	if (st->st_dev != file_dev || st->st_ino != file_ino) {
 		prim_close(fd);
 		*why = "the program closed its descriptor and the file was replaced or removed";
 		return -1;
@@ -536,6 +664,85 @@ static int regain(struct stat *st, const char **why)
 	mtrec_file.fd = move_high(fd);
 	prim_flock(mtrec_file.fd, LOCK_EX | LOCK_NB);
 	return 0;
+}
+
+/* ---- the file taken away ---------------------------------------------- */
+
+/* A trace removed (rm) or replaced (mv over it) while the program runs
+ * leaves the recorder writing into a file that no name reaches: every
+ * later event lost, in silence.  The file's link count, read on our own
+ * descriptor, says so exactly: 0 once its last name is gone.  A name
+ * looked up instead would mislead after a chroot() or a rename of the
+ * file (the trace goes on under its new name: nothing is lost), and on a
+ * hard link kept elsewhere.  The look costs one fstat() every
+ * WATCH_EVERY_NS at most, at a chunk turnover (mtrec_file_watch). */
+#define WATCH_EVERY_NS 100000000ull
+
+static uint64_t watch_due;	/* the next look; UINT64_MAX: fstat is refused */
+
+/* Why the file is lost, or NULL when it is not (or nobody can tell). */
+static const char *gone_why(void)
+{
+	struct stat st, by_name;
+	int ours = fd_is_ours(&st);
+
+	if (ours < 0) {
+		/* Refused, not lost: recording goes on; the growth, which
+		 * must know, says so if it is refused too. */
+		__atomic_store_n(&watch_due, UINT64_MAX, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	/* A descriptor the program took over is the growth's to regain. */
+	if (!ours || st.st_nlink > 0)
+		return NULL;
+	if (lstat(mtrec_file.path, &by_name) == 0)
+		return "the trace file was replaced by another file";
+	if (errno == ENOENT)
+		return "the trace file was removed";
+	return "the trace file was removed or replaced";
+}
+
+/* The file is gone and recording stopped (the caller said why): hold it
+ * no longer, so that removing it frees the disk at once -- a trace of
+ * gigabytes removed to make room must not stay allocated until the
+ * program exits.  Threads still in their chunks write on into anonymous
+ * memory (lose_mapping); nothing else is written (mtrec_file_note
+ * appends only through a descriptor that is still ours). */
+void mtrec_file_drop(void)
+{
+	size_t len = (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) + ALIGN_2M) & ~(ALIGN_2M - 1);
+
+	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
+		return;
+	/* The file's mapping reaches past the size, to the end of the
+	 * reservation or of the part's place: all of it must go. */
+	if (!mtrec_file_lost() && mtrec_file.base && lose_mapping() == 0 &&
+	    (len >= mtrec_file.maplen ||
+	     mmap(mtrec_file.base + len, mtrec_file.maplen - len, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED) &&
+	    mtrec_file.fd >= 0) {
+		prim_close(mtrec_file.fd);
+		mtrec_file.fd = -1;
+	}
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+}
+
+int mtrec_file_watch(uint64_t now, struct mtrec_file_err *e)
+{
+	uint64_t due = __atomic_load_n(&watch_due, __ATOMIC_RELAXED);
+	const char *why;
+
+	if (now < due || !__atomic_compare_exchange_n(&watch_due, &due, now + WATCH_EVERY_NS, 0,
+						      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 0;
+	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED) || __atomic_load_n(&broken, __ATOMIC_RELAXED) ||
+	    mtrec_file_lost() || __atomic_load_n(&closed, __ATOMIC_RELAXED) ||
+	    (why = gone_why()) == NULL)
+		return 0;
+	e->why = why;
+	e->err = 0;
+	__atomic_store_n(&broken, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static int extend(size_t from, size_t to)
@@ -572,6 +779,7 @@ static int next_part(struct mtrec_file_err *e)
 	unsigned k = mtrec_file.part_no + 1;
 	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
+	uid_t owner;
 	int fd;
 
 	if (mtrec_file.part_size >= mtrec_file.maplen || places < 2)
@@ -581,13 +789,24 @@ static int next_part(struct mtrec_file_err *e)
 		return fail(e, as_limited ? "the trace reached the size the address-space limit "
 			    "(ulimit -v) leaves it, and its oldest part is still in use" :
 			    "the trace reached its maximum size, and its oldest part is still in use", 0);
+	/* The part that ends was removed while it was written (a removed
+	 * complete part is the compactor's doing, or the user's). */
+	if (still_ours(&old) && old.st_nlink == 0)
+		return fail(e, "the trace file was removed", 0);
 	o = prim_puts(name, lim, first_path);
 	o = prim_puts(o, lim, ".part");
 	o = prim_putu(o, lim, k);
 	*o = '\0';
-	fd = move_high(prim_open(name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
-				 O_NONBLOCK, 0600));
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	/* Checked as part 1 was (open_checked), and then truncated. */
+	fd = open_checked(name, &owner);
+	if (fd == -4) {
+		memcpy(mtrec_file.path, name, sizeof(name));
+		return fail(e, "the file belongs to another user, in a sticky directory others "
+			    "may write in (whoever made it could read the trace); not writing "
+			    "into it", 0);
+	}
+	fd = move_high(fd);
+	if (fd < 0 || ftruncate(fd, 0) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    map_part(fd, mtrec_file_at(start)) < 0) {
 		int err = errno;
 		if (fd >= 0)
@@ -682,7 +901,7 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 	struct stat st;
 	size_t size, want, part_end, step, align;
 	const char *why = NULL;
-	int ret = -1;
+	int ret = -1, err;
 
 	e->why = NULL;
 	e->err = 0;
@@ -725,8 +944,8 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 			if (want - mtrec_file.part_start > rl.rlim_cur)
 				want = mtrec_file.part_start + rl.rlim_cur;
 		}
-		if (regain(&st, &why) < 0) {
-			fail(e, why, 0);
+		if (regain(&st, &why, &err) < 0) {
+			fail(e, why, err);
 			goto out;
 		}
 		if ((size_t)st.st_size < size - mtrec_file.part_start) {
@@ -870,7 +1089,7 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 {
 	struct stat st;
 	const char *why;
-	int cut = 0;
+	int cut = 0, err;
 	size_t used;
 
 	used = __atomic_exchange_n(&mtrec_file.tail, MTREC_TAIL_SHUT, __ATOMIC_ACQ_REL);
@@ -882,7 +1101,7 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 		used -= (size_t)(end - pos);
 		cut = 1;
 	}
-	if (!mapping_lost && regain(&st, &why) == 0 && used >= mtrec_file.part_start)
+	if (!mapping_lost && regain(&st, &why, &err) == 0 && used >= mtrec_file.part_start)
 		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), SAY_END);
@@ -893,11 +1112,17 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 
 int mtrec_file_close(char *pos, char *end)
 {
+	const char *why;
 	size_t used;
 	int cut;
 
 	if (mtrec_file.fd < 0)
 		return 0;
+	/* Taken away since the last look: the run was too short, or its
+	 * last chunk too long, for a look to come; said now, at least. */
+	if (!stopped && !broken && !mapping_lost && watch_due != UINT64_MAX &&
+	    (why = gone_why()) != NULL)
+		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
 	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
 		return 0;
 	cut = cut_to_used(pos, end, &used);
@@ -970,6 +1195,7 @@ void mtrec_file_fork_child(void)
 	drop_places();
 	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
+	watch_due = 0;
 	retired = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;

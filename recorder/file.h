@@ -90,6 +90,13 @@ int mtrec_file_open(int first, struct mtrec_file_err *e) MTREC_HIDDEN;
  * when recording must stop, else the growth was refused for now (a signal
  * handler nested in its own thread's growth, or the file already stopped). */
 int mtrec_file_ensure(size_t end, struct mtrec_file_err *e) MTREC_HIDDEN;
+/* At a chunk turnover, now being CLOCK_MONOTONIC in ns: every 100 ms at
+ * most, look whether the file lost its last name (removed, or replaced
+ * by a rename over it).  0, or -1 with *e set: recording must stop. */
+int mtrec_file_watch(uint64_t now, struct mtrec_file_err *e) MTREC_HIDDEN;
+/* After mtrec_file_watch() said so and recording stopped: let the file go
+ * (its mapping and descriptor), so that its disk space is freed now. */
+void mtrec_file_drop(void) MTREC_HIDDEN;
 /* Cut the file to its used length.  When the last chunk is the one that
  * ends at end, cut at pos instead and return 1. */
 int mtrec_file_close(char *pos, char *end) MTREC_HIDDEN;

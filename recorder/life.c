@@ -513,6 +513,7 @@ void mtrec_control_poll(void)
 		return;
 	if (mtrec_chunk_owner() != getpid())
 		return;
+	mtrec_chunk_watch(now);		/* a trace removed: said within 100 ms */
 	if (mtrec_control_take(&r))
 		act(&r);
 }

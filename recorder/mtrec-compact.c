@@ -11,12 +11,14 @@
  * the recorder's variables are removed from its environment.
  */
 #include "mtrec-compact.h"
+#include "owner.h"
 
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,12 +65,32 @@ static void log_name(const char *trace, char *out, size_t cap)
 	snprintf(out, cap, "%.*s.%s.compact.log", dirlen, trace, slash ? slash + 1 : trace);
 }
 
+/* The compactor's stderr: as the recorder opens a trace (file.c,
+ * open_checked), never through a symbolic link and never a file another
+ * user left beside a trace in /tmp; truncated only then.  -1 when refused
+ * (the compactor's messages are then lost, nothing else). */
+static int open_log(const char *log)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(log, '/');
+	struct stat dst, st;
+	int fd = open(log, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - log) + 1 : 1, slash ? log : ".");
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 ||
+			mtrec_planted(&dst, &st, geteuid()) || ftruncate(fd, 0) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void __attribute__((noreturn)) run_compactor(const char *analyzer, const char *trace,
 						    pid_t pid, const char *log)
 {
 	char pidarg[32];
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int err = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err = open_log(log);
 
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err < 0 ? null : err, 2) < 0)
 		_exit(125);

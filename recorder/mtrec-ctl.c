@@ -5,10 +5,12 @@
  * process's own allocation calls (recorder/control.c).  This side
  * finds DIR as the process sees it (its XDG_RUNTIME_DIR, its effective
  * user, its root directory through /proc/PID/root, so that a chroot, a
- * container or a service's private /tmp are no obstacle), writes the
- * request whole (a temporary file linked into place, so that the recorder
- * never reads half of one), keeps it open, and waits for it to disappear:
- * the recorder has then written its answer into it. */
+ * container or a service's private /tmp are no obstacle) one name at a
+ * time, never making or following what the process may have chosen to
+ * lead root astray (make_dir), writes the request whole (a temporary
+ * file linked into place, so that the recorder never reads half of one),
+ * keeps it open, and waits for it to disappear: the recorder has then
+ * written its answer into it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -100,7 +102,8 @@ struct target {
 	uid_t euid;
 	gid_t egid;
 	char start[32];		/* /proc/PID/stat field 22 */
-	char dir[PATH_MAX];	/* where requests go, through /proc/PID/root */
+	char dir[PATH_MAX];	/* where requests go, as the process sees it */
+	int dirfd;		/* that directory, open (make_dir) */
 };
 
 /* Does the process run the recorder, and will it look for requests?  0,
@@ -173,42 +176,125 @@ static int look_at(struct target *t)
 	}
 	/* As recorder/control.c request_path() has it. */
 	if (xdg && xdg[0] == '/' && strlen(xdg) < 256)
-		snprintf(t->dir, sizeof(t->dir), "/proc/%ld/root%s/mtrec", t->pid, xdg);
+		snprintf(t->dir, sizeof(t->dir), "%s/mtrec", xdg);
 	else
-		snprintf(t->dir, sizeof(t->dir), "/proc/%ld/root/tmp/mtrec-%u", t->pid,
-			 (unsigned)t->euid);
+		snprintf(t->dir, sizeof(t->dir), "/tmp/mtrec-%u", (unsigned)t->euid);
 	return 0;
 }
 
-/* The directory exists, belongs to the process's user and nobody else may
- * write in it (anyone could otherwise remove requests).  0, or CTL_TROUBLE. */
-static int make_dir(const struct target *t)
+/* May a directory on the way to the requests be trusted?  It is the
+ * process's user's, root's, or that of the owner of the process's root
+ * directory (a container's root, seen from outside its user namespace),
+ * and nobody else may change what its names lead to: no other user may
+ * write in it, unless it is sticky (as /tmp is), where another user's
+ * entry cannot be renamed or removed and the next step checks the
+ * entry's owner. */
+static int trusted_step(const struct stat *st, const struct target *t, uid_t root_owner)
 {
-	struct stat st;
+	return S_ISDIR(st->st_mode) &&
+	       (st->st_uid == 0 || st->st_uid == t->euid || st->st_uid == root_owner) &&
+	       (!(st->st_mode & 022) || (st->st_mode & S_ISVTX));
+}
 
-	if (mkdir(t->dir, 0700) == 0 && geteuid() != t->euid && chown(t->dir, t->euid, t->egid) < 0) {
+/* The request directory, open: DIR is a path the process chose (its
+ * XDG_RUNTIME_DIR), so it is walked one name at a time from the
+ * process's root (/proc/PID/root: a chroot, a container, a private /tmp
+ * are no obstacle), never through a symbolic link or "..", and only
+ * through directories trusted_step() accepts: root's mtrec ctl must not
+ * be led to make or use a directory in /etc, or in another user's tree.
+ * The last name is made (mode 0700, given to the process's user) only in
+ * a directory of that user -- it could make it itself -- or in a sticky
+ * one (/tmp); it must then be the process's user's, and nobody else may
+ * write in it (anyone could otherwise remove requests or read answers).
+ * 0, or CTL_TROUBLE after saying why. */
+static int make_dir(struct target *t)
+{
+	char root[64], walk[PATH_MAX], *name, *next;
+	struct stat st;
+	uid_t root_owner;
+	int fd, parent, made = 0;
+
+	snprintf(root, sizeof(root), "/proc/%ld/root", t->pid);
+	snprintf(walk, sizeof(walk), "%s", t->dir);
+	if ((parent = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(parent, &st) < 0) {
+		fprintf(stderr, "%s: cannot reach the root directory of process %ld: %s\n",
+			progname, t->pid, strerror(errno));
+		return CTL_TROUBLE;
+	}
+	root_owner = st.st_uid;
+	for (name = walk + 1;; name = next) {
+		if (!trusted_step(&st, t, root_owner)) {
+			fprintf(stderr, "%s: '%s' leads through a directory that is not root's or "
+				"user %u's, or that others may write in; not using it\n", progname,
+				t->dir, (unsigned)t->euid);
+			close(parent);
+			return CTL_TROUBLE;
+		}
+		while (*name == '/')
+			name++;
+		if ((next = strchr(name, '/')) != NULL)
+			*next++ = '\0';
+		if (!next || !*next)
+			break;
+		if (!*name || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0 ||
+		    (fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			fprintf(stderr, "%s: cannot reach '%s' (of process %ld) without following "
+				"a symbolic link or '..': %s\n", progname, t->dir, t->pid,
+				strcmp(name, "..") == 0 ? "'..' in it" : strerror(errno));
+			close(parent);
+			return CTL_TROUBLE;
+		}
+		close(parent);
+		parent = fd;
+		if (fstat(parent, &st) < 0) {
+			fprintf(stderr, "%s: cannot look at '%s': %s\n", progname, t->dir,
+				strerror(errno));
+			close(parent);
+			return CTL_TROUBLE;
+		}
+	}
+	/* st is the parent's: may the last name be made in it? */
+	if ((st.st_uid == t->euid || (st.st_mode & S_ISVTX)) && mkdirat(parent, name, 0700) == 0)
+		made = 1;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(parent);
+	if (fd < 0 && errno == ENOENT) {
+		fprintf(stderr, "%s: not making '%s' (process %ld chose it): the directory it "
+			"would be in is neither user %u's nor sticky, as /tmp is\n", progname,
+			t->dir, t->pid, (unsigned)t->euid);
+		return CTL_TROUBLE;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open '%s' (of process %ld) as a directory, without "
+			"following a symbolic link: %s\n", progname, t->dir, t->pid, strerror(errno));
+		return CTL_TROUBLE;
+	}
+	if (made && fstat(fd, &st) == 0 && st.st_uid != t->euid &&
+	    fchown(fd, t->euid, t->egid) < 0) {
 		fprintf(stderr, "%s: cannot give '%s' to user %u: %s\n", progname, t->dir,
 			(unsigned)t->euid, strerror(errno));
-		rmdir(t->dir);
+		close(fd);
 		return CTL_TROUBLE;
 	}
-	if (lstat(t->dir, &st) < 0) {
-		fprintf(stderr, "%s: cannot make '%s': %s\n", progname, t->dir, strerror(errno));
-		return CTL_TROUBLE;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != t->euid || (st.st_mode & 022)) {
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != t->euid ||
+	    (st.st_mode & 022)) {
 		fprintf(stderr, "%s: '%s' is not a directory of user %u that only it may "
-			"write in; not using it\n", progname, t->dir, (unsigned)t->euid);
+			"write in (user %u made it); not using it\n", progname, t->dir,
+			(unsigned)t->euid, (unsigned)st.st_uid);
+		close(fd);
 		return CTL_TROUBLE;
 	}
+	t->dirfd = fd;
 	return 0;
 }
 
-/* Is a request at path one for an earlier process with this pid? */
-static int stale(const char *path, const struct target *t)
+/* Is a request named name one for an earlier process with this pid? */
+static int stale(const char *name, const struct target *t)
 {
 	char buf[128], want[64];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(t->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
 	if (fd >= 0)
@@ -220,31 +306,32 @@ static int stale(const char *path, const struct target *t)
 	return strncmp(buf, want, strlen(want)) != 0;
 }
 
-/* Put the request in place, whole; its open descriptor, or -1 after
- * saying why (*ret the exit status). */
-static int send_request(const struct target *t, const char *req, const char *path, int *ret)
+/* Put the request in place as name, whole; its open descriptor, or -1
+ * after saying why (*ret the exit status). */
+static int send_request(const struct target *t, const char *req, const char *name, int *ret)
 {
-	char tmp[PATH_MAX + 64];
+	char tmp[64];
 	size_t len = strlen(req);
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s/.%ld.ctl.%ld", t->dir, t->pid, (long)getpid());
-	unlink(tmp);
-	if ((fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	snprintf(tmp, sizeof(tmp), ".%ld.ctl.%ld", t->pid, (long)getpid());
+	unlinkat(t->dirfd, tmp, 0);
+	if ((fd = openat(t->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			 0600)) < 0 ||
 	    write(fd, req, len) != (ssize_t)len ||
 	    (geteuid() != t->euid && fchown(fd, t->euid, t->egid) < 0)) {
 		fprintf(stderr, "%s: cannot write a request in '%s': %s\n", progname, t->dir,
 			strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(tmp);
+			unlinkat(t->dirfd, tmp, 0);
 		}
 		*ret = CTL_TROUBLE;
 		return -1;
 	}
-	for (int tries = 0; link(tmp, path) < 0; tries++) {
-		if (errno == EEXIST && tries == 0 && stale(path, t)) {
-			unlink(path);
+	for (int tries = 0; linkat(t->dirfd, tmp, t->dirfd, name, 0) < 0; tries++) {
+		if (errno == EEXIST && tries == 0 && stale(name, t)) {
+			unlinkat(t->dirfd, name, 0);
 			continue;
 		}
 		if (errno == EEXIST)
@@ -252,14 +339,14 @@ static int send_request(const struct target *t, const char *req, const char *pat
 				"(it has made no allocation call since); try again later\n",
 				progname, t->pid);
 		else
-			fprintf(stderr, "%s: cannot make the request '%s': %s\n", progname, path,
-				strerror(errno));
+			fprintf(stderr, "%s: cannot make the request '%s/%s': %s\n", progname,
+				t->dir, name, strerror(errno));
 		close(fd);
-		unlink(tmp);
+		unlinkat(t->dirfd, tmp, 0);
 		*ret = CTL_TROUBLE;
 		return -1;
 	}
-	unlink(tmp);
+	unlinkat(t->dirfd, tmp, 0);
 	return fd;
 }
 
@@ -272,7 +359,7 @@ static double now_s(void)
 }
 
 /* Wait for the request to be taken and report the answer. */
-static int wait_answer(const struct target *t, int fd, const char *path, double timeout)
+static int wait_answer(const struct target *t, int fd, const char *name, double timeout)
 {
 	double until = now_s() + timeout;
 	char answer[256], probe[64];
@@ -280,9 +367,9 @@ static int wait_answer(const struct target *t, int fd, const char *path, double 
 	ssize_t n;
 
 	snprintf(probe, sizeof(probe), "/proc/%ld", t->pid);
-	while (lstat(path, &st) == 0) {
-		if (stat(probe, &st) < 0 || stale(path, t)) {
-			unlink(path);
+	while (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (stat(probe, &st) < 0 || stale(name, t)) {
+			unlinkat(t->dirfd, name, 0);
 			fprintf(stderr, "%s: process %ld exited before taking the request\n",
 				progname, t->pid);
 			return CTL_REFUSED;
@@ -313,8 +400,8 @@ int mtrec_ctl_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct target t = { 0 };
-	char req[ANSWER_AT], path[PATH_MAX + 64], *end;
+	struct target t = { .dirfd = -1 };
+	char req[ANSWER_AT], name[64], *end;
 	const char *cmd;
 	double timeout = -1;	/* not given: 2 s, 60 for a scan */
 	int c, fd, ret = 0, want;
@@ -368,10 +455,13 @@ int mtrec_ctl_main(int argc, char **argv)
 		return ret;
 	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%.*s\n", t.start, cmd, want == 3 ? " " : "",
 		 want == 3 ? (int)strcspn(argv[optind + 2], "\n") : 0, want == 3 ? argv[optind + 2] : "");
-	snprintf(path, sizeof(path), "%s/%ld.ctl", t.dir, t.pid);
-	if ((fd = send_request(&t, req, path, &ret)) < 0)
+	snprintf(name, sizeof(name), "%ld.ctl", t.pid);
+	if ((fd = send_request(&t, req, name, &ret)) < 0) {
+		close(t.dirfd);
 		return ret;
-	ret = wait_answer(&t, fd, path, timeout);
+	}
+	ret = wait_answer(&t, fd, name, timeout);
 	close(fd);
+	close(t.dirfd);
 	return ret;
 }

@@ -27,6 +27,7 @@
 
 #include "mtrec-compact.h"
 #include "mtrec-ctl.h"
+#include "owner.h"
 
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
@@ -320,6 +321,7 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *rotate;
 	int c;
 
 	opterr = 0;	/* unknown options are said here, with a suggestion */
@@ -388,13 +390,12 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 		fprintf(stderr, "%s: no program given\n", progname);
 		return try_help();
 	}
-	if (!*quiet && getenv("MTREC_ROTATE") && valid_size(getenv("MTREC_ROTATE")) &&
-	    size_value(getenv("MTREC_ROTATE")) % ROTATE_STEP) {
-		unsigned long long n = size_value(getenv("MTREC_ROTATE"));
+	rotate = getenv("MTREC_ROTATE");
+	if (!*quiet && rotate != NULL && valid_size(rotate) && size_value(rotate) % ROTATE_STEP) {
+		unsigned long long n = size_value(rotate);
 
 		fprintf(stderr, "%s: --rotate %s: parts are made in steps of 4 MiB; each will be "
-			"%llu MiB\n", progname, getenv("MTREC_ROTATE"),
-			(n + ROTATE_STEP - 1) / ROTATE_STEP * 4);
+			"%llu MiB\n", progname, rotate, (n + ROTATE_STEP - 1) / ROTATE_STEP * 4);
 	}
 	if (opt_compact && !getenv("MTREC_ROTATE")) {
 		fprintf(stderr, "%s: --compact needs --rotate (or MTREC_ROTATE): it folds "
@@ -529,12 +530,13 @@ static void dir_of(char *out, size_t cap, const char *path)
 /* Refuse before the run a trace the recorder could not write: its
  * directory must take a new file (unless it holds "%p", known only once
  * the program runs), and an existing file of that name must be a regular
- * file, not a symbolic link (file.c opens neither).  0, or -1 and the
- * reason in why. */
+ * file, not a symbolic link, nor one another user left in a sticky
+ * directory (file.c opens none of them).  0, or -1 and the reason in
+ * why. */
 static int check_output(const char *pattern, char *why, size_t cap)
 {
 	char dir[PATH_MAX];
-	struct stat st;
+	struct stat st, dst;
 
 	dir_of(dir, sizeof(dir), pattern);
 	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) < 0) {
@@ -548,6 +550,10 @@ static int check_output(const char *pattern, char *why, size_t cap)
 			 "through one)", pattern);
 	else if (!S_ISREG(st.st_mode))
 		snprintf(why, cap, "'%s' is not a regular file", pattern);
+	else if (stat(dir, &dst) == 0 && mtrec_planted(&dst, &st, geteuid()))
+		snprintf(why, cap, "'%s' belongs to user %u, in a sticky directory others may "
+			 "write in (whoever made it could read the trace; the recorder refuses it)",
+			 pattern, (unsigned)st.st_uid);
 	else
 		return 0;
 	return -1;
@@ -986,8 +992,8 @@ static void why_nothing(char *why, size_t cap, const char *prog, const char *pat
 		snprintf(why, cap, "recording never started (scoped: no trace_on(), mtrace() "
 			 "or --signal)");
 	else
-		snprintf(why, cap, "the recorder created no trace file (see its messages "
-			 "above, if any)");
+		snprintf(why, cap, "no trace file is there: the recorder made none, or it was "
+			 "removed (see its messages above, if any)");
 }
 
 /* ---- main ------------------------------------------------------------- */

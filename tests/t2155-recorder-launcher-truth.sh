@@ -68,7 +68,7 @@ test_expect_success 'an unknown option: one line, the Try line, exit 125' '
 	test_expect_code 125 "$MTREC" --frobnicate sh -c ": >ran" >out 2>err &&
 	cat err &&
 	test $(wc -l <err) -eq 2 &&
-	grep "^mtrec: unrecognized option .--frobnicate." err &&
+	grep "^mtrec: unknown option .--frobnicate." err &&
 	grep -x "Try .mtrec --help. for more information." err &&
 	not_run
 '

@@ -96,12 +96,11 @@ rest_after (const MtaLine *l, int n)
 	return (MtaSpan) { p, (size_t) (end - p) };
 }
 
-/* "# KEY ..." */
+/* "# WORD ...", the word as the reader classified it */
 static gboolean
-ext_is (const MtaLine *l, const char *key, int min_cols)
+ext_is (const MtaLine *l, MtaWord word, int min_cols)
 {
-	return l->kind == MTA_LINE_EXT && l->ncols >= min_cols && mta_span_eq (l->cols[0], "#") &&
-		mta_span_eq (l->cols[1], key);
+	return l->kind == MTA_LINE_EXT && l->word == word && l->ncols >= min_cols;
 }
 
 /* "# parent PID MARK PATH" */
@@ -191,11 +190,11 @@ end_feed (MtaLineageEnd *e, const MtaLine *l)
 	uint64_t ns;
 
 	end_line (e, l->kind, l->kind == MTA_LINE_MARKER && l->ncols >= 2 && mta_span_eq (l->cols[1], "End"));
-	if (ext_is (l, "time", 3) && span_u64 (l->cols[2], &ns))
+	if (ext_is (l, MTA_WORD_TIME, 3) && span_u64 (l->cols[2], &ns))
 		end_time (e, ns);
-	else if (ext_is (l, "T", 3) && span_u64 (l->cols[2], &ns))
+	else if (ext_is (l, MTA_WORD_T, 3) && span_u64 (l->cols[2], &ns))
 		e->tid = ns;
-	else if (ext_is (l, "exec", 2)) {
+	else if (ext_is (l, MTA_WORD_EXEC, 2)) {
 		e->exec = TRUE;
 		e->exec_tid = e->tid;
 	}
@@ -294,11 +293,11 @@ parent_ext (ParentRead *pr, const MtaLine *l)
 {
 	uint64_t v;
 
-	if (ext_is (l, "pid", 3) && pr->pid < 0)
+	if (ext_is (l, MTA_WORD_PID, 3) && pr->pid < 0)
 		pr->pid = parse_pid (l);
-	else if (ext_is (l, "parent", 5) && !pr->started)
+	else if (ext_is (l, MTA_WORD_PARENT, 5) && !pr->started)
 		seed_from_parent (pr, l);
-	else if (ext_is (l, "stack", 3) && span_u64 (l->cols[2], &v)) {
+	else if (ext_is (l, MTA_WORD_STACK, 3) && span_u64 (l->cols[2], &v)) {
 		MtaSpan frames = rest_after (l, 2);
 		gint64 id = (gint64) v;
 		if (!g_hash_table_contains (pr->stacks, &id)) {
@@ -315,7 +314,7 @@ parent_line (const MtaLine *l, gpointer data, GError **error)
 	uint64_t mark;
 
 	if (l->kind == MTA_LINE_EXT) {
-		if (ext_is (l, "fork", 3) && span_u64 (l->cols[2], &mark) && mark == pr->mark) {
+		if (ext_is (l, MTA_WORD_FORK, 3) && span_u64 (l->cols[2], &mark) && mark == pr->mark) {
 			pr->found = TRUE;
 			g_set_error_literal (error, stop_quark (), 0, "found");
 			return FALSE;
@@ -533,21 +532,21 @@ own_ext (MtaLineage *lg, const MtaLine *l)
 {
 	uint64_t mark, pid;
 
-	if (!lg->started && lg->info.parent_pid < 0 && ext_is (l, "parent", 5)) {
+	if (!lg->started && lg->info.parent_pid < 0 && ext_is (l, MTA_WORD_PARENT, 5)) {
 		char *path = NULL;
 		if (parse_parent (l, &lg->info.parent_pid, &lg->info.parent_mark, &path))
 			lg->info.parent_trace = path;
-	} else if (ext_is (l, "fork", 3) && span_u64 (l->cols[2], &mark)) {
+	} else if (ext_is (l, MTA_WORD_FORK, 3) && span_u64 (l->cols[2], &mark)) {
 		lg->info.forks++;
 		lg->last_fork_line = l->lineno;
 		lg->info.handed_mark = mark;
 		g_array_append_val (lg->fork_lines, ((ForkLine) { mark, l->lineno }));
 		lg->info.handed_to_pid = l->ncols >= 4 && span_u64 (l->cols[3], &pid) ? (int64_t) pid : 0;
-	} else if (ext_is (l, "pid", 3) && lg->pid < 0) {
+	} else if (ext_is (l, MTA_WORD_PID, 3) && lg->pid < 0) {
 		lg->pid = parse_pid (l);
-	} else if (ext_is (l, "stopped", 2)) {
+	} else if (ext_is (l, MTA_WORD_STOPPED, 2)) {
 		lg->stopped = TRUE;
-	} else if (ext_is (l, "start", 3) && lg->end.start_ns < 0) {
+	} else if (ext_is (l, MTA_WORD_START, 3) && lg->end.start_ns < 0) {
 		lg->end.start_ns = parse_start (l->cols[2]);
 	}
 }
@@ -722,7 +721,7 @@ tail_line (const char *p, size_t len, gpointer data)
 
 	mta_line_parse (&l, p, len);
 	end_feed (&c->end, &l);
-	if (ext_is (&l, "fork", 3) && span_u64 (l.cols[2], &mark))
+	if (ext_is (&l, MTA_WORD_FORK, 3) && span_u64 (l.cols[2], &mark))
 		c->last_fork = mark;
 }
 

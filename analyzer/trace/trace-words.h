@@ -31,6 +31,7 @@
 	X(FREERES, "freeres") \
 	X(FORK, "fork") \
 	X(PARENT, "parent") \
+	X(EXEC, "exec") \
 	X(K, "k") \
 	X(REACH, "reach") \
 	X(COMPACTED, "compacted") \

@@ -109,22 +109,44 @@ put_site_index (FILE *out, GHashTable *index, uint32_t site)
 
 #define TOP_SITES 5
 
+/* V in decimal, backwards from END; the first digit. */
+static char *
+u64_digits (char *end, uint64_t v)
+{
+	do {
+		*--end = (char) ('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
+
+/* "KEY": [V, ...] -- a site's timelines are most of the numbers of a
+ * large run's document: formatted here, not by fprintf one by one. */
+static void
+put_number_array (FILE *out, const char *key, const uint64_t *v64, const uint32_t *v32, guint n)
+{
+	char buf[24];
+
+	fprintf (out, "\"%s\": [", key);
+	for (guint k = 0; k < n; k++) {
+		char *d = u64_digits (buf + sizeof buf, v64 ? v64[k] : v32[k]);
+		if (k)
+			fputs (", ", out);
+		fwrite (d, 1, (size_t) (buf + sizeof buf - d), out);
+	}
+	fputs ("]", out);
+}
+
 static void
 put_u64_array (FILE *out, const char *key, const uint64_t *v, guint n)
 {
-	fprintf (out, "\"%s\": [", key);
-	for (guint k = 0; k < n; k++)
-		fprintf (out, "%s%" PRIu64, k ? ", " : "", v[k]);
-	fputs ("]", out);
+	put_number_array (out, key, v, NULL, n);
 }
 
 static void
 put_u32_array (FILE *out, const char *key, const uint32_t *v, guint n)
 {
-	fprintf (out, "\"%s\": [", key);
-	for (guint k = 0; k < n; k++)
-		fprintf (out, "%s%" PRIu32, k ? ", " : "", v[k]);
-	fputs ("]", out);
+	put_number_array (out, key, NULL, v, n);
 }
 
 static void

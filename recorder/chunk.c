@@ -57,6 +57,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK 2048		/* bytes a thread reserves at a time */
@@ -67,7 +68,8 @@
 #define CHUNK_HEAD 128		/* "# T", "# time" and "# thread" lines at most */
 #define PART_ZONE MTREC_PART_ZONE	/* each part's header zone (MTREC_ROTATE) */
 #define RETIRE_EVERY_NS 2000000ull	/* tries at retiring a part, at most this often */
-#define EXIT_SETTLE_NS 20000000ull	/* at exit, for the threads in a line to finish it */
+#define EXIT_WAIT_NS 3000000000ull	/* at exit, for the threads in a record to leave it */
+#define EXIT_SETTLE_NS 20000000ull	/* ... and, after that, for those that came in since */
 
 __thread unsigned mtrec_depth;
 __thread struct mtrec_slot *mtrec_self[MTREC_NEST];
@@ -89,6 +91,7 @@ static struct {
 	int retiring;		/* a thread is retiring parts (a try-lock) */
 	int no_barrier;		/* the kernel has no membarrier: parts stay mapped */
 	uint64_t retire_due_ns;	/* the next try, at the earliest */
+	uint64_t exit_deadline;	/* mtrec_chunk_drain waited until then */
 } c;
 
 /* ---- chunks ----------------------------------------------------------- */
@@ -685,16 +688,46 @@ void mtrec_chunk_lost(unsigned long *stopped, unsigned long *nested)
 }
 
 /* Wait, until deadline at most, for another thread's slot to be out of
- * the recorder with no realloc outcome held; 1 when it is. */
+ * the recorder with no realloc outcome held; 1 when it is.  A thread
+ * waited for may be waiting for a CPU (on a loaded machine, for tens of
+ * milliseconds): after a few yields, sleep, so that it gets one. */
 static int settled(struct mtrec_slot *o, uint64_t deadline)
 {
-	while (__atomic_load_n(&o->busy, __ATOMIC_ACQUIRE) ||
-	       __atomic_load_n(&o->held, __ATOMIC_ACQUIRE)) {
+	for (unsigned tries = 0; __atomic_load_n(&o->busy, __ATOMIC_ACQUIRE) ||
+				 __atomic_load_n(&o->held, __ATOMIC_ACQUIRE); tries++) {
 		if (prim_monotonic_ns() >= deadline)
 			return 0;
-		sched_yield();
+		if (tries < 64)
+			sched_yield();
+		else
+			syscall(SYS_nanosleep, &(struct timespec){ 0, 100000 }, NULL);
 	}
 	return 1;
+}
+
+/* The slots of the other threads that are inside the recorder now: each
+ * is waited for until it leaves (its line written whole), or until the
+ * deadline.  Threads outside it are never waited for: the epoch moves and
+ * the barrier runs first, so that a thread either is seen in the recorder
+ * or sees the new epoch when it next comes in (as for parts that
+ * complete).  Without the barrier nothing is waited for. */
+static unsigned wait_writers(pid_t self, uint64_t deadline)
+{
+	unsigned left = 0;
+
+	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
+	if (prim_membarrier() < 0)
+		return 0;
+	for (unsigned i = 0; c.slots && i < NSLOTS && i < c.next_slot; i++)
+		if (c.slots[i].tid != self && !settled(&c.slots[i], deadline))
+			left++;
+	return left;
+}
+
+unsigned mtrec_chunk_drain(void)
+{
+	c.exit_deadline = prim_monotonic_ns() + EXIT_WAIT_NS;
+	return wait_writers(prim_gettid(), c.exit_deadline);
 }
 
 /* Finish every chunk and cut the file at what was written: by exit (for
@@ -715,15 +748,18 @@ static void finish_chunks(int (*cut)(char *pos, char *end))
 	}
 	/* Other threads may be writing: as when a part is retired, only the
 	 * chunks of those that are not are closed here.  A thread in the
-	 * middle of a line (or of a realloc whose outcome is held) gets a
-	 * moment to finish it, so that the exit does not leave its torn
-	 * line in the file; after that it writes nothing more (c.writing
-	 * is 0, its chunk is stale).  One that does not finish in time
-	 * keeps its chunk as it is.  Without the barrier, every slot is
-	 * taken for busy but those of this thread. */
+	 * middle of a line (or of a realloc whose outcome is held) is waited
+	 * for, so that the exit does not leave its torn line in the file;
+	 * after that it writes nothing more (c.writing is 0, its chunk is
+	 * stale).  At exit, mtrec_chunk_drain has waited already, up to its
+	 * deadline; what came in since gets EXIT_SETTLE_NS more.  One that
+	 * does not leave in time keeps its chunk as it is.  Without the
+	 * barrier, every slot is taken for busy but those of this thread. */
+	uint64_t deadline = prim_monotonic_ns() + EXIT_SETTLE_NS;
+	if (c.exit_deadline > deadline)
+		deadline = c.exit_deadline;
 	__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_SEQ_CST);
 	int barrier = prim_membarrier() == 0;
-	uint64_t deadline = prim_monotonic_ns() + EXIT_SETTLE_NS;
 	for (unsigned i = 0; c.slots && i < NSLOTS && i < c.next_slot; i++) {
 		struct mtrec_slot *o = &c.slots[i];
 		int mine = o->tid == self;

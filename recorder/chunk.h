@@ -76,6 +76,10 @@ pid_t mtrec_chunk_owner(void) MTREC_HIDDEN;
 /* The trace is open: hand out chunks.  header: the process header, which
  * starts each part of a rotated trace again (kept, not copied). */
 void mtrec_chunk_begin(const char *header, size_t len) MTREC_HIDDEN;
+/* The process exits, and recording has stopped: wait (a few seconds at
+ * most) for the other threads inside the recorder to leave it, their
+ * lines whole; the number of those that did not. */
+unsigned mtrec_chunk_drain(void) MTREC_HIDDEN;
 /* The process exits: finish every chunk and trim the file, so that it
  * ends where the caller's last line does when its chunk is the last. */
 void mtrec_chunk_finish(void) MTREC_HIDDEN;

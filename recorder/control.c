@@ -10,8 +10,11 @@
  * sigwait() (glusterd, SIGUSR2).  A look at a path costs one lstat() every
  * 100 ms of a thread's allocations, keeps no state between looks, and
  * works after fork (the path holds the pid), daemonizing and closefrom.
- * The price: a process that makes no allocation call takes no request
- * until it makes one (mtrec ctl then says the request is pending).
+ * A process that makes no allocation call is made to look by mtrec ctl
+ * itself: one of its threads, at a safe point, is made to call
+ * mtrec_ctl_now() through ptrace (recorder/mtrec-attach.c), which takes
+ * the request at once; without that right, the request waits for the
+ * next allocation call (mtrec ctl says it is pending).
  *
  * Trust: a request is taken only from a regular file with one link, owned
  * by this process's effective user or by root, in a directory (not a
@@ -63,13 +66,20 @@ static void request_path(char *out, size_t cap)
 	*o = '\0';
 }
 
+/* The request's text and /proc/self/stat, read by the one thread that
+ * takes a request (life.c's try-lock): kept off its stack, which is
+ * the stack of whatever malloc call looked (a small thread stack, a
+ * sigaltstack). */
+static char req_text[MTREC_CONTROL_ANSWER_AT];
+static char stat_text[1024];
+
 /* Field 22 of /proc/self/stat (the start time, in clock ticks after boot),
  * as text; "" when it cannot be read. */
 static void start_time(char *out, size_t cap)
 {
-	char buf[1024], *p;
+	char *buf = stat_text, *p;
 	int fd = prim_open("/proc/self/stat", O_RDONLY | O_CLOEXEC, 0);
-	ssize_t n = fd < 0 ? -1 : prim_read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = fd < 0 ? -1 : prim_read(fd, buf, sizeof(stat_text) - 1);
 	size_t len = 0;
 
 	out[0] = '\0';
@@ -173,7 +183,6 @@ static void drop(struct mtrec_ctl_req *r)
 int mtrec_control_take(struct mtrec_ctl_req *r)
 {
 	struct stat st, fst;
-	char text[MTREC_CONTROL_ANSWER_AT];
 	uid_t me = geteuid();
 	ssize_t n;
 
@@ -202,9 +211,9 @@ int mtrec_control_take(struct mtrec_ctl_req *r)
 		prim_close(r->dirfd);
 		return 0;
 	}
-	n = prim_read(r->fd, text, sizeof(text) - 1);
-	text[n > 0 ? n : 0] = '\0';
-	if (n > 0 && parse(text, r) == 0)
+	n = prim_read(r->fd, req_text, sizeof(req_text) - 1);
+	req_text[n > 0 ? n : 0] = '\0';
+	if (n > 0 && parse(req_text, r) == 0)
 		return 1;
 	/* A request being written (mtrec ctl links it whole: never), malformed,
 	 * or an earlier process's: removed, so that it is not read again. */

@@ -5,8 +5,9 @@
  *
  * A request is a small file, DIR/PID.ctl, that mtrec ctl writes and the
  * recorder looks for at most every MTREC_CONTROL_EVERY_NS, from the
- * program's own allocation calls (no thread of ours, no descriptor kept
- * open, no signal): DIR is $XDG_RUNTIME_DIR/mtrec when the process started
+ * program's own allocation calls, or at once when mtrec ctl makes a thread
+ * call mtrec_ctl_now() (no thread of ours, no descriptor kept open, no
+ * signal): DIR is $XDG_RUNTIME_DIR/mtrec when the process started
  * with XDG_RUNTIME_DIR set, else /tmp/mtrec-EUID.  The recorder writes its
  * answer into the same file at MTREC_CONTROL_ANSWER_AT and then removes it:
  * the removal is the acknowledgement, and mtrec ctl, which keeps the file
@@ -43,7 +44,7 @@ void mtrec_control_init(void) MTREC_HIDDEN;
 /* A request for this process, if one is waiting: 1 and *r filled (answer
  * it with mtrec_control_answer), or 0.  Requests that are malformed, not
  * made by this user or root, or left for an earlier process with this pid
- * are removed unanswered. */
+ * are removed unanswered.  One thread at a time (its buffers are static). */
 int mtrec_control_take(struct mtrec_ctl_req *r) MTREC_HIDDEN;
 /* "ok TEXT" (done is 1) or "no TEXT" into the request, then remove it. */
 void mtrec_control_answer(struct mtrec_ctl_req *r, int done, const char *text) MTREC_HIDDEN;

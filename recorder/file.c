@@ -173,7 +173,11 @@ static int move_high(int fd)
  * name in it.  -1 with errno. */
 static int open_parent(const char *path, const char **base, struct stat *dir)
 {
-	char d[sizeof(mtrec_file.path)];
+	/* Off the stack: a part is opened from inside the malloc call that
+	 * filled the last one, on whatever stack that has.  One caller at a
+	 * time: part 1 under the life lock, before any chunk exists, the
+	 * next ones under the grow lock. */
+	static char d[sizeof(mtrec_file.path)];
 	const char *slash = strrchr(path, '/');
 	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
 	int fd, err;
@@ -315,7 +319,9 @@ static int open_own(pid_t pid)
 static int open_name(int first)
 {
 	pid_t pid = getpid();
-	char taken[sizeof(mtrec_file.path)];
+	/* Under the life lock; static, as a forked child opens its file
+	 * from its first malloc call, on whatever stack that has. */
+	static char taken[sizeof(mtrec_file.path)];
 	uid_t owner;
 	int fd;
 
@@ -364,7 +370,7 @@ static size_t rotate_size(void)
 	case 'g': case 'G': n <<= 30; p++; break;
 	}
 	if (p == v || *p || n == 0) {
-		prim_say("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
+		prim_say_error("MTREC_ROTATE: not a size: '", v, "'; not rotating", SAY_END);
 		return 0;
 	}
 	n = (n + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
@@ -777,7 +783,10 @@ static int next_part(struct mtrec_file_err *e)
 	size_t start = mtrec_file.part_start + mtrec_file.part_size;
 	size_t places = mtrec_file.ring / mtrec_file.part_size;
 	unsigned k = mtrec_file.part_no + 1;
-	char name[sizeof(mtrec_file.path)], *o, *lim = name + sizeof(name) - 1;
+	/* Under the grow lock, and off the stack of the malloc call that
+	 * filled the part. */
+	static char name[sizeof(mtrec_file.path)];
+	char *o, *lim = name + sizeof(name) - 1;
 	struct stat st, old;
 	uid_t owner;
 	int fd;
@@ -798,6 +807,7 @@ static int next_part(struct mtrec_file_err *e)
 	o = prim_putu(o, lim, k);
 	*o = '\0';
 	/* Checked as part 1 was (open_checked), and then truncated. */
+	st.st_mode = 0;
 	fd = open_checked(name, &owner);
 	if (fd == -4) {
 		memcpy(mtrec_file.path, name, sizeof(name));
@@ -809,6 +819,10 @@ static int next_part(struct mtrec_file_err *e)
 	if (fd < 0 || ftruncate(fd, 0) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    map_part(fd, mtrec_file_at(start)) < 0) {
 		int err = errno;
+		/* A part that could not be mapped holds nothing: not left
+		 * behind as an empty file beside the trace. */
+		if (fd >= 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(name);
 		if (fd >= 0)
 			prim_close(fd);
 		memcpy(mtrec_file.path, name, sizeof(name));

@@ -97,6 +97,8 @@ static struct {
 	int unloaded;		/* objects were unloaded since the last pass */
 	int finding;		/* some functions are MTREC_GOT_FIND */
 	int revisit;		/* find_reals learned a definition */
+	int off;		/* mtrec detach gave the slots back: no passes */
+	int restoring;		/* this pass gives them back (under lock) */
 	unsigned long long seen_adds, seen_subs;
 } G = { .lock = PTHREAD_MUTEX_INITIALIZER, .seen_adds = ~0ull, .seen_subs = ~0ull };
 
@@ -394,6 +396,12 @@ static int redirect(struct object *o, uintptr_t *slot, struct mtrec_got_func *f,
 {
 	uintptr_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
+	if (G.restoring) {
+		if (v != (uintptr_t)f->ours || !f->real || open_slot(o, slot) < 0)
+			return 0;
+		__atomic_store_n(slot, (uintptr_t)f->real, __ATOMIC_RELAXED);
+		return 2;
+	}
 	if (v == (uintptr_t)f->ours)
 		return 0;
 	if (!__atomic_load_n(&f->real, __ATOMIC_ACQUIRE))
@@ -671,7 +679,7 @@ int mtrec_got_changed(void)
 {
 	struct counters now = { 0, 0 };
 
-	if (!G.funcs)
+	if (!G.funcs || __atomic_load_n(&G.off, __ATOMIC_ACQUIRE))
 		return 0;
 	prim_dl_iterate_phdr(read_counters, &now);
 	return now.adds != __atomic_load_n(&G.seen_adds, __ATOMIC_RELAXED) ||
@@ -732,6 +740,58 @@ void mtrec_got_sync(struct mtrec_got_report *r)
 		__atomic_store_n(&G.seen_subs, p.now.subs, __ATOMIC_RELAXED);
 	}
 	mtrec_unlock(&G.lock, MTREC_LOCK_GOT);
+}
+
+/* mtrec detach: every slot holding one of ours holds the real function
+ * again (a lazy stub redirected gets the definition the dynamic linker
+ * would have bound it to); passes stop until mtrec_got_resume(). */
+static int restore_visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct pass *p = data;
+	struct object o;
+	uintptr_t *first = NULL;
+	unsigned bound = 0;
+	int n;
+
+	(void)size;
+	if (!p->locked) {
+		if (p->refused || mtrec_lock(&G.lock, MTREC_LOCK_GOT) < 0) {
+			p->refused = 1;
+			return 1;
+		}
+		p->locked = 1;
+		G.restoring = 1;
+	}
+	memset(&o, 0, sizeof(o));
+	if (read_layout(&o, info) < 0 || kept(&o))
+		return 0;
+	if ((n = patch_object(&o, p->r, &first, &bound)) > 0)
+		p->r->slots += (unsigned)n;
+	return 0;
+}
+
+unsigned mtrec_got_restore(void)
+{
+	struct mtrec_got_report r = { 0, 0, 0, 0, 0 };
+	struct pass p = { &r, { 0, 0 }, 0, 0 };
+
+	if (!G.funcs)
+		return 0;
+	__atomic_store_n(&G.off, 1, __ATOMIC_RELEASE);
+	prim_dl_iterate_phdr(restore_visit, &p);
+	if (!p.locked)
+		return 0;
+	G.restoring = 0;
+	G.ndone = 0;
+	__atomic_store_n(&G.seen_adds, ~0ull, __ATOMIC_RELAXED);
+	__atomic_store_n(&G.seen_subs, ~0ull, __ATOMIC_RELAXED);
+	mtrec_unlock(&G.lock, MTREC_LOCK_GOT);
+	return r.slots;
+}
+
+void mtrec_got_resume(void)
+{
+	__atomic_store_n(&G.off, 0, __ATOMIC_RELEASE);
 }
 
 int mtrec_got_init(struct mtrec_got_func *funcs, int n,

@@ -71,6 +71,11 @@ int mtrec_got_changed(void) MTREC_HIDDEN;
  * pass returns at once).  Safe to call from any thread at any time after
  * the program's start-up relocation. */
 void mtrec_got_sync(struct mtrec_got_report *r) MTREC_HIDDEN;
+/* mtrec detach: give every slot holding one of ours the real function
+ * back, and make no pass until mtrec_got_resume() (mtrec attach again:
+ * the next pass redirects every object anew).  The slots given back. */
+unsigned mtrec_got_restore(void) MTREC_HIDDEN;
+void mtrec_got_resume(void) MTREC_HIDDEN;
 /* fork: the child re-creates the lock (the patched slots it inherits
  * stay patched). */
 void mtrec_got_fork_child(void) MTREC_HIDDEN;

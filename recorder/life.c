@@ -128,11 +128,25 @@ static char *put_parent(char *o, char *lim)
 	return prim_puts(o, lim, "\n");
 }
 
+/* mtrec attach: how many times this process was attached (0: preloaded). */
+static unsigned long attaches;
+
+/* "# attached N REST": the program ran without the recorder before this
+ * line; a forked child's header and each part's carry it too. */
+static char *put_attached(char *o, char *lim, unsigned long n)
+{
+	o = prim_puts(o, lim, "# attached ");
+	o = prim_putu(o, lim, n);
+	return prim_puts(o, lim, " by mtrec attach: blocks allocated before this line are not in the trace\n");
+}
+
 /* "# pid" to "# depth", and "# parent" in a forked child. */
 static void build_header(void)
 {
+	/* Under the life lock; off the stack, as a forked child makes its
+	 * header in its first malloc call. */
+	static char buf[4096];
 	char *o = header_text, *lim = header_text + sizeof(header_text) - 1;
-	char buf[4096];
 	struct timespec now;
 	ssize_t n;
 
@@ -157,6 +171,8 @@ static void build_header(void)
 	o = prim_putu(o, lim, (unsigned long)settings.depth);
 	o = prim_puts(o, lim, "\n");
 	o = put_parent(o, lim);
+	if (attaches)
+		o = put_attached(o, lim, attaches);
 	header_len = (size_t)(o - header_text);
 }
 
@@ -276,6 +292,67 @@ void mtrec_forget_callers(void)
 	mtrec_unwind_flush();
 }
 
+/* ---- mtrec attach, mtrec detach ---------------------------------------- */
+
+const char *mtrec_attach_begin(void)
+{
+	static char why[256];
+	const char *ret = NULL;
+	char line[160], *o;
+
+	if (!g.enabled)
+		return "the recorder could not start (no trace name, or no memory for it)";
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) < 0) {
+		mtrec_leave();
+		return "the recorder is busy in this thread";
+	}
+	attaches++;
+	if (g.opened && !g.ended && !mtrec_recording && !mtrec_failed) {
+		o = put_attached(line, line + sizeof(line) - 1, attaches);
+		mtrec_new_epoch();
+		mtrec_chunk_line(line, (size_t)(o - line) - 1);
+	}
+	start_locked();
+	if (!mtrec_recording) {
+		attaches--;
+		o = prim_puts(why, why + sizeof(why) - 1, mtrec_failed || g.refused
+			      ? "cannot write the trace '" : "cannot start recording into '");
+		o = prim_puts(o, why + sizeof(why) - 1, mtrec_file_pattern());
+		o = prim_puts(o, why + sizeof(why) - 1, "' (the program's standard error says why)");
+		*o = '\0';
+		ret = why;
+	}
+	mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	mtrec_leave();
+	return ret;
+}
+
+void mtrec_attach_end(void)
+{
+	char line[64], *o;
+
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (settings.reach && mtrec_recording && !mtrec_failed && !g.ended)
+			mtrec_reach_scan(&reach_out, 1);
+		if (mtrec_recording && !mtrec_failed) {
+			o = prim_puts(line, line + sizeof(line) - 1, "# detached ");
+			o = prim_putu(o, line + sizeof(line) - 1, attaches);
+			mtrec_new_epoch();
+			mtrec_chunk_line(line, (size_t)(o - line));
+		}
+		stop_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
+}
+
+const char *mtrec_attached_path(void)
+{
+	return g.opened ? mtrec_file_first_path() : mtrec_file_pattern();
+}
+
 /* ---- objects that bypass the preload ---------------------------------- */
 
 /* MTREC_PATCH=verbose: "OBJECT: N call slots redirected, M of them bound
@@ -375,7 +452,7 @@ void mtrec_install_signal(void)
 	if (!g.enabled || !name || !*name)
 		return;
 	if ((sig = parse_signal(name)) == 0) {
-		prim_say("MTREC_SIGNAL: unknown signal '", name, "'", SAY_END);
+		prim_say_error("MTREC_SIGNAL: unknown signal '", name, "'", SAY_END);
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -488,12 +565,29 @@ static uint64_t coarse_ns(void)
  * time), the others go on.  Not from a signal handler that interrupted the
  * recorder, nor in a child made without fork handlers that is not yet a
  * child of its own. */
+static int ctl_taking;	/* a thread is taking a request (a try-lock) */
+
+/* The request being taken lives here, not on the stack of the thread that
+ * takes it: that is whoever called malloc, on a stack of any size
+ * (control.c keeps its buffers for the same reason). */
+static void take_request(void)
+{
+	static struct mtrec_ctl_req r;
+	int free_ = 0;
+
+	if (!__atomic_compare_exchange_n(&ctl_taking, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return;
+	if (mtrec_control_take(&r))
+		act(&r);
+	__atomic_store_n(&ctl_taking, 0, __ATOMIC_RELEASE);
+}
+
 void mtrec_control_poll(void)
 {
 	static __thread uint64_t last;
 	static __thread int stride = 1;
 	uint64_t due = __atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED), now;
-	struct mtrec_ctl_req r;
 
 	if (due == UINT64_MAX) {
 		mtrec_ctl_countdown = 1 << 30;	/* this process takes no requests */
@@ -514,8 +608,20 @@ void mtrec_control_poll(void)
 	if (mtrec_chunk_owner() != getpid())
 		return;
 	mtrec_chunk_watch(now);		/* a trace removed: said within 100 ms */
-	if (mtrec_control_take(&r))
-		act(&r);
+	take_request();
+}
+
+int mtrec_control_now(void)
+{
+	struct mtrec_ctl_req r;
+
+	if (__atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED) == UINT64_MAX ||
+	    mtrec_depth || mtrec_held || mtrec_busy || mtrec_chunk_owner() != getpid())
+		return 0;
+	if (!mtrec_control_take(&r))
+		return 0;
+	act(&r);
+	return 1;
 }
 
 /* ---- trouble ------------------------------------------------------------ */
@@ -716,6 +822,22 @@ static void say_lost(void)
 	}
 }
 
+/* Threads still inside the recorder when the exit had waited for them
+ * long enough (stopped, or blocked in a signal handler that interrupted
+ * them there): the event each was writing may be cut or missing. */
+static void say_unfinished(unsigned threads)
+{
+	char line[160], *o, *lim = line + sizeof(line) - 1;
+
+	if (threads == 0)
+		return;
+	o = prim_putu(line, lim, threads);
+	o = prim_puts(o, lim, threads == 1 ? " event of a thread" : " events of threads");
+	o = prim_puts(o, lim, " still inside the recorder when the program exited, not waited for");
+	o = prim_puts(o, lim, threads == 1 ? " (its line may be cut)" : " (their lines may be cut)");
+	mtrec_chunk_keyed("lost", line, (size_t)(o - line));
+}
+
 void mtrec_fini(void)
 {
 	const char *freeres = NULL;
@@ -747,8 +869,11 @@ void mtrec_fini(void)
 		if (mtrec_recording)
 			mtrec_file_note("= End\n", 6);
 		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
-	} else {
-		stop_locked();
+	} else if (mtrec_recording) {
+		__atomic_store_n(&mtrec_recording, 0, __ATOMIC_RELEASE);
+		say_unfinished(mtrec_chunk_drain());
+		mtrec_new_epoch();
+		mtrec_chunk_line("= End", 5);
 	}
 	g.ended = 1;
 	mtrec_chunk_finish();
@@ -904,6 +1029,7 @@ static void child_begin(void)
 
 	child_lineage(mtrec_chunk_owner());
 	pthread_mutex_init(&g.lock, NULL);
+	ctl_taking = 0;		/* another thread of the parent's may have been taking one */
 	mtrec_held = 0;
 	mtrec_objects_fork_child();
 	mtrec_got_fork_child();

@@ -22,9 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mtrec-attach.h"
 #include "mtrec-ctl.h"
 
 #define ANSWER_AT 1024		/* recorder/control.h MTREC_CONTROL_ANSWER_AT */
+#define LABEL_MAX 511		/* recorder/control.h struct mtrec_ctl_req's label, less its NUL */
 
 enum {
 	CTL_DONE = 0,		/* the recorder did it */
@@ -50,13 +52,17 @@ static void ctl_usage(FILE *out)
 		"                mtrec --reach): their verdicts go to the trace\n"
 		"  -t, --timeout=SECONDS  wait this long for the process to take the\n"
 		"                request [2; reach: 60]; it does so at its next allocation\n"
-		"                call, at most 100 ms after the request is made\n"
+		"                call, at most 100 ms after the request is made, or, when\n"
+		"                it makes none, one of its threads is made to take it at\n"
+		"                once through ptrace (as mtrec attach does)\n"
+		"      --no-ptrace  never that: wait for the process's own calls\n"
 		"  -h, --help    print this help and exit\n"
 		"\n"
 		"Exit status:\n"
 		"    0  done\n"
 		"    1  the recorder could not do it (it says why), or the process exited\n"
-		"    2  the process took no request in time (it made no allocation call):\n"
+		"    2  the process took no request in time (it made no allocation call,\n"
+		"       and none of its threads could be made to take it):\n"
 		"       the request stays, and is carried out at its next allocation call\n"
 		"  125  bad usage, or no request could be made (no such process, no\n"
 		"       recorder in it, not allowed)\n",
@@ -112,7 +118,7 @@ static int look_at(struct target *t)
 {
 	static char env[1 << 20];
 	char buf[4096], *p;
-	const char *trace, *off, *xdg;
+	const char *trace, *off, *xdg, *preload;
 	ssize_t n;
 	FILE *maps;
 	char path[64], line[PATH_MAX + 128];
@@ -157,6 +163,11 @@ static int look_at(struct target *t)
 	trace = env_of(env, (size_t)n, "MALLOC_TRACE");
 	off = env_of(env, (size_t)n, "MTREC_CONTROL");
 	xdg = env_of(env, (size_t)n, "XDG_RUNTIME_DIR");
+	preload = env_of(env, (size_t)n, "LD_PRELOAD");
+	/* Loaded by mtrec attach: the settings are the attacher's, not in
+	 * the environment. */
+	if ((!trace || !*trace) && !(preload && strstr(preload, "libmtrec.so")))
+		trace = "(attached)";
 	if (!trace || !*trace) {
 		fprintf(stderr, "%s: process %ld runs the recorder but records nothing "
 			"(MALLOC_TRACE is not set in it)\n", progname, t->pid);
@@ -350,6 +361,8 @@ static int send_request(const struct target *t, const char *req, const char *nam
 	return fd;
 }
 
+static int no_ptrace;	/* --no-ptrace: only the program's own calls take it */
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -361,7 +374,9 @@ static double now_s(void)
 /* Wait for the request to be taken and report the answer. */
 static int wait_answer(const struct target *t, int fd, const char *name, double timeout)
 {
-	double until = now_s() + timeout;
+	double start = now_s(), until = start + timeout;
+	double kick_at = start + (timeout < 0.3 ? timeout / 2 : 0.15);
+	int kicked = 0;
 	char answer[256], probe[64];
 	struct stat st;
 	ssize_t n;
@@ -374,10 +389,20 @@ static int wait_answer(const struct target *t, int fd, const char *name, double 
 				progname, t->pid);
 			return CTL_REFUSED;
 		}
+		/* Not taken from the program's own calls in a moment (idle, or
+		 * attached and then detached): one of its threads is made to take
+		 * it now, as mtrec attach makes one call the recorder. */
+		if (!kicked && !no_ptrace && now_s() >= kick_at) {
+			kicked = 1;
+			if (mtrec_attach_kick(t->pid) == 0)
+				continue;
+		}
 		if (now_s() >= until) {
 			fprintf(stderr, "%s: process %ld has not taken the request in %g s (it has "
-				"made no allocation call since): the request stays pending and is "
-				"carried out at its next allocation call\n", progname, t->pid, timeout);
+				"made no allocation call since, and none of its threads could be made "
+				"to take it: another tracer, or not allowed to trace it): the request "
+				"stays pending and is carried out at its next allocation call\n",
+				progname, t->pid, timeout);
 			return CTL_PENDING;
 		}
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
@@ -393,21 +418,51 @@ static int wait_answer(const struct target *t, int fd, const char *name, double 
 	return CTL_DONE;
 }
 
+/* The label as the trace can hold it, one line of LABEL_MAX bytes at
+ * most (cut between UTF-8 characters), into out; what was changed is
+ * said on stderr, never done in silence. */
+static void mark_label(const char *label, char *out)
+{
+	size_t len = strlen(label), newlines = 0;
+
+	if (len > LABEL_MAX) {
+		len = LABEL_MAX;
+		while (len > 0 && ((unsigned char)label[len] & 0xc0) == 0x80)
+			len--;
+		fprintf(stderr, "%s: ctl: the label is cut to its first %zu bytes (a mark holds "
+			"%d)\n", progname, len, LABEL_MAX);
+	}
+	for (size_t i = 0; i < len; i++) {
+		out[i] = label[i];
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+		newlines += out[i] != label[i];
+	}
+	out[len] = '\0';
+	if (newlines)
+		fprintf(stderr, "%s: ctl: the label's line breaks are written as spaces (a mark "
+			"is one line)\n", progname);
+}
+
 int mtrec_ctl_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "timeout", required_argument, NULL, 't' },
+		{ "no-ptrace", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct target t = { .dirfd = -1 };
-	char req[ANSWER_AT], name[64], *end;
+	char req[ANSWER_AT], name[64], label[LABEL_MAX + 1] = "", *end;
 	const char *cmd;
 	double timeout = -1;	/* not given: 2 s, 60 for a scan */
 	int c, fd, ret = 0, want;
 
 	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'P':
+			no_ptrace = 1;
+			break;
 		case 't':
 			timeout = strtod(optarg, &end);
 			if (*end || end == optarg || !(timeout >= 0 && timeout <= 86400)) {
@@ -453,8 +508,10 @@ int mtrec_ctl_main(int argc, char **argv)
 	}
 	if ((ret = look_at(&t)) != 0 || (ret = make_dir(&t)) != 0)
 		return ret;
-	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%.*s\n", t.start, cmd, want == 3 ? " " : "",
-		 want == 3 ? (int)strcspn(argv[optind + 2], "\n") : 0, want == 3 ? argv[optind + 2] : "");
+	if (want == 3)
+		mark_label(argv[optind + 2], label);
+	snprintf(req, sizeof(req), "mtrec-ctl 1 %s\n%s%s%s\n", t.start, cmd, want == 3 ? " " : "",
+		 label);
 	snprintf(name, sizeof(name), "%ld.ctl", t.pid);
 	if ((fd = send_request(&t, req, name, &ret)) < 0) {
 		close(t.dirfd);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "mtrec-compact.h"
+#include "mtrec-attach.h"
 #include "mtrec-ctl.h"
 #include "owner.h"
 
@@ -56,6 +57,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: %s [OPTION]... [--] PROGRAM [ARG]...\n"
 		"  or:  %s ctl [--timeout=SECONDS] PID on|off|status|reach|mark LABEL\n"
+		"  or:  %s attach [-o FILE] [--depth N] [--track SPEC] [--reach] PID\n"
+		"  or:  %s detach PID\n"
 		"Run PROGRAM with the mtrec malloc trace recorder preloaded and write a\n"
 		"glibc MALLOC_TRACE-format trace of its allocations and frees.\n"
 		"\n"
@@ -86,7 +89,8 @@ static void usage(FILE *out)
 		"                      profile, @glusterfs, @dpdk or @glib; repeatable\n"
 		"                      (MTREC_TRACK; see share/track.md)\n"
 		"  -q, --quiet         no messages from mtrec and the recorder about the\n"
-		"                      trace (the program's own output is untouched)\n"
+		"                      trace (the program's own output is untouched;\n"
+		"                      errors, such as a malformed --track, are still said)\n"
 		"  -h, --help          print this help and exit\n"
 		"  -V, --version       print the version and exit\n"
 		"\n"
@@ -104,10 +108,13 @@ static void usage(FILE *out)
 		"\n"
 		"'%s ctl PID on|off|mark LABEL' starts, stops or marks the recording of a\n"
 		"running process, without a signal; 'ctl PID reach' scans its memory now\n"
-		"(started with --reach); see '%s ctl --help'.\n"
+		"(started with --reach); see '%s ctl --help'.  '%s attach PID' starts\n"
+		"recording in a process started without the recorder, '%s detach PID'\n"
+		"stops it; see '%s attach --help'.\n"
 		"\n"
 		"Analyze the trace with: mtanalyze PROGRAM TRACE\n",
-		progname, progname, progname, progname, progname);
+		progname, progname, progname, progname, progname, progname, progname, progname,
+		progname, progname);
 }
 
 static int try_help(void)
@@ -1063,6 +1070,14 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "ctl") == 0) {
 		argv[1] = (char *)"mtrec ctl";
 		return mtrec_ctl_main(argc - 1, argv + 1);
+	}
+	if (argc > 1 && (strcmp(argv[1], "attach") == 0 || strcmp(argv[1], "detach") == 0)) {
+		if (strcmp(argv[1], "attach") == 0 && find_library(lib, sizeof(lib)) < 0) {
+			fprintf(stderr, "%s: cannot find libmtrec.so (looked for '%s'; set MTREC_LIB)\n",
+				progname, lib);
+			return EXIT_LAUNCHER;
+		}
+		return mtrec_attach_main(argc - 1, argv + 1, lib);
 	}
 	argv[0] = (char *)progname;	/* getopt's messages start with it */
 	if ((ret = parse_options(argc, argv, &output, &quiet)) != 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,9 +136,11 @@ int prim_membarrier(void)
 	return syscall(SYS_membarrier, c, 0, 0) == 0 ? 0 : -1;
 }
 
+/* A few entries at a time: this runs in exit(), from whichever thread
+ * called it (its stack may be small). */
 int prim_count_threads(void)
 {
-	char buf[4096];
+	char buf[1024];
 	int fd = prim_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	int count = 0;
 	long n;
@@ -171,8 +174,40 @@ const char *prim_strerror(int err)
 	return s ? s : "unknown error";
 }
 
+/* mtrec attach's settings, "NAME=VALUE\n" lines: in an attached process
+ * they are the recorder's only MALLOC_TRACE and MTREC_* variables -- the
+ * program's environment names none, or older ones of its own. */
+static char attach_env[8192];
+static int attach_env_set;
+
+int prim_attach_env(const char *config)
+{
+	size_t len = strnlen(config, sizeof(attach_env));
+
+	if (len >= sizeof(attach_env))
+		return -1;
+	memcpy(attach_env, config, len + 1);
+	for (char *c = attach_env; *c; c++)
+		if (*c == '\n')
+			*c = '\0';
+	attach_env_set = 1;
+	return 0;
+}
+
+static const char *attach_getenv(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *e = attach_env; *e; e += strlen(e) + 1)
+		if (strncmp(e, name, n) == 0 && e[n] == '=')
+			return e + n + 1;
+	return NULL;
+}
+
 const char *prim_getenv(const char *name)
 {
+	if (attach_env_set && (strncmp(name, "MTREC_", 6) == 0 || strcmp(name, "MALLOC_TRACE") == 0))
+		return attach_getenv(name);
 	return secure_getenv(name);
 }
 
@@ -221,22 +256,45 @@ int prim_quiet;
 /* lock.h: the locks this thread holds, or waits for. */
 __thread unsigned mtrec_held;
 
+#define SAY_PIECES 16
+
+/* The pieces go out with one writev(), never copied into a buffer: this
+ * may run inside malloc on a small stack (a full disk, a truncated trace). */
+static void say_pieces(const char *first, va_list ap)
+{
+	struct iovec iov[SAY_PIECES + 2];
+	const char *s = first;
+	int n = 0;
+	ssize_t w;
+
+	iov[n++] = (struct iovec){ (void *)"mtrec: ", 7 };
+	while (s && n <= SAY_PIECES) {
+		iov[n++] = (struct iovec){ (void *)s, strlen(s) };
+		/* va_start() is in the caller: the analyzer's warning is mistaken. */
+		s = va_arg(ap, const char *); // NOLINT(clang-analyzer-valist.Uninitialized)
+	}
+	iov[n++] = (struct iovec){ (void *)"\n", 1 };
+	do
+		w = syscall(SYS_writev, 2, iov, n);
+	while (w < 0 && errno == EINTR);
+}
+
 void prim_say(const char *first, ...)
 {
-	char buf[1024], *o = buf, *lim = buf + sizeof(buf) - 1;
-	const char *s = first;
 	va_list ap;
 
 	if (prim_quiet)
 		return;
-	o = prim_puts(o, lim, "mtrec: ");
 	va_start(ap, first);
-	while (s) {
-		o = prim_puts(o, lim, s);
-		/* va_start() is above: the analyzer's warning is mistaken. */
-		s = va_arg(ap, const char *); // NOLINT(clang-analyzer-valist.Uninitialized)
-	}
+	say_pieces(first, ap);
 	va_end(ap);
-	*o++ = '\n';
-	prim_write_all(2, buf, (size_t)(o - buf));
+}
+
+void prim_say_error(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	say_pieces(first, ap);
+	va_end(ap);
 }

@@ -43,8 +43,13 @@ int prim_membarrier(void) MTREC_HIDDEN;
 uint64_t prim_monotonic_ns(void) MTREC_HIDDEN;
 /* A description of errno value err that never allocates. */
 const char *prim_strerror(int err) MTREC_HIDDEN;
-/* An environment variable, ignored in set-uid/set-gid programs. */
+/* An environment variable, ignored in set-uid/set-gid programs; in an
+ * attached process, MALLOC_TRACE and MTREC_* come from mtrec attach's
+ * settings alone (prim_attach_env). */
 const char *prim_getenv(const char *name) MTREC_HIDDEN;
+/* Take CONFIG ("NAME=VALUE\n" lines, copied) as those variables from now
+ * on; 0, or -1 when it is too long. */
+int prim_attach_env(const char *config) MTREC_HIDDEN;
 /* Anonymous private memory that never comes from malloc; NULL on failure. */
 void *prim_map_anon(size_t len) MTREC_HIDDEN;
 
@@ -86,6 +91,9 @@ extern __thread int prim_loader_depth MTREC_HIDDEN;
 extern int prim_quiet MTREC_HIDDEN;
 /* "mtrec: " + the given pieces (ended by SAY_END) + newline, on stderr. */
 void prim_say(const char *first, ...) __attribute__((sentinel)) MTREC_HIDDEN;
+/* The same, even under MTREC_QUIET: a setting the recorder could not
+ * take (MTREC_TRACK's syntax) is an error, not a message to silence. */
+void prim_say_error(const char *first, ...) __attribute__((sentinel)) MTREC_HIDDEN;
 #define SAY_END ((const char *)0)
 
 #endif

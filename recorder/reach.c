@@ -1704,10 +1704,14 @@ static uintptr_t blocked_thread(pid_t tid)
 	return nv == 3 ? v[1] : 0;
 }
 
-/* Every thread but the caller. */
+/* Every thread but the caller.  The directory is read into static
+ * memory: scans run one at a time (under the life lock), on the stack
+ * of whatever call took the request (mtrec ctl PID reach, from a malloc
+ * on a small stack). */
 static void other_threads(pid_t self)
 {
-	char buf[4096], n[24];
+	static char buf[4096];
+	char n[24];
 	unsigned long others = 0;
 	int fd = prim_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	long len;

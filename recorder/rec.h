@@ -22,6 +22,9 @@ extern __thread int mtrec_busy MTREC_HIDDEN;
  * request when one is due, and sets the count again. */
 extern __thread int mtrec_ctl_countdown MTREC_HIDDEN;
 MTREC_COLD void mtrec_control_poll(void) MTREC_HIDDEN;
+/* mtrec ctl made this thread call the recorder (mtrec_ctl_now): take a
+ * request now, whatever the clock; 1 when one was taken. */
+int mtrec_control_now(void) MTREC_HIDDEN;
 
 /* Every wrapper asks this once per call, recording or not: so it is also
  * where mtrec ctl's requests are looked for.  Reading even the coarse clock
@@ -58,6 +61,16 @@ void mtrec_fork_child(void) MTREC_HIDDEN;
 /* fork: mark the fork in the parent's trace, for the child's analysis. */
 void mtrec_fork_prepare(void) MTREC_HIDDEN;
 void mtrec_fork_parent(void) MTREC_HIDDEN;
+
+/* mtrec attach: after mtrec_init() read the attacher's settings, open the
+ * trace if it is not (its header says "# attached N"; a later attach
+ * writes the line) and start recording; NULL, or why it could not.
+ * mtrec detach: "# detached N" and "= End" (after the scan, with
+ * MTREC_REACH); the trace stays open for the next attach and is ended at
+ * exit.  The path of the trace. */
+const char *mtrec_attach_begin(void) MTREC_HIDDEN;
+void mtrec_attach_end(void) MTREC_HIDDEN;
+const char *mtrec_attached_path(void) MTREC_HIDDEN;
 
 /* Scoping (trace_on/trace_off/trace_mark, mtrace/muntrace). */
 void mtrec_start(void) MTREC_HIDDEN;

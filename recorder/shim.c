@@ -114,6 +114,30 @@ static void *next_sym(const char *name)
 	return real_dlsym() ? mtrec_real.dlsym(RTLD_NEXT, name) : NULL;
 }
 
+/* Were we loaded before the object whose malloc is the next one (libc's),
+ * as LD_PRELOAD (or linking against us) does?  dlopen() loads us after
+ * it: the program's calls then go to libc's malloc, never through us, and
+ * a trace would show only what the objects loaded after us allocate,
+ * frees of memory it never saw allocated, and no word of why. */
+static int loaded_first(void)
+{
+	struct link_map *ours = NULL, *next = NULL;
+	Dl_info info;
+
+	if (!mtrec_real.malloc ||
+	    !dladdr1((void *)loaded_first, &info, (void **)&ours, RTLD_DL_LINKMAP) || !ours ||
+	    !dladdr1((void *)mtrec_real.malloc, &info, (void **)&next, RTLD_DL_LINKMAP) || !next)
+		return 1;	/* cannot tell: as before */
+	for (const struct link_map *l = ours; l; l = l->l_next)
+		if (l == next)
+			return 1;
+	return 0;
+}
+
+/* Loaded by dlopen() (mtrec attach's, or the program's own): nothing is
+ * recorded until mtrec_attach() is called. */
+static int dormant;
+
 /* Resolve the real functions; returns once they are all known.  Threads
  * racing here all store the same values. */
 static void bootstrap(void)
@@ -129,6 +153,13 @@ static void bootstrap(void)
 	MTREC_INTERPOSED(RESOLVE)
 	prim_loader_init(mtrec_real.dl_iterate_phdr);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	if (!loaded_first()) {
+		dormant = 1;
+		if (prim_getenv("MALLOC_TRACE"))
+			prim_say("libmtrec.so was loaded after the program's malloc (by dlopen(), "
+				 "not LD_PRELOAD): its calls never come here; not recording", SAY_END);
+		return;
+	}
 	mtrec_init(mtrec_real.sigaction);
 }
 
@@ -663,19 +694,31 @@ static int binds_to_ours(const char *name, const void *ours)
  * allocators the real functions live in. */
 static const void *keep[NREDIRECTS + 3];
 
-static void setup_redirects(void)
+/* ATTACHED: loaded by mtrec attach, after libc, into a program that ran
+ * without us.  No object's slot was bound to us then: every slot bound to
+ * libc's function is redirected, libc's own among them (its strdup, its
+ * fopen call malloc through them, as they call ours under the preload),
+ * and a lazy stub wherever the dynamic linker would bind it to libc's. */
+static void setup_redirects(int attached)
 {
 	int nkeep = 0;
 
 	keep[nkeep++] = (const void *)setup_redirects;
 	/* libc's definition, not the canonical address (a program's PLT
 	 * entry when it takes the function's address) */
-	keep[nkeep] = next_sym("dl_iterate_phdr");
+	keep[nkeep] = attached ? NULL : next_sym("dl_iterate_phdr");
 	if (keep[nkeep])
 		nkeep++;
 	keep[nkeep++] = (const void *)&_r_debug;
 	for (int i = 0; i < NREDIRECTS; i++) {
 		redirects[i].real = next_sym(redirects[i].name);
+		if (attached) {
+			redirects[i].flags |= MTREC_GOT_OWN;
+			if (redirects[i].real && real_dlsym() &&
+			    mtrec_real.dlsym(RTLD_DEFAULT, redirects[i].name) == redirects[i].real)
+				redirects[i].flags |= MTREC_GOT_LAZY;
+			continue;
+		}
 		/* A slot not bound yet may be pointed at ours only when the
 		 * dynamic linker would bind it to ours: nobody before us in
 		 * the global scope (the program itself) defines the name. */
@@ -691,10 +734,111 @@ static void setup_redirects(void)
 		mtrec_track_coverage(1);
 }
 
+/* ---- mtrec attach PID, mtrec detach PID (share/attach.md) -------------
+ * Called by the attacher through ptrace, in one thread of a program that
+ * was started without us and loaded us with dlopen(); the others run.
+ * Each answers "ok TEXT" or "no TEXT", which the attacher reads from here
+ * and prints. */
+
+static char attach_answer[512];
+static int attach_busy, attach_inited, attach_on;
+
+static const char *answer(const char *a, const char *b, unsigned long n, const char *c)
+{
+	char *o = attach_answer, *lim = attach_answer + sizeof(attach_answer) - 1;
+
+	o = prim_puts(o, lim, a);
+	if (b)
+		o = prim_puts(o, lim, b);
+	if (c) {
+		o = prim_puts(o, lim, "; ");
+		o = prim_putu(o, lim, n);
+		o = prim_puts(o, lim, c);
+	}
+	*o = '\0';
+	__atomic_store_n(&attach_busy, 0, __ATOMIC_RELEASE);
+	return attach_answer;
+}
+
+static unsigned long slots_redirected(void)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < NREDIRECTS + MTREC_TRACK_MAX; i++)
+		n += __atomic_load_n(&redirects[i].slots, __ATOMIC_RELAXED);
+	return n;
+}
+
+EXPORT const char *mtrec_attach(const char *config)
+{
+	const char *why;
+	unsigned long before;
+
+	if (__atomic_exchange_n(&attach_busy, 1, __ATOMIC_ACQ_REL))
+		return "no another mtrec attach or detach is at work in this process";
+	if (!ready())
+		return answer("no the recorder could not find libc's functions", NULL, 0, NULL);
+	if (!dormant)
+		return answer("no the recorder was preloaded in this process: use 'mtrec ctl PID on'",
+			      NULL, 0, NULL);
+	if (attach_on)
+		return answer("ok already attached, recording into ", mtrec_attached_path(), 0, NULL);
+	if (!attach_inited) {
+		if (!config || prim_attach_env(config) < 0)
+			return answer("no the settings are too long", NULL, 0, NULL);
+		mtrec_init(mtrec_real.sigaction);
+		pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);
+		attach_inited = 1;
+	}
+	if ((why = mtrec_attach_begin()) != NULL)
+		return answer("no ", why, 0, NULL);
+	before = slots_redirected();
+	if (attach_inited == 1) {
+		setup_redirects(1);
+		attach_inited = 2;
+	} else {
+		mtrec_got_resume();
+		mtrec_loader_moved();
+		mtrec_track_coverage(0);
+	}
+	attach_on = 1;
+	return answer("ok recording into ", mtrec_attached_path(), slots_redirected() - before,
+		      " call slots redirected");
+}
+
+EXPORT const char *mtrec_detach(void)
+{
+	unsigned n;
+
+	if (__atomic_exchange_n(&attach_busy, 1, __ATOMIC_ACQ_REL))
+		return "no another mtrec attach or detach is at work in this process";
+	if (!attach_on)
+		return answer(dormant ? "no not attached: recording is already off"
+			      : "no the recorder was preloaded in this process: use 'mtrec ctl PID off'",
+			      NULL, 0, NULL);
+	/* The program's calls first: a call that still reaches us meanwhile
+	 * is recorded, before "= End". */
+	n = mtrec_got_restore();
+	mtrec_attach_end();
+	attach_on = 0;
+	return answer("ok recording stopped in ", mtrec_attached_path(), n, " call slots given back");
+}
+
+/* mtrec ctl, when no allocation call of the program took its request in
+ * a moment: it makes a thread call this (as mtrec attach does). */
+EXPORT const char *mtrec_ctl_now(void)
+{
+	if (!ready())
+		return "no the recorder could not find libc's functions";
+	return mtrec_control_now() ? "ok request taken" : "no no request taken";
+}
+
 __attribute__((constructor)) static void shim_constructor(void)
 {
 	ready();
-	setup_redirects();
+	if (dormant)
+		return;		/* mtrec_attach() does the rest, if it comes */
+	setup_redirects(0);
 	mtrec_mark_session((int (*)(char *))next_sym("putenv"));
 	mtrec_install_signal();
 	pthread_atfork(mtrec_fork_prepare, mtrec_fork_parent, mtrec_fork_child);

@@ -50,6 +50,7 @@
 #define MTREC_EXPORTED(N) \
 	N(dlsym) N(execl) N(execlp) N(execle) \
 	N(trace_on) N(trace_off) N(trace_mark) N(mtrace) N(muntrace) \
-	N(mtrec_alloc) N(mtrec_free) N(mtrec_ref) N(mtrec_unref)
+	N(mtrec_alloc) N(mtrec_free) N(mtrec_ref) N(mtrec_unref) \
+	N(mtrec_attach) N(mtrec_detach) N(mtrec_ctl_now)
 
 #endif

@@ -204,11 +204,15 @@ static char *put_range(char *o, char *lim, const char *key, const struct known *
 	return prim_puts(o, lim, " ");
 }
 
+/* A line being made, under the lock: not on the stack, which is that of
+ * whatever malloc call saw a new caller (a small thread stack). */
+static char line_buf[4096 + 256];
+
 /* "# object BIAS LOW-HIGH BUILDID PATH", kept for the snapshot. */
 static void write_object(struct known *k, const struct dl_phdr_info *info,
 			 mtrec_line_sink sink)
 {
-	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf) - 1;
+	char *buf = line_buf, *o = buf, *lim = buf + sizeof(line_buf) - 1;
 
 	o = put_range(o, lim, "# object", k);
 	o = put_build_id(o, lim, info);
@@ -224,7 +228,7 @@ static void write_object(struct known *k, const struct dl_phdr_info *info,
 /* "# unload BIAS LOW-HIGH PATH", the path as its object line gave it. */
 static void write_unload(const struct known *k, mtrec_line_sink sink)
 {
-	char buf[4096 + 256], *o = buf, *lim = buf + sizeof(buf);
+	char *buf = line_buf, *o = buf, *lim = buf + sizeof(line_buf);
 
 	o = put_range(o, lim, "# unload", k);
 	if (k->line && k->len > k->name_at + 1) {

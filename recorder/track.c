@@ -197,7 +197,7 @@ static int interposed(const char *name)
 
 static void bad(const char *item, const char *why)
 {
-	prim_say("MTREC_TRACK: '", item, "': ", why, "; ignored", SAY_END);
+	prim_say_error("MTREC_TRACK: '", item, "': ", why, "; ignored", SAY_END);
 }
 
 /* "N", "N*M" or "*N" (1..6; N alone may be 0): 0, or -1. */
@@ -317,7 +317,7 @@ static void add_list(const char *list, char *group, int depth)
 		while (n > 0 && (*list == ' ' || *list == '\t'))
 			list++, n--;
 		if (n >= sizeof(buf)) {
-			prim_say("MTREC_TRACK: an item of more than 8191 bytes; ignored", SAY_END);
+			prim_say_error("MTREC_TRACK: an item of more than 8191 bytes; ignored", SAY_END);
 		} else if (n > 0) {
 			char text[SPEC_LEN];
 
@@ -346,7 +346,7 @@ int mtrec_track_init(const char *spec, struct mtrec_got_func *funcs, int max)
 		char family[FAMILY_LEN] = "";
 
 		if (n >= sizeof(group_text))
-			prim_say("MTREC_TRACK: a group of more than 8191 bytes; ignored", SAY_END);
+			prim_say_error("MTREC_TRACK: a group of more than 8191 bytes; ignored", SAY_END);
 		else {
 			memcpy(group_text, spec, n);
 			group_text[n] = '\0';

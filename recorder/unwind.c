@@ -664,9 +664,11 @@ struct procmap_query {
 #define PROCMAP_QUERY 0xc0686611ul	/* _IOWR('f', 17, struct procmap_query) */
 #define PROCMAP_QUERY_VMA_READABLE 1
 
+/* Read a few lines at a time: this runs on the stack of whoever called
+ * malloc (the kernel's seq_file hands the rest over at the next read). */
 static int maps_lookup(uintptr_t addr, struct range *out)
 {
-	char buf[1024];
+	char buf[256];
 	uintptr_t a = 0, b = 0;
 	int field = 0, readable = 0, found = 0;
 	long fd, n;

@@ -9,12 +9,22 @@
 -- idempotent) at the start of each load; `sqlite3 x.db < schema.sql`
 -- makes an empty database.
 --
+-- The same file makes a PostgreSQL database (--db postgresql://...,
+-- share/fleet.md): mtanalyze changes a few words for it, in one place
+-- (analyzer/db/db-conn.c, mta_conn_schema): INTEGER is BIGINT there
+-- (SQLite's is 64-bit), an INTEGER PRIMARY KEY an identity column, REAL
+-- DOUBLE PRECISION, WITHOUT ROWID goes, a view is CREATE OR REPLACE,
+-- printf ('0x%x', X) is '0x' || to_hex (X), and the PRAGMAs are rows of
+-- a table mta_pragma.  Everything else is SQL both engines take: no
+-- bare column beside GROUP BY but of a grouped primary key, no
+-- group_concat, no round (double, n), no char (), "binary" quoted.
+--
 -- Addresses are stored as INTEGER (64-bit, signed: an address at or above
 -- 2^63 reads as negative); the views add them in hex.  Line numbers count
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 6;              -- this schema's version
+PRAGMA user_version = 7;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
@@ -27,14 +37,17 @@ PRAGMA user_version = 6;              -- this schema's version
 -- at its next load; runs loaded before have no rows there.  Version 6
 -- (issue 17) added the columns marked "v6" (the recorder's verdicts of
 -- reachability, share/reach.md) and the view leaks_by_reach; leak_list is
--- made again to show them.  Runs loaded before have NULL there.
+-- made again to show them.  Runs loaded before have NULL there.  Version
+-- 7 (issue 31) added the columns marked "v7" (frames by build-id and
+-- offset, a run's host and build) and made leaks_by_reach and
+-- stack_frames again (the same in PostgreSQL).
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
 	id INTEGER PRIMARY KEY,
 	loaded_at TEXT NOT NULL,          -- when it was loaded, UTC ISO 8601
 	traces TEXT NOT NULL,             -- the trace files, in order, one per line
-	binary TEXT,                      -- the BINARY argument, if any
+	"binary" TEXT,                    -- the BINARY argument, if any
 	pid INTEGER,                      -- '# pid' (mtrec traces), else NULL
 	ppid INTEGER,
 	exe TEXT,                         -- '# exe': the executable
@@ -77,7 +90,11 @@ CREATE TABLE IF NOT EXISTS runs (
 	leak_kinds TEXT,                  -- v6: the kinds --leaks kept ('definite,indirect'), NULL: all;
 	                                  --     leaked_* and the leaks rows are those kinds only
 	all_leaked_blocks INTEGER,        -- v6: every block not freed, whatever --leaks kept
-	all_leaked_bytes INTEGER
+	all_leaked_bytes INTEGER,
+	host TEXT,                        -- v7: the host the run is from (--host, default the
+	                                  --     loading machine's name)
+	build_id TEXT                     -- v7: the program's GNU build-id ('# object'), NULL: not
+	                                  --     recorded: runs of one build share it
 );
 
 -- A source location: where a block was allocated (charged), or one frame
@@ -124,6 +141,10 @@ CREATE TABLE IF NOT EXISTS frames (
 	site_id INTEGER NOT NULL REFERENCES sites (id),
 	inlined INTEGER,                  -- v4: 1 when this function was inlined into the
 	                                  --     next level's (same address), else 0
+	build_id TEXT,                    -- v7: the GNU build-id of the object of the address
+	object_offset INTEGER,            -- v7: the address in that object (address minus where
+	                                  --     it was loaded): the same in every run of a build,
+	                                  --     whatever the address layout; NULL: not known
 	PRIMARY KEY (stack_id, level)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frames_site ON frames (site_id);
@@ -343,12 +364,12 @@ LEFT JOIN threads t ON t.run_id = l.run_id AND t.tid = l.thread;
 -- v6: the blocks not freed of each site by reachability (valgrind's
 -- kinds, share/reach.md), per run; only runs whose trace has verdicts.
 CREATE VIEW IF NOT EXISTS leaks_by_reach AS
-SELECT l.run_id, l.site_id, s.function,
+SELECT l.run_id, s.id AS site_id, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
        s.object, l.reach, count (*) AS blocks, sum (l.size) AS bytes
 FROM leaks l JOIN sites s ON s.id = l.site_id
 WHERE l.reach IS NOT NULL
-GROUP BY l.run_id, l.site_id, l.reach;
+GROUP BY l.run_id, s.id, l.reach;
 
 -- Frees of memory never allocated, by site of the free.
 CREATE VIEW IF NOT EXISTS bad_frees_by_site AS
@@ -364,10 +385,11 @@ FROM bad_frees b JOIN sites s ON s.id = b.site_id;
 
 -- Stacks frame by frame, with their locations.
 CREATE VIEW IF NOT EXISTS stack_frames AS
-SELECT f.stack_id, st.run_id, f.level, f.level = st.site_level AS charged,
+SELECT f.stack_id, st.run_id, f.level,
+       CASE WHEN f.level = st.site_level THEN 1 ELSE 0 END AS charged,
        printf ('0x%x', f.address) AS address, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
-       s.object, f.site_id, f.inlined
+       s.object, f.site_id, f.inlined, f.build_id, printf ('0x%x', f.object_offset) AS offset_hex
 FROM frames f JOIN stacks st ON st.id = f.stack_id JOIN sites s ON s.id = f.site_id;
 
 -- v5: leaks of each tracked kind by call site, per run.

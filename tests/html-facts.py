@@ -5,6 +5,10 @@ that headless Chromium dumped after the page's script ran (t8000).
   summary KEY VALUE          a row of the summary table (data-key)
   leak BLOCKS BYTES GROWTH SITE
                              a row of the leak sites table, as shown
+  leak-reach SITE: TEXT      its reachability cell, when the table has one
+  reach KIND BYTES BLOCKS    a row of the leak summary (data-reach)
+  growth CLASS N             the count of leak sites of a growth class
+  axis time|lines            the chart's x axis, and its label
   stacks N                   <details> of stacks in the leak table
   series CLASS MAX           a polyline of the live bytes chart
   flame-boxes N              boxes the flame graph drew
@@ -28,6 +32,9 @@ class Facts(HTMLParser):
         self.cell = None
         self.key = None
         self.flame_boxes = 0
+        self.reach = None
+        self.span = None
+        self.label = None
         self.stacks = 0
 
     def handle_starttag(self, tag, attrs):
@@ -38,6 +45,7 @@ class Facts(HTMLParser):
         elif tag == "tr" and self.table:
             self.row = []
             self.key = a.get("data-key")
+            self.reach = a.get("data-reach")
         elif tag in ("td", "th") and self.row is not None:
             self.cell = ""
         elif tag == "details" and self.table == "leak-sites":
@@ -48,10 +56,23 @@ class Facts(HTMLParser):
             if self.flame_boxes == 0:
                 self.out.append("flame-root %s" % a["data-value"])
             self.flame_boxes += 1
+        elif tag == "span" and a.get("data-growth"):
+            self.growth = a["data-growth"]
+            self.span = ""
+        elif tag == "p" and a.get("id") == "axis":
+            self.out.append("axis %s" % a.get("data-axis"))
+        elif tag == "text" and "x-label" in a.get("class", "").split():
+            self.label = ""
         elif tag == "span" and a.get("id") == "flame-status":
             self.out.append("flame-matched %s" % a.get("data-matched"))
 
     def handle_endtag(self, tag):
+        if tag == "span" and self.span is not None:
+            self.out.append("growth %s %s" % (self.growth, self.span.split()[0]))
+            self.span = None
+        if tag == "text" and self.label is not None:
+            self.out.append("x-label %s" % " ".join(self.label.split()))
+            self.label = None
         if tag in ("td", "th") and self.cell is not None and self.row is not None:
             self.row.append(" ".join(self.cell.split()))
             self.cell = None
@@ -65,8 +86,12 @@ class Facts(HTMLParser):
         r = self.row
         if self.key:
             self.out.append("summary %s %s" % (self.key, r[-1]))
+        elif self.reach:
+            self.out.append("reach %s %s %s" % (self.reach, r[1], r[2]))
         elif r and self.table == "leak-sites" and r[0] != "#":
-            self.out.append("leak %s %s %s %s" % (r[1], r[2], r[3], r[5]))
+            self.out.append("leak %s %s %s %s" % (r[1], r[2], r[3], r[-1]))
+            if len(r) > 6:
+                self.out.append("leak-reach %s: %s" % (r[-1], r[5]))
         elif r and self.table in ("diff-grown", "diff-shrunk") and r[0] != "Change":
             self.out.append("change %s %s" % (r[0], r[-1]))
         if r and r[0] not in ("#", "Bytes", "Frees", "Temporary", "Change") and self.table:
@@ -75,6 +100,10 @@ class Facts(HTMLParser):
     def handle_data(self, data):
         if self.cell is not None:
             self.cell += data
+        if self.span is not None:
+            self.span += data
+        if self.label is not None:
+            self.label += data
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)

@@ -105,14 +105,14 @@ test_expect_success 'the request is removed once taken, the directory is the use
 	test "$(stat -c %a run/mtrec)" = 700
 '
 
-test_expect_success 'an idle daemon: the request is pending (exit 2) until its next allocation' '
+test_expect_success 'an idle daemon, --no-ptrace: the request is pending (exit 2) until its next allocation' '
 	start_daemon idle idle &&
 	pid=$(cat idle/pid) &&
-	test_expect_code 2 "$MTREC" ctl --timeout=0.5 $pid off 2>err &&
+	test_expect_code 2 "$MTREC" ctl --no-ptrace --timeout=0.5 $pid off 2>err &&
 	grep -q "process $pid has not taken the request in 0.5 s" err &&
 	grep -q "stays pending" err &&
 	test -f run/mtrec/$pid.ctl &&
-	test_expect_code 125 "$MTREC" ctl --timeout=0.5 $pid on 2>err &&
+	test_expect_code 125 "$MTREC" ctl --no-ptrace --timeout=0.5 $pid on 2>err &&
 	grep -q "an earlier request to process $pid is still pending" err &&
 	: >idle/wake &&
 	for i in $(seq 50); do test -f run/mtrec/$pid.ctl || break; sleep 0.05; done &&

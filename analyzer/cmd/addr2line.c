@@ -30,6 +30,7 @@ mta_addr2line (int argc, char **argv, MtaWarnFunc warn, int *status, GError **er
 		return FALSE;
 	}
 	MtaSymbolizer *sym = mta_symbolizer_new (NULL, NULL, NULL);
+	mta_symbolizer_set_fetch (sym, FALSE);   /* binutils' addr2line asks no server */
 	for (int i = 1; i < argc; i++) {
 		const char *r = mta_symbolizer_addr2line (sym, argv[0],
 							  g_ascii_strtoull (argv[i], NULL, 16));

@@ -11,6 +11,7 @@
  * stopped early cannot prove that a block was never freed.
  */
 #include "analysis.h"
+#include "db-conn.h"
 #include "db-load.h"
 #include "html-out.h"
 #include "pprof-out.h"
@@ -68,12 +69,15 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 			mta_wrappers_add (a->wrappers, *p);
 	}
 	a->run = mta_run_new (sym, a->wrappers, binary);
+	mta_run_set_auto_skip (a->run, !opts->no_auto_skip);
 	mta_run_set_leak_kinds (a->run, opts->leak_kinds);
 	for (int i = 0; i < ntraces; i++)
 		mta_run_add_trace (a->run, traces[i]);
 	if (opts->db != NULL) {
 		if ((a->db = mta_db_open (opts->db, error)) == NULL)
 			return NULL;
+		if (opts->host != NULL)
+			mta_db_set_host (a->db, opts->host);
 		if (opts->all_events) {
 			if (!mta_db_begin (a->db, a->run, TRUE, error))
 				return NULL;
@@ -135,12 +139,13 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, a->lineage, out);
 	else if (a->opts.by_site)
 		mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
-	else if (a->opts.db != NULL)
+	else if (a->opts.db != NULL) {
+		g_autofree char *shown = mta_conn_redact (a->opts.db);
 		fprintf (out, "run %" PRId64 " loaded into '%s': %" PRIu64 " leaked block%s, %" PRIu64
-			 " bytes, %" PRIu64 " bad free%s\n", run_id, a->opts.db, info->leaked_blocks,
+			 " bytes, %" PRIu64 " bad free%s\n", run_id, shown, info->leaked_blocks,
 			 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
 			 info->bad_frees == 1 ? "" : "s");
-	else {
+	} else {
 		if (a->opts.html != NULL)
 			mta_html_print_written (a->opts.html, info, out);
 		if (a->opts.pprof != NULL)

@@ -13,9 +13,11 @@
 typedef struct {
 	gboolean by_site;          /* the text report by call site */
 	gboolean json;             /* the same facts as JSON */
-	const char *db;            /* load the run into this SQLite database */
+	const char *db;            /* load the run into this database: a SQLite file, a postgresql:// URI */
+	const char *host;          /* --host: the run's host in the database (NULL: this one's) */
 	gboolean all_events;       /* ... with every event */
 	gboolean no_skip;          /* do not skip allocation wrappers */
+	gboolean no_auto_skip;     /* nor those found without symbols */
 	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */

@@ -37,6 +37,7 @@
  * in between it is noise, listed apart with the baselines' counts.
  */
 #include "diff.h"
+#include "db-conn.h"
 #include "escape.h"
 #include "reach.h"
 #include "html-diff.h"
@@ -123,6 +124,7 @@ const char mta_diff_description[] =
 	"  ./app:t.log,t.log.part2    the parts of a rotated trace, in order\n"
 	"  runs.db:2                  run 2 of a database loaded with --db\n"
 	"  runs.db:-1                 its last run (-2: the one before it)\n"
+	"  postgresql://h/db:2        run 2 of a PostgreSQL database loaded with --db\n"
 	"\n"
 	"Example:\n"
 	"  mtrec -o base.log --depth 16 ./app            # without the feature\n"
@@ -154,10 +156,20 @@ load_side (const char *arg, const MtaWrappers *wrappers, guint leak_kinds, GErro
 	g_autofree char *db = NULL;
 	const char *rest = arg;
 
+	/* A PostgreSQL URI (which has ':' of its own) names its run after
+	 * the last ':' (mta_conn_split_run). */
+	if (mta_conn_is_uri (arg)) {
+		if (!mta_conn_split_run (arg, &db, &rest)) {
+			g_autofree char *shown = mta_conn_redact (arg);
+			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				     "'%s' is a database: name one of its runs, as '%s:1' or '%s:-1'",
+				     shown, shown, shown);
+			return NULL;
+		}
+	} else if (!g_file_test (arg, G_FILE_TEST_EXISTS)) {
 	/* The whole argument, when it is a file, is a trace (or a database
 	 * without a run); else the part before the first ':' that names a
 	 * file says what the rest is. */
-	if (!g_file_test (arg, G_FILE_TEST_EXISTS)) {
 		for (const char *c = strchr (arg, ':'); c != NULL; c = strchr (c + 1, ':')) {
 			g_autofree char *head = g_strndup (arg, (gsize) (c - arg));
 			if (!g_file_test (head, G_FILE_TEST_IS_REGULAR))
@@ -181,9 +193,10 @@ load_side (const char *arg, const MtaWrappers *wrappers, guint leak_kinds, GErro
 		if (strcmp (rest, "last") != 0)
 			run = g_ascii_strtoll (rest, &end, 10);
 		if (end != NULL && (end == rest || *end != '\0' || run == 0)) {
+			g_autofree char *shown = mta_conn_redact (arg), *shown_db = mta_conn_redact (db);
 			g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 				     "'%s': '%s' is not a run of '%s' (a run id, or -1 for the last)",
-				     arg, rest, db);
+				     shown, rest, shown_db);
 			return NULL;
 		}
 		return mta_leak_set_from_db (arg, db, run, leak_kinds, error);

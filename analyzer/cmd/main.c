@@ -28,6 +28,7 @@
 #include "session.h"
 #include "shrink.h"
 #include "compact.h"
+#include "db-conn.h"
 
 #define EXIT_TROUBLE 2
 
@@ -76,7 +77,8 @@ static const GOptionEntry common_entries[] = {
 static void
 warn_cb (const char *message, gpointer data)
 {
-	g_autofree char *m = mta_escape_controls (message);
+	g_autofree char *shown = mta_conn_redact_in (message);
+	g_autofree char *m = mta_escape_controls (shown);
 
 	(void) data;
 	fflush (stdout);
@@ -94,9 +96,10 @@ static int
 usage_error (const Command *cmd, const char *message)
 {
 	g_autofree char *name = command_name (cmd);
+	g_autofree char *shown = mta_conn_redact_in (message);
 
 	fflush (stdout);
-	fprintf (stderr, "%s: %s\nTry '%s --help' for more information.\n", name, message, name);
+	fprintf (stderr, "%s: %s\nTry '%s --help' for more information.\n", name, shown, name);
 	return EXIT_TROUBLE;
 }
 
@@ -300,7 +303,9 @@ main (int argc, char **argv)
 	if (status < 0 && g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
 		return usage_error (cmd, error->message);
 	if (status < 0) {
-		g_autofree char *m = mta_escape_controls (error ? error->message : "failed");
+		/* a URI's password is never printed, whoever made the message */
+		g_autofree char *shown = mta_conn_redact_in (error ? error->message : "failed");
+		g_autofree char *m = mta_escape_controls (shown);
 		fprintf (stderr, "mtanalyze: %s\n", m);
 		return EXIT_TROUBLE;
 	}

@@ -51,6 +51,10 @@ const char mta_report_description[] =
 	"mtanalyze shrink TRACE... -o OUT writes the trace without the blocks\n"
 	"that were freed: see 'mtanalyze shrink --help'.\n"
 	"\n"
+	"mtanalyze compact TRACE folds the complete parts of a rotated trace\n"
+	"(mtrec --rotate) into one while it is written, so that the disk holds\n"
+	"the blocks still live, not the whole run: see 'mtanalyze compact --help'.\n"
+	"\n"
 	"mtanalyze diff BASE FEATURE lists the leaks a feature brought (the sites\n"
 	"new or grown in the run FEATURE): see 'mtanalyze diff --help'.\n"
 	"\n"
@@ -71,8 +75,10 @@ static gboolean opt_no_inherit;
 static gboolean opt_by_site;
 static gboolean opt_json;
 static char *opt_db;
+static char *opt_host;
 static gboolean opt_all_events;
 static gboolean opt_no_skip;
+static gboolean opt_no_auto_skip;
 static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
@@ -119,6 +125,8 @@ const GOptionEntry mta_report_entries[] = {
 	  "Also look for separate debug files in DIR (repeatable)", "DIR" },
 	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
 	  "Charge leaks to wrappers too (no wrapper list)", NULL },
+	{ "no-auto-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_auto_skip,
+	  "Do not skip the allocation wrappers found in code without symbols", NULL },
 	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
 	  "Print the report by call site as JSON (share/json-format.md)", NULL },
 	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
@@ -131,7 +139,10 @@ const GOptionEntry mta_report_entries[] = {
 	{ "pprof", 0, 0, G_OPTION_ARG_FILENAME, &opt_pprof,
 	  "Also write the run as a gzip-compressed pprof profile FILE (share/pprof.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
-	  "Load the run into the SQLite database FILE (created if missing)", "FILE" },
+	  "Load the run into the SQLite database FILE (created if missing), or into the PostgreSQL "
+	  "server of a postgresql:// URI", "FILE|URI" },
+	{ "host", 0, 0, G_OPTION_ARG_STRING, &opt_host,
+	  "With --db, the host the run is from (runs.host; default: this machine's name)", "NAME" },
 	{ "all-events", 0, 0, G_OPTION_ARG_NONE, &opt_all_events,
 	  "With --db, also store every event (large; see mtanalyze(1))", NULL },
 	{ "growth", 0, 0, G_OPTION_ARG_STRING, &opt_growth,
@@ -271,6 +282,10 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	gboolean folded_blocks = FALSE;
 	int status;
 
+	if (opt_host != NULL && opt_db == NULL) {
+		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--host needs --db");
+		return FALSE;
+	}
 	if (opt_all_events && opt_db == NULL) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--all-events needs --db");
 		return FALSE;
@@ -309,8 +324,9 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		MtaAnalysisOptions o = {
 			.by_site = opt_by_site || ((opt_growth != NULL || opt_leaks != NULL) && !opt_json &&
 					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
-			.json = opt_json, .db = opt_db,
+			.json = opt_json, .db = opt_db, .host = opt_host,
 			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
+			.no_auto_skip = opt_no_auto_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
 			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,
 		};
@@ -322,6 +338,9 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		st.func = mta_analysis_line;
 		st.data = sites;
 	} else {
+		/* addr2line, whose answers the plain report gives, asks no
+		 * debuginfod server: neither does it */
+		mta_symbolizer_set_fetch (sym, FALSE);
 		compat = mta_compat_new (sym, binary, stdout);
 		mta_compat_set_improve (compat, !opt_exact);
 		st.func = mta_compat_line;

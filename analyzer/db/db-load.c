@@ -10,12 +10,24 @@
  *
  * The file is checked before SQLite is let near it: a file that is not a
  * database, or is read-only, is refused without being opened for writing.
+ *
+ * PostgreSQL (a postgresql:// URI, db-conn.c): many hosts load at once, so
+ * nothing is locked for a load's length.  The schema is made, or checked,
+ * under an advisory lock; the run's sites are added first, each in its
+ * own short statement (ON CONFLICT DO NOTHING: the unique constraint on
+ * sites decides, and a site two loads add is added once); then one
+ * transaction inserts the run, which gets its id from the engine
+ * (RETURNING) and a block of stack ids from the sequence of stacks.id,
+ * moved past the block at once under the advisory lock.  A load that
+ * fails leaves at most sites no run uses yet.
  */
 #include "db-load.h"
+#include "db-conn.h"
 #include "growth.h"
 #include "kinds.h"
 #include "oom.h"
 #include "pkgdata.h"
+#include "symbolize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +37,7 @@
 #include <unistd.h>
 
 #define MTA_APPLICATION_ID 0x6d747263   /* "mtrc" */
-#define MTA_SCHEMA_VERSION 6
+#define MTA_SCHEMA_VERSION 7
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
 #define MTA_DB_ERROR (mta_db_error_quark ())
@@ -40,15 +52,15 @@ enum { ST_EVENT, ST_SITE_ADD, ST_SITE_ID, ST_STACK, ST_FRAME, ST_SITE_STATS, ST_
 static const char *const sql_text[N_ST] = {
 	[ST_EVENT] = "INSERT INTO events (run_id, line, op, address, size, stack_id, thread)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_SITE_ADD] = "INSERT OR IGNORE INTO sites (function, file, line, object)"
-		" VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_ADD] = "INSERT INTO sites (function, file, line, object)"
+		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	[ST_SITE_ID] = "SELECT id FROM sites WHERE function = ?1 AND file = ?2 AND line = ?3"
 		" AND object = ?4",
 	[ST_STACK] = "INSERT INTO stacks (run_id, id, trace_stack, caller, site_id, site_level, depth,"
 		" allocations, frees, bytes_allocated, leaked_blocks, leaked_bytes, bad_frees)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id, inlined)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_FRAME] = "INSERT INTO frames (stack_id, level, address, site_id, inlined, build_id,"
+		" object_offset) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_SITE_STATS] = "INSERT INTO site_stats (run_id, site_id, allocations, frees, bytes_allocated,"
 		" peak_live_bytes, leaked_blocks, leaked_bytes, bad_frees, first_line,"
 		" temporary_allocations, peak_share_bytes, growth, growth_exponent)"
@@ -62,7 +74,7 @@ static const char *const sql_text[N_ST] = {
 		" start_epoch = ?7, stack_depth = ?8, lines = ?9, unreadable_lines = ?10, events = ?11,"
 		" allocations = ?12, frees = ?13, reallocations = ?14, failed_allocations = ?15,"
 		" duplicate_allocations = ?16, bytes_allocated = ?17, peak_live_bytes = ?18,"
-		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21 WHERE id = ?1",
+		" leaked_blocks = ?19, leaked_bytes = ?20, bad_frees = ?21, build_id = ?22 WHERE id = ?1",
 	[ST_RUN_V2] = "UPDATE runs SET peak_line = ?2, peak_time_ns = ?3, temporary_allocations = ?4,"
 		" timeline_axis = ?5 WHERE id = ?1",
 	[ST_RUN_V3] = "UPDATE runs SET stopped_line = ?2, stop_reason = ?3, lost_events = ?4,"
@@ -79,11 +91,12 @@ static const char *const sql_text[N_ST] = {
 	[ST_KIND_STATS] = "INSERT INTO kind_stats (run_id, kind, site_id, leaked_blocks, leaked_bytes,"
 		" bad_frees, first_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 		" ON CONFLICT (run_id, kind, site_id) DO UPDATE SET bad_frees = excluded.bad_frees,"
-		" first_line = min (first_line, excluded.first_line)",
+		" first_line = CASE WHEN excluded.first_line < kind_stats.first_line"
+		" THEN excluded.first_line ELSE kind_stats.first_line END",
 	[ST_KIND_LEAK] = "INSERT INTO kind_leaks (run_id, kind, address, size, site_id, stack_id, line,"
 		" thread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_KIND_BAD_FREE] = "INSERT INTO kind_bad_frees (run_id, kind, address, site_id, stack_id, line,"
-		" thread) VALUES (?1, ?2, ?3, ?5, ?6, ?7, ?8)",
+		" thread) VALUES (?1, ?2, ?3, ?5, ?6, ?7, ?8)",   /* ?4: a leak's size */
 	[ST_REFCOUNT] = "INSERT INTO refcounts (run_id, kind, entry, objects, net_count, below_zero,"
 		" lowest_count, example, first_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_REFCOUNT_PATH] = "INSERT INTO refcount_paths (run_id, kind, entry, op, stack_id, site_id, count)"
@@ -137,23 +150,41 @@ static const char *const sql_migrate_v5[][2] = {
 	  "ALTER TABLE runs ADD COLUMN all_leaked_bytes INTEGER;" },
 };
 
+/* Version 6 -> 7 (issue 31): frames by build-id and offset, the host and
+ * build of a run; the views made again (portable to PostgreSQL). */
+static const char *const sql_migrate_v6[][2] = {
+	{ "frames", "ALTER TABLE frames ADD COLUMN build_id TEXT;"
+	  "ALTER TABLE frames ADD COLUMN object_offset INTEGER;" },
+	{ "runs", "ALTER TABLE runs ADD COLUMN host TEXT;"
+	  "ALTER TABLE runs ADD COLUMN build_id TEXT;" },
+};
+static const char sql_migrate_v6_views[] =
+	"DROP VIEW IF EXISTS leaks_by_reach;"
+	"DROP VIEW IF EXISTS stack_frames;";
+
+/* The run's row; its id from the engine (?6: loaded_at, from here: the
+ * engines spell the time differently). */
 static const char sql_new_run[] =
-	"INSERT INTO runs (loaded_at, traces, binary, skip_wrappers, all_events, analyzer_version,"
+	"INSERT INTO runs (loaded_at, traces, \"binary\", skip_wrappers, all_events, analyzer_version,"
 	" lines, unreadable_lines, events, allocations, frees, reallocations, failed_allocations,"
 	" duplicate_allocations, bytes_allocated, peak_live_bytes, leaked_blocks, leaked_bytes,"
-	" bad_frees)"
-	" VALUES (strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'), ?1, ?2, ?3, ?4, ?5,"
-	" 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)";
+	" bad_frees, host)"
+	" VALUES (?6, ?1, ?2, ?3, ?4, ?5,"
+	" 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ?7) RETURNING id";
 
 struct MtaDb {
-	char *path;
-	sqlite3 *db;
+	char *path;                /* as messages name it: a URI without its password */
+	MtaConn *c;
+	gboolean pg;
 	gboolean created;          /* the file did not exist before */
 	gboolean in_tx;
+	gboolean locked;           /* PostgreSQL: the advisory lock (all events) */
+	gboolean all_events;
 	gboolean committed;
+	char *host;                /* runs.host */
 	int64_t run_id;
 	int64_t stack_base;        /* stacks.id of path 0 */
-	sqlite3_stmt *st[N_ST];
+	MtaStmt *st[N_ST];
 	guint oom;                 /* mta_oom_add handle */
 };
 
@@ -166,7 +197,7 @@ db_oom (gpointer data)
 	struct stat st;
 
 	if (d->in_tx)
-		sqlite3_exec (d->db, "ROLLBACK", NULL, NULL, NULL);
+		mta_conn_exec (d->c, "ROLLBACK");
 	if (d->created && !d->committed && stat (d->path, &st) == 0 && st.st_size == 0) {
 		char journal[4096];
 		unlink (d->path);
@@ -188,21 +219,19 @@ nomem (MtaDb *d, int rc, GError **error)
 static gboolean
 db_fail (MtaDb *d, GError **error, const char *what)
 {
-	if (!nomem (d, sqlite3_errcode (d->db), error))
-		g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s: %s",
-			     d->path, what, sqlite3_errmsg (d->db));
+	if (!nomem (d, mta_conn_errcode (d->c), error))
+		g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': %s: %s",
+			     d->path, what, mta_conn_errmsg (d->c));
 	return FALSE;
 }
 
 static gboolean
 exec (MtaDb *d, const char *sql, GError **error)
 {
-	char *msg = NULL;
-	if (sqlite3_exec (d->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		if (!nomem (d, sqlite3_errcode (d->db), error))
-			g_set_error (error, MTA_DB_ERROR, sqlite3_errcode (d->db), "cannot load into '%s': %s",
-				     d->path, msg ? msg : sqlite3_errmsg (d->db));
-		sqlite3_free (msg);
+	if (!mta_conn_exec (d->c, sql)) {
+		if (!nomem (d, mta_conn_errcode (d->c), error))
+			g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': %s", d->path,
+				     mta_conn_errmsg (d->c));
 		return FALSE;
 	}
 	return TRUE;
@@ -212,17 +241,25 @@ exec (MtaDb *d, const char *sql, GError **error)
 static int64_t
 query_int (MtaDb *d, const char *sql, GError **error)
 {
-	sqlite3_stmt *st = NULL;
+	MtaStmt *st = mta_stmt_prepare (d->c, sql);
 	int64_t v = -1;
-	int rc = sqlite3_prepare_v2 (d->db, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step (st)) == SQLITE_ROW)
-		v = sqlite3_column_int64 (st, 0);
-	else if (rc == SQLITE_DONE)
+	int rc = st ? mta_stmt_step (st) : MTA_STEP_ERROR;
+	if (rc == MTA_STEP_ROW)
+		v = mta_stmt_int64 (st, 0);
+	else if (rc == MTA_STEP_DONE)
 		v = 0;
-	if (v < 0 && !nomem (d, rc, error))
-		g_set_error (error, MTA_DB_ERROR, rc, "cannot use '%s': %s", d->path,
-			     sqlite3_errmsg (d->db));
-	sqlite3_finalize (st);
+	if (v < 0 && !nomem (d, mta_conn_errcode (d->c), error))
+		g_set_error (error, MTA_DB_ERROR, 0, "cannot use '%s': %s", d->path, mta_conn_errmsg (d->c));
+	mta_stmt_finalize (st);
+	return v;
+}
+
+/* An engine's answer of -1 (db-conn.h) as ERROR. */
+static int64_t
+checked (MtaDb *d, int64_t v, GError **error)
+{
+	if (v < 0 && !nomem (d, mta_conn_errcode (d->c), error))
+		g_set_error (error, MTA_DB_ERROR, 0, "cannot use '%s': %s", d->path, mta_conn_errmsg (d->c));
 	return v;
 }
 
@@ -280,21 +317,25 @@ check_file (const char *path, gboolean *exists, GError **error)
 static gboolean
 check_schema (MtaDb *d, GError **error)
 {
-	int64_t app = query_int (d, "PRAGMA application_id", error);
+	int64_t app = checked (d, mta_conn_pragma (d->c, "application_id"), error);
 	if (app < 0)
 		return FALSE;
 	if (app != MTA_APPLICATION_ID) {
-		int64_t n = query_int (d, "SELECT count(*) FROM sqlite_master", error);
+		/* SQLite: anything in the file; PostgreSQL: a table of ours
+		 * without our mark (another program's "runs") */
+		int64_t n = d->pg ? checked (d, mta_conn_has (d->c, "runs", NULL), error)
+			: query_int (d, "SELECT count(*) FROM sqlite_master", error);
 		if (n < 0)
 			return FALSE;
 		if (n > 0) {
-			g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': a SQLite database, "
-				     "but not one of mtanalyze (left untouched)", d->path);
+			g_set_error (error, MTA_DB_ERROR, 0, "cannot load into '%s': a %s database, "
+				     "but not one of mtanalyze (left untouched)", d->path,
+				     d->pg ? "PostgreSQL" : "SQLite");
 			return FALSE;
 		}
 		return TRUE;
 	}
-	int64_t version = query_int (d, "PRAGMA user_version", error);
+	int64_t version = checked (d, mta_conn_pragma (d->c, "user_version"), error);
 	if (version < 0)
 		return FALSE;
 	if (version > MTA_SCHEMA_VERSION) {
@@ -306,27 +347,56 @@ check_schema (MtaDb *d, GError **error)
 	return TRUE;
 }
 
+static MtaDb *
+db_new (const char *name, gboolean created)
+{
+	MtaDb *d = g_new0 (MtaDb, 1);
+	d->path = mta_conn_redact (name);
+	d->created = created;
+	d->host = g_strdup (g_get_host_name ());
+	d->oom = mta_oom_add (db_oom, d);
+	return d;
+}
+
+static MtaDb *
+open_pg (const char *uri, GError **error)
+{
+	MtaConn *c = mta_conn_open_pg (uri, error);
+
+	if (c == NULL)
+		return NULL;
+	MtaDb *d = db_new (uri, FALSE);
+	d->c = c;
+	d->pg = TRUE;
+	if (!check_schema (d, error)) {
+		mta_db_close (d);
+		return NULL;
+	}
+	return d;
+}
+
 MtaDb *
 mta_db_open (const char *path, GError **error)
 {
 	gboolean exists;
+	sqlite3 *db = NULL;
 
+	if (mta_conn_is_uri (path))
+		return open_pg (path, error);
 	if (!check_file (path, &exists, error))
 		return NULL;
-	MtaDb *d = g_new0 (MtaDb, 1);
-	d->path = g_strdup (path);
-	d->created = !exists;
-	d->oom = mta_oom_add (db_oom, d);
-	int rc = sqlite3_open_v2 (path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	MtaDb *d = db_new (path, !exists);
+	int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	d->c = mta_conn_wrap_sqlite (db, path);
 	if (rc != SQLITE_OK) {
 		if (!nomem (d, rc, error))
 			g_set_error (error, MTA_DB_ERROR, rc, "cannot load into '%s': %s", path,
-				     d->db ? sqlite3_errmsg (d->db) : sqlite3_errstr (rc));
+				     db ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
 		mta_db_close (d);
 		return NULL;
 	}
-	sqlite3_busy_timeout (d->db, BUSY_TIMEOUT_MS);
-	if (sqlite3_db_readonly (d->db, "main") == 1) {
+	sqlite3_busy_timeout (db, BUSY_TIMEOUT_MS);
+	if (sqlite3_db_readonly (db, "main") == 1) {
 		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES,
 			     "cannot load into '%s': the file is read-only", path);
 		mta_db_close (d);
@@ -339,41 +409,37 @@ mta_db_open (const char *path, GError **error)
 	return d;
 }
 
+void
+mta_db_set_host (MtaDb *d, const char *host)
+{
+	g_free (d->host);
+	d->host = g_strdup (host);
+}
+
 /* ------------------------------------------------------------ load */
 
-gboolean
-mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
+/* An older SQLite database of ours: brought up to date in the load's
+ * transaction.  (PostgreSQL's start at version 7.) */
+static gboolean
+migrate (MtaDb *d, GError **error)
 {
-	const MtaRunInfo *info = mta_run_info (run);
-	g_autofree char *schema = mta_pkgdata_read ("schema.sql", error);
-	sqlite3_stmt *st = NULL;
-
-	if (schema == NULL)
-		return FALSE;
-	/* One load at a time writes; the others wait here. */
-	if (!exec (d, "PRAGMA cache_size = -65536; BEGIN IMMEDIATE", error))
-		return FALSE;
-	d->in_tx = TRUE;
-	/* Another process may have made the file something else meanwhile. */
-	if (!check_schema (d, error))
-		return FALSE;
 	int64_t app = query_int (d, "PRAGMA application_id", error);
 	int64_t version = app < 0 ? -1 : query_int (d, "PRAGMA user_version", error);
 	if (version < 0)
 		return FALSE;
-	/* An older database of ours: brought up to date in this transaction */
-	if (app == MTA_APPLICATION_ID && version == 1 && !exec (d, sql_migrate_v1, error))
+	if (app != MTA_APPLICATION_ID || version < 1)
+		return TRUE;
+	if (version == 1 && !exec (d, sql_migrate_v1, error))
 		return FALSE;
-	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 2 &&
-	    !exec (d, sql_migrate_v2, error))
+	if (version <= 2 && !exec (d, sql_migrate_v2, error))
 		return FALSE;
-	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 3) {
+	if (version <= 3) {
 		int64_t lacks = query_int (d, sql_has_frames_inlined, error);
 		if (lacks < 0 || (lacks > 0 && !exec (d, sql_migrate_v3, error)) ||
 		    !exec (d, "DROP VIEW IF EXISTS stack_frames", error))
 			return FALSE;
 	}
-	if (app == MTA_APPLICATION_ID && version >= 1 && version <= 5) {
+	if (version <= 5) {
 		for (guint k = 0; k < G_N_ELEMENTS (sql_migrate_v5); k++) {
 			int64_t lacks = query_int (d, sql_migrate_v5[k][0], error);
 			if (lacks < 0 || (lacks > 0 && !exec (d, sql_migrate_v5[k][1], error)))
@@ -382,88 +448,172 @@ mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
 		if (!exec (d, "DROP VIEW IF EXISTS leak_list", error))
 			return FALSE;
 	}
-	if (!exec (d, schema, error))
-		return FALSE;
-	for (int i = 0; i < N_ST; i++)
-		if (sqlite3_prepare_v3 (d->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
-					&d->st[i], NULL) != SQLITE_OK)
-			return db_fail (d, error, "prepare");
+	if (version <= 6) {
+		for (guint k = 0; k < G_N_ELEMENTS (sql_migrate_v6); k++) {
+			int has = mta_conn_has (d->c, sql_migrate_v6[k][0], NULL);
+			int has_col = mta_conn_has (d->c, "frames", "build_id");
+			if (k == 1)
+				has_col = mta_conn_has (d->c, "runs", "host");
+			if (checked (d, MIN (has, has_col), error) < 0)
+				return FALSE;
+			if (has && !has_col && !exec (d, sql_migrate_v6[k][1], error))
+				return FALSE;
+		}
+		if (!exec (d, sql_migrate_v6_views, error))
+			return FALSE;
+	}
+	return TRUE;
+}
 
+/* The schema, made or brought up to date: SQLite in the load's
+ * transaction, PostgreSQL under the advisory lock (two loads making the
+ * same table at once would fail) and only when not up to date. */
+static gboolean
+setup_schema (MtaDb *d, GError **error)
+{
+	g_autofree char *text = mta_pkgdata_read ("schema.sql", error);
+
+	if (text == NULL)
+		return FALSE;
+	g_autofree char *schema = mta_conn_schema (d->c, text);
+	if (!d->pg) {
+		/* Another process may have made the file something else meanwhile. */
+		return check_schema (d, error) && migrate (d, error) && exec (d, schema, error);
+	}
+	if (!mta_conn_lock (d->c, TRUE))
+		return db_fail (d, error, "advisory lock");
+	gboolean ok = check_schema (d, error);
+	int64_t version = ok ? checked (d, mta_conn_pragma (d->c, "user_version"), error) : -1;
+	ok = version >= 0 && (version == MTA_SCHEMA_VERSION || exec (d, schema, error));
+	mta_conn_lock (d->c, FALSE);
+	return ok;
+}
+
+/* BEGIN, the run's row, the first stack id. */
+static gboolean
+start_run (MtaDb *d, const MtaRun *run, GError **error)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	MtaStmt *st = NULL;
+
+	if (d->pg) {
+		if (!exec (d, "BEGIN", error))
+			return FALSE;
+		d->in_tx = TRUE;
+	}
 	g_autoptr (GString) traces = g_string_new (NULL);
 	for (guint i = 0; i < info->traces->len; i++)
 		g_string_append_printf (traces, "%s%s", i ? "\n" : "", (char *) info->traces->pdata[i]);
-	if (sqlite3_prepare_v2 (d->db, sql_new_run, -1, &st, NULL) != SQLITE_OK)
+	if ((st = mta_stmt_prepare (d->c, sql_new_run)) == NULL)
 		return db_fail (d, error, "prepare");
-	sqlite3_bind_text (st, 1, traces->str, -1, SQLITE_TRANSIENT);
-	if (info->binary)
-		sqlite3_bind_text (st, 2, info->binary, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int (st, 3, info->skip_wrappers);
-	sqlite3_bind_int (st, 4, all_events);
-	sqlite3_bind_text (st, 5, MTA_VERSION, -1, SQLITE_STATIC);
-	int rc = sqlite3_step (st);
-	sqlite3_finalize (st);
-	if (rc != SQLITE_DONE)
+	g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+	g_autofree char *when = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+	g_autofree char *loaded_at = g_strdup_printf ("%s.%03dZ", when, g_date_time_get_microsecond (now) / 1000);
+	mta_stmt_bind_text (st, 1, traces->str);
+	mta_stmt_bind_text_or_null (st, 2, info->binary);
+	mta_stmt_bind_int64 (st, 3, info->skip_wrappers);
+	mta_stmt_bind_int64 (st, 4, d->all_events);
+	mta_stmt_bind_text (st, 5, MTA_VERSION);
+	mta_stmt_bind_text (st, 6, loaded_at);
+	mta_stmt_bind_text_or_null (st, 7, d->host);
+	int rc = mta_stmt_step (st);
+	d->run_id = rc == MTA_STEP_ROW ? mta_stmt_int64 (st, 0) : -1;
+	mta_stmt_finalize (st);
+	if (d->run_id < 0)
 		return db_fail (d, error, "insert run");
-	d->run_id = sqlite3_last_insert_rowid (d->db);
-	int64_t max = query_int (d, "SELECT coalesce (max (id), 0) FROM stacks", error);
-	if (max < 0)
-		return FALSE;
-	d->stack_base = max + 1;
+	if (d->pg && d->all_events) {
+		/* the events name their stacks before the stacks are known:
+		 * the block starts here and grows at the store, the lock held */
+		if (!mta_conn_lock (d->c, TRUE))
+			return db_fail (d, error, "advisory lock");
+		d->locked = TRUE;
+		d->stack_base = checked (d, mta_conn_reserve_stacks (d->c, 1), error);
+		return d->stack_base > 0;
+	}
+	if (!d->pg) {
+		d->stack_base = checked (d, mta_conn_reserve_stacks (d->c, 0), error);
+		return d->stack_base > 0;
+	}
 	return TRUE;
+}
+
+gboolean
+mta_db_begin (MtaDb *d, const MtaRun *run, gboolean all_events, GError **error)
+{
+	d->all_events = all_events;
+	if (!d->pg) {
+		/* One load at a time writes; the others wait here. */
+		if (!exec (d, "PRAGMA cache_size = -65536; BEGIN IMMEDIATE", error))
+			return FALSE;
+		d->in_tx = TRUE;
+	}
+	if (!setup_schema (d, error))
+		return FALSE;
+	for (int i = 0; i < N_ST; i++)
+		if ((d->st[i] = mta_stmt_prepare (d->c, sql_text[i])) == NULL)
+			return db_fail (d, error, "prepare");
+	/* PostgreSQL: the run's transaction starts once its sites are in
+	 * (mta_db_store), unless its events come first */
+	if (d->pg && !all_events)
+		return TRUE;
+	return start_run (d, run, error);
 }
 
 static gboolean
 step (MtaDb *d, int which, GError **error)
 {
-	sqlite3_stmt *st = d->st[which];
-	int rc = sqlite3_step (st);
-	sqlite3_reset (st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	MtaStmt *st = d->st[which];
+	int rc = mta_stmt_step (st);
+	mta_stmt_reset (st);
+	if (rc == MTA_STEP_ERROR)
 		return db_fail (d, error, "insert");
 	return TRUE;
 }
 
 static void
-bind_tid (sqlite3_stmt *st, int col, uint32_t tid)
+bind_tid (MtaStmt *st, int col, uint32_t tid)
 {
 	if (tid != 0)
-		sqlite3_bind_int64 (st, col, tid);
+		mta_stmt_bind_int64 (st, col, tid);
 	else
-		sqlite3_bind_null (st, col);
+		mta_stmt_bind_null (st, col);
 }
 
 gboolean
 mta_db_event (MtaDb *d, const MtaRunEvent *ev, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_EVENT];
+	MtaStmt *st = d->st[ST_EVENT];
 	char op[2] = { ev->op, 0 };
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
-	sqlite3_bind_int64 (st, 2, (sqlite3_int64) ev->line);
-	sqlite3_bind_text (st, 3, op, 1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64 (st, 4, (sqlite3_int64) ev->addr);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_int64 (st, 2, (int64_t) ev->line);
+	mta_stmt_bind_text (st, 3, op);
+	mta_stmt_bind_int64 (st, 4, (int64_t) ev->addr);
 	if (ev->op == '+' || ev->op == '>' || ev->op == '!')
-		sqlite3_bind_int64 (st, 5, (sqlite3_int64) ev->size);
+		mta_stmt_bind_int64 (st, 5, (int64_t) ev->size);
 	else
-		sqlite3_bind_null (st, 5);
-	sqlite3_bind_int64 (st, 6, d->stack_base + ev->path);
+		mta_stmt_bind_null (st, 5);
+	mta_stmt_bind_int64 (st, 6, d->stack_base + ev->path);
 	bind_tid (st, 7, ev->tid);
 	return step (d, ST_EVENT, error);
 }
 
 static void
-bind_text_or_null (sqlite3_stmt *st, int col, const char *s)
+bind_text_or_null (MtaStmt *st, int col, const char *s)
 {
 	if (s != NULL)
-		sqlite3_bind_text (st, col, s, -1, SQLITE_STATIC);
+		mta_stmt_bind_text (st, col, s);
 	else
-		sqlite3_bind_null (st, col);
+		mta_stmt_bind_null (st, col);
 }
 
 static gboolean
-store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
+store_totals (MtaDb *d, const MtaRun *run, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_RUN_TOTALS];
+	const MtaRunInfo *i = mta_run_info (run);
+	uint64_t lo, hi;
+	const char *build_id = NULL;
+	MtaStmt *st = d->st[ST_RUN_TOTALS];
 	g_autofree char *start_iso = NULL;
 	double epoch = 0;
 
@@ -478,25 +628,29 @@ store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
 			epoch = (double) sec + (double) nsec / 1e9;
 		}
 	}
-	sqlite3_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
 	if (i->pid >= 0)
-		sqlite3_bind_int64 (st, 2, i->pid);
+		mta_stmt_bind_int64 (st, 2, i->pid);
 	if (i->ppid >= 0)
-		sqlite3_bind_int64 (st, 3, i->ppid);
+		mta_stmt_bind_int64 (st, 3, i->ppid);
 	bind_text_or_null (st, 4, i->exe);
 	bind_text_or_null (st, 5, i->cmdline);
 	bind_text_or_null (st, 6, start_iso);
 	if (start_iso != NULL)
-		sqlite3_bind_double (st, 7, epoch);
+		mta_stmt_bind_double (st, 7, epoch);
 	if (i->depth > 0)
-		sqlite3_bind_int (st, 8, i->depth);
+		mta_stmt_bind_int64 (st, 8, i->depth);
 	const uint64_t v[] = { i->lines, i->unreadable_lines, i->events, i->allocs, i->frees,
 			       i->reallocs, i->failed_allocs, i->duplicates, i->bytes_allocated,
 			       i->peak_live_bytes, i->leaked_blocks, i->leaked_bytes, i->bad_frees };
 	for (guint k = 0; k < G_N_ELEMENTS (v); k++)
-		sqlite3_bind_int64 (st, 9 + (int) k, (sqlite3_int64) v[k]);
+		mta_stmt_bind_int64 (st, 9 + (int) k, (int64_t) v[k]);
+	/* the program's build-id: its '# object' line */
+	if (i->exe == NULL || !mta_symbolizer_object_info (mta_run_symbolizer (run), i->exe, &lo, &hi, &build_id))
+		build_id = NULL;
+	mta_stmt_bind_text_or_null (st, 22, build_id);
 	gboolean ok = step (d, ST_RUN_TOTALS, error);
-	sqlite3_clear_bindings (st);
+	mta_stmt_clear (st);
 	return ok;
 }
 
@@ -505,82 +659,128 @@ store_totals (MtaDb *d, const MtaRunInfo *i, GError **error)
 static gboolean
 store_incomplete (MtaDb *d, const MtaIncomplete *x, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_RUN_V3];
+	MtaStmt *st = d->st[ST_RUN_V3];
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
 	if (x->stopped_line > 0) {
-		sqlite3_bind_int64 (st, 2, (sqlite3_int64) x->stopped_line);
-		sqlite3_bind_text (st, 3, x->stop_reason, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 2, (int64_t) x->stopped_line);
+		mta_stmt_bind_text (st, 3, x->stop_reason);
 	}
 	if (x->lost_lines > 0) {
-		sqlite3_bind_int64 (st, 4, (sqlite3_int64) MIN (x->lost_events, (uint64_t) INT64_MAX));
-		sqlite3_bind_text (st, 5, x->lost_reason, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 4, (int64_t) MIN (x->lost_events, (uint64_t) INT64_MAX));
+		mta_stmt_bind_text (st, 5, x->lost_reason);
 	}
 	bind_text_or_null (st, 6, x->freeres);
 	gboolean ok = step (d, ST_RUN_V3, error);
-	sqlite3_clear_bindings (st);
+	mta_stmt_clear (st);
 	return ok;
 }
 
-/* The database id of each site of the run, in *IDS. */
+static int
+site_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+	GPtrArray *sites = data;
+	const MtaSite *x = sites->pdata[*(const guint *) a], *y = sites->pdata[*(const guint *) b];
+	int c = strcmp (x->function, y->function);
+	if (c == 0)
+		c = strcmp (x->file, y->file);
+	if (c == 0)
+		c = (x->line > y->line) - (x->line < y->line);
+	return c ? c : strcmp (x->object, y->object);
+}
+
+/* The database id of each site of the run, in *IDS.  In the same order
+ * in every load (sorted): two PostgreSQL loads adding the same new sites
+ * in one transaction (--all-events) wait for each other, never in a
+ * circle. */
 static gboolean
 store_sites (MtaDb *d, GPtrArray *sites, int64_t *ids, GError **error)
 {
-	sqlite3_stmt *add = d->st[ST_SITE_ADD], *get = d->st[ST_SITE_ID];
+	MtaStmt *add = d->st[ST_SITE_ADD], *get = d->st[ST_SITE_ID];
+	g_autoptr (GArray) order = g_array_sized_new (FALSE, FALSE, sizeof (guint), sites->len);
 
-	for (guint i = 0; i < sites->len; i++) {
+	for (guint i = 0; i < sites->len; i++)
+		g_array_append_val (order, i);
+	g_array_sort_with_data (order, site_cmp, sites);
+	for (guint k = 0; k < sites->len; k++) {
+		guint i = g_array_index (order, guint, k);
 		const MtaSite *s = sites->pdata[i];
-		sqlite3_stmt *sts[2] = { add, get };
-		for (int k = 0; k < 2; k++) {
-			sqlite3_bind_text (sts[k], 1, s->function, -1, SQLITE_STATIC);
-			sqlite3_bind_text (sts[k], 2, s->file, -1, SQLITE_STATIC);
-			sqlite3_bind_int64 (sts[k], 3, s->line);
-			sqlite3_bind_text (sts[k], 4, s->object, -1, SQLITE_STATIC);
+		MtaStmt *sts[2] = { add, get };
+		for (int j = 0; j < 2; j++) {
+			mta_stmt_bind_text (sts[j], 1, s->function);
+			mta_stmt_bind_text (sts[j], 2, s->file);
+			mta_stmt_bind_int64 (sts[j], 3, s->line);
+			mta_stmt_bind_text (sts[j], 4, s->object);
 		}
 		if (!step (d, ST_SITE_ADD, error))
 			return FALSE;
-		int rc = sqlite3_step (get);
-		ids[i] = rc == SQLITE_ROW ? sqlite3_column_int64 (get, 0) : -1;
-		sqlite3_reset (get);
+		int rc = mta_stmt_step (get);
+		ids[i] = rc == MTA_STEP_ROW ? mta_stmt_int64 (get, 0) : -1;
+		mta_stmt_reset (get);
 		if (ids[i] < 0)
 			return db_fail (d, error, "site");
 	}
 	return TRUE;
 }
 
-static gboolean
-store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error)
+/* A frame's build-id and offset in its object, from the trace's
+ * '# object' lines: the same in every run of a build, wherever the
+ * object was loaded.  NULL when the trace does not say. */
+static void
+bind_object_offset (MtaStmt *fr, MtaSymbolizer *sym, const MtaSite *s, uint64_t addr)
 {
-	sqlite3_stmt *st = d->st[ST_STACK], *fr = d->st[ST_FRAME];
+	uint64_t lo = 0, hi = 0;
+	const char *build_id = NULL;
+
+	if (s->object[0] != '\0' && mta_symbolizer_object_info (sym, s->object, &lo, &hi, &build_id) &&
+	    addr >= lo && addr < hi) {
+		mta_stmt_bind_text_or_null (fr, 6, build_id);
+		mta_stmt_bind_int64 (fr, 7, (int64_t) (addr - lo));
+	} else {
+		mta_stmt_bind_null (fr, 6);
+		mta_stmt_bind_null (fr, 7);
+	}
+}
+
+static gboolean
+store_paths (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **error)
+{
+	MtaStmt *st = d->st[ST_STACK], *fr = d->st[ST_FRAME];
+	GPtrArray *paths = mta_run_paths (run), *sites = mta_run_sites (run);
+	MtaSymbolizer *sym = mta_run_symbolizer (run);
 
 	for (guint i = 0; i < paths->len; i++) {
 		const MtaPath *p = paths->pdata[i];
 		int64_t id = d->stack_base + i;
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_int64 (st, 2, id);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_int64 (st, 2, id);
 		if (p->trace_id >= 0)
-			sqlite3_bind_int64 (st, 3, p->trace_id);
+			mta_stmt_bind_int64 (st, 3, p->trace_id);
 		else
-			sqlite3_bind_null (st, 3);
-		sqlite3_bind_text (st, 4, p->caller, -1, SQLITE_STATIC);
-		sqlite3_bind_int64 (st, 5, site_ids[p->site]);
-		sqlite3_bind_int64 (st, 6, p->site_frame);
-		sqlite3_bind_int64 (st, 7, p->nframes);
+			mta_stmt_bind_null (st, 3);
+		mta_stmt_bind_text (st, 4, p->caller);
+		mta_stmt_bind_int64 (st, 5, site_ids[p->site]);
+		mta_stmt_bind_int64 (st, 6, p->site_frame);
+		mta_stmt_bind_int64 (st, 7, p->nframes);
 		const uint64_t v[] = { p->allocs, p->frees, p->bytes_allocated, p->leaked_blocks,
 				       p->leaked_bytes, p->bad_frees };
 		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
-			sqlite3_bind_int64 (st, 8 + (int) k, (sqlite3_int64) v[k]);
+			mta_stmt_bind_int64 (st, 8 + (int) k, (int64_t) v[k]);
 		if (!step (d, ST_STACK, error))
 			return FALSE;
 		for (uint32_t f = 0; f < p->nframes; f++) {
-			sqlite3_bind_int64 (fr, 1, id);
-			sqlite3_bind_int64 (fr, 2, f);
-			if (p->addrs != NULL)
-				sqlite3_bind_int64 (fr, 3, (sqlite3_int64) p->addrs[f]);
-			else
-				sqlite3_bind_null (fr, 3);
-			sqlite3_bind_int64 (fr, 4, site_ids[p->frames[f]]);
-			sqlite3_bind_int (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
+			mta_stmt_bind_int64 (fr, 1, id);
+			mta_stmt_bind_int64 (fr, 2, f);
+			if (p->addrs != NULL) {
+				mta_stmt_bind_int64 (fr, 3, (int64_t) p->addrs[f]);
+				bind_object_offset (fr, sym, sites->pdata[p->frames[f]], p->addrs[f]);
+			} else {
+				mta_stmt_bind_null (fr, 3);
+				mta_stmt_bind_null (fr, 6);
+				mta_stmt_bind_null (fr, 7);
+			}
+			mta_stmt_bind_int64 (fr, 4, site_ids[p->frames[f]]);
+			mta_stmt_bind_int64 (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}
@@ -591,24 +791,24 @@ store_paths (MtaDb *d, GPtrArray *paths, const int64_t *site_ids, GError **error
 static gboolean
 store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_SITE_STATS];
+	MtaStmt *st = d->st[ST_SITE_STATS];
 
 	for (guint i = 0; i < sites->len; i++) {
 		const MtaSite *s = sites->pdata[i];
 		if (s->allocs == 0 && s->bad_frees == 0)
 			continue;
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_int64 (st, 2, site_ids[i]);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_int64 (st, 2, site_ids[i]);
 		const uint64_t v[] = { s->allocs, s->frees, s->bytes_allocated, s->peak_live_bytes,
 				       s->leaked_blocks, s->leaked_bytes, s->bad_frees, s->first_line,
 				       s->temporary, s->peak_share_bytes };
 		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
-			sqlite3_bind_int64 (st, 3 + (int) k, (sqlite3_int64) v[k]);
+			mta_stmt_bind_int64 (st, 3 + (int) k, (int64_t) v[k]);
 		if (s->growth != MTA_GROWTH_NONE)
-			sqlite3_bind_text (st, 13, mta_growth_name (s->growth), -1, SQLITE_STATIC);
+			mta_stmt_bind_text (st, 13, mta_growth_name (s->growth));
 		else
-			sqlite3_bind_null (st, 13);
-		sqlite3_bind_double (st, 14, s->growth_exponent);
+			mta_stmt_bind_null (st, 13);
+		mta_stmt_bind_double (st, 14, s->growth_exponent);
 		if (!step (d, ST_SITE_STATS, error))
 			return FALSE;
 	}
@@ -619,25 +819,25 @@ store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **
 static gboolean
 store_reach (MtaDb *d, const MtaRunInfo *i, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_RUN_V6];
+	MtaStmt *st = d->st[ST_RUN_V6];
 	g_autoptr (GString) notes = g_string_new (NULL);
 	g_autofree char *kinds = mta_reach_mask_names (i->leak_kinds, ",");
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
 	if (i->reach) {
 		for (guint k = 0; k < i->reach_notes->len; k++)
 			g_string_append_printf (notes, "%s%s", k ? "\n" : "",
 						(const char *) i->reach_notes->pdata[k]);
-		sqlite3_bind_int64 (st, 2, (sqlite3_int64) i->reach_line);
-		sqlite3_bind_int (st, 3, i->reach_finished);
-		sqlite3_bind_text (st, 4, notes->str, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 2, (int64_t) i->reach_line);
+		mta_stmt_bind_int64 (st, 3, i->reach_finished);
+		mta_stmt_bind_text (st, 4, notes->str);
 	}
 	if (i->leak_kinds)
-		sqlite3_bind_text (st, 5, kinds, -1, SQLITE_STATIC);
-	sqlite3_bind_int64 (st, 6, (sqlite3_int64) i->all_leaked_blocks);
-	sqlite3_bind_int64 (st, 7, (sqlite3_int64) i->all_leaked_bytes);
+		mta_stmt_bind_text (st, 5, kinds);
+	mta_stmt_bind_int64 (st, 6, (int64_t) i->all_leaked_blocks);
+	mta_stmt_bind_int64 (st, 7, (int64_t) i->all_leaked_bytes);
 	gboolean ok = step (d, ST_RUN_V6, error);
-	sqlite3_clear_bindings (st);
+	mta_stmt_clear (st);
 	return ok;
 }
 
@@ -646,25 +846,25 @@ store_records (MtaDb *d, GArray *recs, GPtrArray *paths, const int64_t *site_ids
 	       gboolean leaks, gboolean reach, GError **error)
 {
 	int which = leaks ? ST_LEAK : ST_BAD_FREE;
-	sqlite3_stmt *st = d->st[which];
+	MtaStmt *st = d->st[which];
 
 	for (guint i = 0; i < recs->len; i++) {
 		const MtaRecord *r = &g_array_index (recs, MtaRecord, i);
 		const MtaPath *p = paths->pdata[r->path];
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_int64 (st, 2, (sqlite3_int64) r->addr);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_int64 (st, 2, (int64_t) r->addr);
 		if (leaks)
-			sqlite3_bind_int64 (st, 3, (sqlite3_int64) r->size);
+			mta_stmt_bind_int64 (st, 3, (int64_t) r->size);
 		else
-			sqlite3_bind_text (st, 3, r->op == '<' ? "realloc" : "free", -1, SQLITE_STATIC);
-		sqlite3_bind_int64 (st, 4, site_ids[p->site]);
-		sqlite3_bind_int64 (st, 5, d->stack_base + r->path);
-		sqlite3_bind_int64 (st, 6, (sqlite3_int64) r->line);
+			mta_stmt_bind_text (st, 3, r->op == '<' ? "realloc" : "free");
+		mta_stmt_bind_int64 (st, 4, site_ids[p->site]);
+		mta_stmt_bind_int64 (st, 5, d->stack_base + r->path);
+		mta_stmt_bind_int64 (st, 6, (int64_t) r->line);
 		bind_tid (st, 7, r->tid);
 		if (leaks && reach)
-			sqlite3_bind_text (st, 8, mta_reach_name ((MtaReach) r->reach), -1, SQLITE_STATIC);
+			mta_stmt_bind_text (st, 8, mta_reach_name ((MtaReach) r->reach));
 		else if (leaks)
-			sqlite3_bind_null (st, 8);
+			mta_stmt_bind_null (st, 8);
 		if (!step (d, which, error))
 			return FALSE;
 	}
@@ -676,26 +876,26 @@ static gboolean
 store_timeline (MtaDb *d, const MtaRun *run, GError **error)
 {
 	const MtaRunInfo *i = mta_run_info (run);
-	sqlite3_stmt *st = d->st[ST_RUN_V2], *tl = d->st[ST_TIMELINE];
+	MtaStmt *st = d->st[ST_RUN_V2], *tl = d->st[ST_TIMELINE];
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
-	sqlite3_bind_int64 (st, 2, (sqlite3_int64) i->peak_line);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_int64 (st, 2, (int64_t) i->peak_line);
 	if (i->time_axis)
-		sqlite3_bind_int64 (st, 3, (sqlite3_int64) mta_run_position (run, i->peak_line));
+		mta_stmt_bind_int64 (st, 3, (int64_t) mta_run_position (run, i->peak_line));
 	else
-		sqlite3_bind_null (st, 3);
-	sqlite3_bind_int64 (st, 4, (sqlite3_int64) i->temporary);
-	sqlite3_bind_text (st, 5, i->time_axis ? "time" : "line", -1, SQLITE_STATIC);
+		mta_stmt_bind_null (st, 3);
+	mta_stmt_bind_int64 (st, 4, (int64_t) i->temporary);
+	mta_stmt_bind_text (st, 5, i->time_axis ? "time" : "line");
 	if (!step (d, ST_RUN_V2, error))
 		return FALSE;
 	for (guint k = 0; k < i->tl_len; k++) {
-		sqlite3_bind_int64 (tl, 1, d->run_id);
-		sqlite3_bind_int64 (tl, 2, k);
-		sqlite3_bind_int64 (tl, 3, (sqlite3_int64) i->tl_lines[k]);
+		mta_stmt_bind_int64 (tl, 1, d->run_id);
+		mta_stmt_bind_int64 (tl, 2, k);
+		mta_stmt_bind_int64 (tl, 3, (int64_t) i->tl_lines[k]);
 		if (i->time_axis)
-			sqlite3_bind_int64 (tl, 4, (sqlite3_int64) i->tl_times[k]);
+			mta_stmt_bind_int64 (tl, 4, (int64_t) i->tl_times[k]);
 		else
-			sqlite3_bind_null (tl, 4);
+			mta_stmt_bind_null (tl, 4);
 		if (!step (d, ST_TIMELINE, error))
 			return FALSE;
 	}
@@ -708,7 +908,7 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 {
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
-	sqlite3_stmt *st = d->st[ST_SITE_TIMELINE];
+	MtaStmt *st = d->st[ST_SITE_TIMELINE];
 	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
 	g_autofree uint32_t *blocks = g_new (uint32_t, i->tl_len + 1);
 
@@ -717,11 +917,11 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 		if (s->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
 			continue;
 		for (guint j = 0; j < i->tl_len; j++) {
-			sqlite3_bind_int64 (st, 1, d->run_id);
-			sqlite3_bind_int64 (st, 2, site_ids[k]);
-			sqlite3_bind_int64 (st, 3, j);
-			sqlite3_bind_int64 (st, 4, blocks[j]);
-			sqlite3_bind_int64 (st, 5, (sqlite3_int64) bytes[j]);
+			mta_stmt_bind_int64 (st, 1, d->run_id);
+			mta_stmt_bind_int64 (st, 2, site_ids[k]);
+			mta_stmt_bind_int64 (st, 3, j);
+			mta_stmt_bind_int64 (st, 4, blocks[j]);
+			mta_stmt_bind_int64 (st, 5, (int64_t) bytes[j]);
 			if (!step (d, ST_SITE_TIMELINE, error))
 				return FALSE;
 		}
@@ -732,15 +932,15 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 static gboolean
 store_threads (MtaDb *d, GHashTable *threads, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_THREAD];
+	MtaStmt *st = d->st[ST_THREAD];
 	GHashTableIter it;
 	gpointer k, v;
 
 	g_hash_table_iter_init (&it, threads);
 	while (g_hash_table_iter_next (&it, &k, &v)) {
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_int64 (st, 2, GPOINTER_TO_UINT (k));
-		sqlite3_bind_text (st, 3, v, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_int64 (st, 2, GPOINTER_TO_UINT (k));
+		mta_stmt_bind_text (st, 3, v);
 		if (!step (d, ST_THREAD, error))
 			return FALSE;
 	}
@@ -754,7 +954,7 @@ static gboolean
 step_values (MtaDb *d, int which, int first, const int64_t *v, guint n, GError **error)
 {
 	for (guint k = 0; k < n; k++)
-		sqlite3_bind_int64 (d->st[which], first + (int) k, v[k]);
+		mta_stmt_bind_int64 (d->st[which], first + (int) k, v[k]);
 	return step (d, which, error);
 }
 
@@ -762,12 +962,12 @@ static gboolean
 store_kind_sites (MtaDb *d, const MtaKind *k, const GArray *list, gboolean leaks,
 		  const int64_t *site_ids, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_KIND_STATS];
+	MtaStmt *st = d->st[ST_KIND_STATS];
 
 	for (guint i = 0; i < list->len; i++) {
 		const MtaKindSite *s = &g_array_index (list, MtaKindSite, i);
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_text (st, 2, k->name);
 		const int64_t v[] = { site_ids[s->site], leaks ? (int64_t) s->blocks : 0,
 				      leaks ? (int64_t) s->bytes : 0, leaks ? 0 : (int64_t) s->blocks,
 				      (int64_t) s->first_line };
@@ -782,19 +982,19 @@ store_kind_records (MtaDb *d, const MtaKind *k, const GArray *recs, gboolean lea
 		    GPtrArray *paths, const int64_t *site_ids, GError **error)
 {
 	int which = leaks ? ST_KIND_LEAK : ST_KIND_BAD_FREE;
-	sqlite3_stmt *st = d->st[which];
+	MtaStmt *st = d->st[which];
 
 	for (guint i = 0; i < recs->len; i++) {
 		const MtaRecord *r = &g_array_index (recs, MtaRecord, i);
 		const MtaPath *p = paths->pdata[r->path];
-		sqlite3_bind_int64 (st, 1, d->run_id);
-		sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+		mta_stmt_bind_int64 (st, 1, d->run_id);
+		mta_stmt_bind_text (st, 2, k->name);
 		if (leaks)
-			sqlite3_bind_int64 (st, 4, (sqlite3_int64) r->size);
+			mta_stmt_bind_int64 (st, 4, (int64_t) r->size);
 		bind_tid (st, 8, r->tid);
 		const int64_t v[] = { (int64_t) r->addr };
 		const int64_t w[] = { site_ids[p->site], d->stack_base + r->path, (int64_t) r->line };
-		sqlite3_bind_int64 (st, 3, v[0]);
+		mta_stmt_bind_int64 (st, 3, v[0]);
 		if (!step_values (d, which, 5, w, G_N_ELEMENTS (w), error))
 			return FALSE;
 	}
@@ -805,10 +1005,10 @@ static gboolean
 store_ref_group (MtaDb *d, const MtaKind *k, guint entry, const MtaRefGroup *g,
 		 GPtrArray *paths, const int64_t *site_ids, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_REFCOUNT], *ps = d->st[ST_REFCOUNT_PATH];
+	MtaStmt *st = d->st[ST_REFCOUNT], *ps = d->st[ST_REFCOUNT_PATH];
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
-	sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_text (st, 2, k->name);
 	const int64_t v[] = { entry, (int64_t) g->objects, g->net, g->negative, g->lowest,
 			      (int64_t) g->example, (int64_t) g->first_line };
 	if (!step_values (d, ST_REFCOUNT, 3, v, G_N_ELEMENTS (v), error))
@@ -820,10 +1020,10 @@ store_ref_group (MtaDb *d, const MtaKind *k, guint entry, const MtaRefGroup *g,
 			uint64_t n = pass == 0 ? rp->refs : rp->unrefs;
 			if (n == 0)
 				continue;
-			sqlite3_bind_int64 (ps, 1, d->run_id);
-			sqlite3_bind_text (ps, 2, k->name, -1, SQLITE_STATIC);
-			sqlite3_bind_int64 (ps, 3, entry);
-			sqlite3_bind_text (ps, 4, pass == 0 ? "r" : "u", 1, SQLITE_STATIC);
+			mta_stmt_bind_int64 (ps, 1, d->run_id);
+			mta_stmt_bind_text (ps, 2, k->name);
+			mta_stmt_bind_int64 (ps, 3, entry);
+			mta_stmt_bind_text (ps, 4, pass == 0 ? "r" : "u");
 			const int64_t w[] = { d->stack_base + rp->path, site_ids[p->site], (int64_t) n };
 			if (!step_values (d, ST_REFCOUNT_PATH, 5, w, G_N_ELEMENTS (w), error))
 				return FALSE;
@@ -835,10 +1035,10 @@ store_ref_group (MtaDb *d, const MtaKind *k, guint entry, const MtaRefGroup *g,
 static gboolean
 store_kind (MtaDb *d, const MtaKind *k, GPtrArray *paths, const int64_t *site_ids, GError **error)
 {
-	sqlite3_stmt *st = d->st[ST_KIND];
+	MtaStmt *st = d->st[ST_KIND];
 
-	sqlite3_bind_int64 (st, 1, d->run_id);
-	sqlite3_bind_text (st, 2, k->name, -1, SQLITE_STATIC);
+	mta_stmt_bind_int64 (st, 1, d->run_id);
+	mta_stmt_bind_text (st, 2, k->name);
 	const int64_t v[] = { (int64_t) k->allocs, (int64_t) k->frees, (int64_t) k->bytes_allocated,
 			      (int64_t) k->leaked_blocks, (int64_t) k->leaked_bytes,
 			      (int64_t) k->bad_frees, (int64_t) k->refs, (int64_t) k->unrefs };
@@ -865,18 +1065,47 @@ store_kinds (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **erro
 	return TRUE;
 }
 
+/* PostgreSQL: the run's block of stack ids, N long (db-conn.h); with
+ * --all-events its start was taken at the begin, the lock held since. */
+static gboolean
+reserve_stacks (MtaDb *d, guint n, GError **error)
+{
+	if (!d->locked) {
+		if (!mta_conn_lock (d->c, TRUE))
+			return db_fail (d, error, "advisory lock");
+		d->locked = TRUE;
+		d->stack_base = checked (d, mta_conn_reserve_stacks (d->c, n), error);
+	} else if (n > 1) {
+		g_autofree char *sql = g_strdup_printf ("SELECT setval (pg_get_serial_sequence ('stacks', 'id'), %"
+							PRId64 ")", d->stack_base + n - 1);
+		if (!exec (d, sql, error))
+			return FALSE;
+	}
+	if (!mta_conn_lock (d->c, FALSE))
+		return db_fail (d, error, "advisory unlock");
+	d->locked = FALSE;
+	return d->stack_base > 0;
+}
+
 gboolean
 mta_db_store (MtaDb *d, const MtaRun *run, int64_t *run_id, GError **error)
 {
 	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
 	g_autofree int64_t *site_ids = g_new0 (int64_t, sites->len + 1);
 
-	if (!store_totals (d, mta_run_info (run), error) ||
+	/* PostgreSQL: the sites first, each added for good at once (no
+	 * lock held for the load's length), then the run's transaction;
+	 * SQLite, and --all-events, are in the transaction already */
+	gboolean later = d->pg && !d->in_tx;
+	if (!store_sites (d, sites, site_ids, error) || (later && !start_run (d, run, error)))
+		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
+	if (d->pg && !reserve_stacks (d, paths->len, error))
+		return FALSE;   /* NOLINT(clang-analyzer-unix.Malloc): g_autofree */
+	if (!store_totals (d, run, error) ||
 	    !store_timeline (d, run, error) ||
 	    !store_incomplete (d, &mta_run_info (run)->incomplete, error) ||
 	    !store_reach (d, mta_run_info (run), error) ||
-	    !store_sites (d, sites, site_ids, error) ||
-	    !store_paths (d, paths, site_ids, error) ||
+	    !store_paths (d, run, site_ids, error) ||
 	    !store_site_stats (d, sites, site_ids, error) ||
 	    !store_site_timelines (d, run, site_ids, error) ||
 	    !store_records (d, mta_run_leaks (run), paths, site_ids, TRUE, mta_run_info (run)->reach, error) ||
@@ -902,15 +1131,16 @@ mta_db_close (MtaDb *d)
 		return;
 	mta_oom_remove (d->oom);
 	for (int i = 0; i < N_ST; i++)
-		sqlite3_finalize (d->st[i]);
+		mta_stmt_finalize (d->st[i]);
 	if (d->in_tx)
-		sqlite3_exec (d->db, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_close (d->db);
+		mta_conn_exec (d->c, "ROLLBACK");
+	mta_conn_close (d->c);
 	/* A file this load created and left empty goes; one that another
 	 * load wrote to meanwhile stays. */
 	struct stat st;
 	if (d->created && !d->committed && stat (d->path, &st) == 0 && st.st_size == 0)
 		unlink (d->path);
 	g_free (d->path);
+	g_free (d->host);
 	g_free (d);
 }

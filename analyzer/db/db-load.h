@@ -1,4 +1,5 @@
-/* db-load.h -- loading a run into a SQLite database (--db). */
+/* db-load.h -- loading a run into a database (--db): a SQLite file, or a
+ * PostgreSQL server named by a postgresql:// URI (db-conn.h). */
 #ifndef MTA_DB_LOAD_H
 #define MTA_DB_LOAD_H
 
@@ -6,10 +7,15 @@
 
 typedef struct MtaDb MtaDb;
 
-/* Open PATH, creating it when missing.  Fails, without writing to it,
- * when PATH is not a SQLite database, is one of another program, was
- * written by a newer mtanalyze, or cannot be written. */
+/* Open PATH, creating it when missing, or connect to the server of a
+ * postgresql:// URI.  Fails, without writing to it, when PATH is not a
+ * SQLite database, is one of another program, was written by a newer
+ * mtanalyze, or cannot be written.  Messages name a URI without its
+ * password. */
 MtaDb *mta_db_open (const char *path, GError **error);
+
+/* The host the run is from (runs.host; default: this machine's name). */
+void mta_db_set_host (MtaDb *db, const char *host);
 
 /* Start the load of RUN: one transaction, the schema, the run's row.
  * ALL_EVENTS: mta_db_event() will be called for every event. */

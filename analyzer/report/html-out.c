@@ -1,10 +1,12 @@
 /* html-out.c -- `--html FILE`: the run's report as one page.
  *
  * The page shows what the other reports print, from the same MtaRun: the
- * run's totals (the names of --json's "run" fields, as data-key), live
- * bytes over the run for the whole run and the largest leak sites (the
- * run's timeline samples), the leak sites with their growth classes and
- * stacks, the frees of memory never allocated, the peak, the temporary
+ * run's totals (the names of --json's "run" fields, as data-key), the
+ * blocks not freed by reachability when the trace has the recorder's
+ * verdicts (valgrind's LEAK SUMMARY), live bytes over the run for the
+ * whole run and the largest leak sites (the run's timeline samples, in
+ * seconds when the trace has the recorder's clock, else in trace lines),
+ * the leak sites with their growth classes, reachability and stacks, the frees of memory never allocated, the peak, the temporary
  * allocations, and a flame graph of the leaked bytes by stack (the same
  * stacks and frame names as --folded).
  *
@@ -20,6 +22,7 @@
 #include "html-page.h"
 #include "kind-html.h"
 #include "json-out.h"
+#include "reach.h"
 #include "site-report.h"
 
 #include <inttypes.h>
@@ -116,7 +119,84 @@ put_summary (FILE *out, const MtaRunInfo *i)
 	summary_row (out, "temporary_allocations", "Temporary allocations", i->temporary);
 	summary_row (out, "events", "Events", i->events);
 	summary_row (out, "lines", "Trace lines", i->lines);
+	if (i->time_axis)
+		fprintf (out, "<tr data-key=\"seconds\"><th scope=\"row\">Seconds recorded</th>"
+			 "<td class=\"num\">%.3f</td></tr>\n", (double) i->end_time_ns / 1e9);
 	fputs ("</tbody>\n</table>\n</section>\n", out);
+}
+
+/* ------------------------------------------------------------ reachability */
+
+/* "2 definitely lost (56 bytes), 1 indirectly lost (48 bytes)": a site's
+ * blocks not freed by category, valgrind's order. */
+static void
+put_site_reach (FILE *out, const MtaSite *s)
+{
+	gboolean first = TRUE;
+
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
+		if (s->reach_blocks[r] == 0)
+			continue;
+		fprintf (out, "%s<span class=\"reach %s\">%" PRIu64 " %s (%" PRIu64 " bytes)</span>",
+			 first ? "" : ", ", mta_reach_name (r), s->reach_blocks[r], mta_reach_words (r),
+			 s->reach_bytes[r]);
+		first = FALSE;
+	}
+}
+
+/* The blocks not freed by reachability (mtrec --reach), as valgrind's LEAK
+ * SUMMARY, and the recorder's notes on its scan: what --by-site prints
+ * above its sites.  Nothing for a trace without verdicts. */
+static void
+put_reach (FILE *out, const MtaRunInfo *i)
+{
+	for (guint k = 0; k < i->reach_refused->len; k++) {
+		fputs ("<p class=\"warning\" id=\"reach-refused\">The recorder did not make a reachability "
+		       "scan it was asked for: ", out);
+		mta_html_text (out, i->reach_refused->pdata[k]);
+		fputs (".</p>\n", out);
+	}
+	if (!i->reach)
+		return;
+	fputs ("<section id=\"reach\">\n<h2>Leak summary</h2>\n<p>The blocks not freed, by what the "
+	       "recorder's scan found pointing to them, as valgrind's LEAK SUMMARY (share/reach.md).</p>\n"
+	       "<table id=\"reach-kinds\">\n<thead><tr><th>Kind</th><th class=\"num\">Bytes</th>"
+	       "<th class=\"num\">Blocks</th></tr></thead>\n<tbody>\n", out);
+	for (int k = 0; k < MTA_REACH_N; k++) {
+		MtaReach r = mta_reach_nth (k);
+		if (r == MTA_REACH_UNKNOWN && i->reach_blocks[r] == 0)
+			continue;
+		fprintf (out, "<tr data-reach=\"%s\"><th scope=\"row\">%s</th><td class=\"num\">%" PRIu64
+			 "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", mta_reach_name (r),
+			 mta_reach_words (r), i->reach_bytes[r], i->reach_blocks[r]);
+	}
+	fputs ("</tbody>\n</table>\n", out);
+	if (i->reach_scans > 1 || (i->reach_finished && i->reach_unfinished > 0))
+		fprintf (out, "<p class=\"note\">Verdicts of the recorder's scan at line %" PRIu64 ", the last "
+			 "of %" PRIu64 " that finished; blocks allocated after it are not scanned.</p>\n",
+			 i->reach_line, i->reach_scans);
+	for (guint k = 0; k < i->reach_notes->len; k++) {
+		fputs ("<p class=\"note\">The recorder could not scan ", out);
+		mta_html_text (out, i->reach_notes->pdata[k]);
+		fputs (".</p>\n", out);
+	}
+	if (i->reach_verdicts != i->reach_announced)
+		fprintf (out, "<p class=\"warning\">The scan at line %" PRIu64 " announced %" PRIu64 " verdicts; "
+			 "the trace holds %" PRIu64 ".</p>\n", i->reach_line, i->reach_announced, i->reach_verdicts);
+	if (!i->reach_finished)
+		fprintf (out, "<p class=\"warning\">The recorder's scan at line %" PRIu64 " did not finish "
+			 "(the trace ends first): blocks without a verdict are not scanned.</p>\n", i->reach_line);
+	if (i->reach_bad_lines > 0)
+		fprintf (out, "<p class=\"warning\">%" PRIu64 " '# reach' line%s could not be read, the first "
+			 "at line %" PRIu64 ".</p>\n", i->reach_bad_lines, plural (i->reach_bad_lines),
+			 i->reach_first_bad_line);
+	if (i->leak_kinds != 0) {
+		g_autofree char *kinds = mta_reach_mask_text (i->leak_kinds);
+		fprintf (out, "<p class=\"note\">Leaks here are only the blocks %s (--leaks): %" PRIu64 " of %"
+			 PRIu64 ".</p>\n", kinds, i->leaked_blocks, i->all_leaked_blocks);
+	}
+	fputs ("</section>\n", out);
 }
 
 /* ------------------------------------------------------------ chart */
@@ -174,8 +254,9 @@ put_timeline (FILE *out, const Report *r)
 		series[n++] = (MtaChartSeries) { label, bytes, NULL, 0 };
 	}
 	double peak = mta_run_position (r->run, i->peak_line);
-	g_autofree char *peak_label = g_strdup_printf ("peak: %" PRIu64 " bytes at line %" PRIu64,
-						       i->peak_live_bytes, i->peak_line);
+	g_autofree char *peak_label = i->time_axis
+		? g_strdup_printf ("peak: %" PRIu64 " bytes at %.3f s", i->peak_live_bytes, peak / 1e9)
+		: g_strdup_printf ("peak: %" PRIu64 " bytes at line %" PRIu64, i->peak_live_bytes, i->peak_line);
 	MtaChart c = {
 		.id = "live-chart", .x_label = i->time_axis ? "seconds" : "trace line",
 		.x = x, .n = i->tl_len, .marker = i->peak_line ? (i->time_axis ? peak / 1e9 : peak) : -1,
@@ -184,8 +265,15 @@ put_timeline (FILE *out, const Report *r)
 	mta_html_chart (out, &c, series, n);
 	g_free (x);
 	g_free (total);
-	fprintf (out, "<p class=\"note\">Sampled at %u points of the run; the dashed line is the peak. "
-		 "The largest %u leak site%s are drawn.</p>\n</section>\n", i->tl_len, n - 1, plural (n - 1));
+	fprintf (out, "<p class=\"note\" id=\"axis\" data-axis=\"%s\">Sampled at %u points of the run, ",
+		 i->time_axis ? "time" : "lines", i->tl_len);
+	if (i->time_axis)
+		fprintf (out, "in seconds by the recorder's clock (%" PRIu64 " '# time' lines)", i->time_lines);
+	else
+		fputs ("in trace lines: the trace has fewer than 8 of the recorder's '# time' lines "
+		       "(a glibc trace, or a run under a second)", out);
+	fprintf (out, "; the dashed line is the peak. The largest %u leak site%s are drawn.</p>\n</section>\n",
+		 n - 1, plural (n - 1));
 }
 
 /* ------------------------------------------------------------ stacks */
@@ -226,6 +314,34 @@ put_cut_note (FILE *out, guint shown, guint all, const char *what)
 			 "and --json list them all.</p>\n", shown, all, what);
 }
 
+/* How many of the sites shown grew each way (share/growth.md): whether
+ * the leaks are one-offs or grow with the run, at a glance. */
+static void
+put_growth_classes (FILE *out, const Report *r)
+{
+	GPtrArray *sites = mta_run_sites (r->run);
+	guint count[MTA_GROWTH_N] = { 0 };
+	static const MtaGrowth order[] = { MTA_GROWTH_EXPONENTIAL, MTA_GROWTH_LINEAR, MTA_GROWTH_LOGARITHMIC,
+					   MTA_GROWTH_CONSTANT, MTA_GROWTH_UNKNOWN };
+	gboolean first = TRUE;
+
+	for (guint k = 0; k < r->leak_sites->len; k++) {
+		const MtaSite *s = sites->pdata[g_array_index (r->leak_sites, uint32_t, k)];
+		if (s->growth > MTA_GROWTH_NONE && s->growth < MTA_GROWTH_N)
+			count[s->growth]++;
+	}
+	fputs ("<p id=\"growth-classes\">Growth over the run (share/growth.md): ", out);
+	for (guint k = 0; k < G_N_ELEMENTS (order); k++) {
+		if (count[order[k]] == 0)
+			continue;
+		fprintf (out, "%s<span class=\"growth %s\" data-growth=\"%s\">%u %s</span>", first ? "" : ", ",
+			 mta_growth_name (order[k]), mta_growth_name (order[k]), count[order[k]],
+			 mta_growth_name (order[k]));
+		first = FALSE;
+	}
+	fprintf (out, "%s.</p>\n", first ? "none classified" : "");
+}
+
 static void
 put_leak_table (FILE *out, const Report *r)
 {
@@ -242,10 +358,12 @@ put_leak_table (FILE *out, const Report *r)
 	fprintf (out, "<p>%" PRIu64 " block%s, %" PRIu64 " bytes, %u site%s%s. Click a column to sort, "
 		 "a site for its stacks.</p>\n", i->leaked_blocks, plural (i->leaked_blocks), i->leaked_bytes,
 		 r->leak_sites->len, plural (r->leak_sites->len), r->growth ? " of the growth classes asked for" : "");
+	put_growth_classes (out, r);
 	put_cut_note (out, n, r->leak_sites->len, "sites");
-	fputs ("<table class=\"sortable\" id=\"leak-sites\">\n<thead><tr><th class=\"num\">#</th>"
-	       "<th class=\"num\">Blocks</th><th class=\"num\">Bytes</th><th>Growth</th>"
-	       "<th class=\"num\">Allocations</th><th class=\"text\">Site</th></tr></thead>\n<tbody>\n", out);
+	fprintf (out, "<table class=\"sortable\" id=\"leak-sites\">\n<thead><tr><th class=\"num\">#</th>"
+		 "<th class=\"num\">Blocks</th><th class=\"num\">Bytes</th><th>Growth</th>"
+		 "<th class=\"num\">Allocations</th>%s<th class=\"text\">Site</th></tr></thead>\n<tbody>\n",
+		 i->reach ? "<th class=\"text\">Reachability</th>" : "");
 	for (guint k = 0; k < n; k++) {
 		uint32_t si = g_array_index (r->leak_sites, uint32_t, k);
 		const MtaSite *s = sites->pdata[si];
@@ -253,6 +371,10 @@ put_leak_table (FILE *out, const Report *r)
 			 PRIu64 "</td><td class=\"growth %s\">%s</td><td class=\"num\">%" PRIu64 "</td><td>",
 			 k + 1, s->leaked_blocks, s->leaked_bytes, mta_growth_name (s->growth),
 			 mta_growth_name (s->growth), s->allocs);
+		if (i->reach) {
+			put_site_reach (out, s);
+			fputs ("</td><td>", out);
+		}
 		if (r->frames > 0 && mta_site_has_stacks (r->run, si)) {
 			fputs ("<details><summary>", out);
 			put_site_label (out, s);
@@ -549,6 +671,7 @@ write_report (FILE *out, gconstpointer data)
 	fputs ("<main>\n", out);
 	put_incomplete (out, &i->incomplete);
 	put_summary (out, i);
+	put_reach (out, i);
 	put_timeline (out, r);
 	put_leak_table (out, r);
 	put_flame (out, r);

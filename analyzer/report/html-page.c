@@ -180,7 +180,7 @@ chart_axes (FILE *out, const MtaChart *c, const Scale *s)
 			 sx (s, v), bottom + 16, t == 0 ? "start" : t == 1 ? "middle" : "end",
 			 s->x1 - s->x0 < 10 ? 2 : 0, v);
 	}
-	fprintf (out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", sx (s, (s->x0 + s->x1) / 2),
+	fprintf (out, "<text class=\"tick x-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", sx (s, (s->x0 + s->x1) / 2),
 		 CHART_H - 1);
 	mta_html_text (out, c->x_label);
 	fputs ("</text>\n", out);

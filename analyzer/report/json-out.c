@@ -246,6 +246,32 @@ put_skip_hint (FILE *out, const MtaRun *run)
 	g_free (h.skip);
 }
 
+/* "auto_skipped": the wrappers found without symbols (run.h), each with
+ * its --skip spelling; [] when none. */
+static void
+put_auto_skipped (FILE *out, const MtaRun *run)
+{
+	GPtrArray *sites = mta_run_sites (run);
+	gboolean first = TRUE;
+
+	fputs ("\"auto_skipped\": [", out);
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (!s->auto_wrapper)
+			continue;
+		g_autofree char *skip = mta_skip_argument (s);
+		fputs (first ? "{\"skip\": " : ", {\"skip\": ", out);
+		mta_json_put_string (out, skip);
+		fputs (", \"function\": ", out);
+		mta_json_put_string (out, s->function);
+		fputs (", \"object\": ", out);
+		mta_json_put_string (out, s->object);
+		fprintf (out, ", \"callers\": %u, \"code_bytes\": %" PRIu64 "}", s->auto_callers, s->code_size);
+		first = FALSE;
+	}
+	fputs ("],\n    ", out);
+}
+
 /* "lineage": the fork that started this process (the blocks it inherited)
  * and the blocks it handed to a child (lineage.h); null when neither. */
 static void
@@ -378,6 +404,17 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	fprintf (out, ", \"stack_depth\": %d, \"wrappers_skipped\": %s,\n    ", i->depth,
 		 i->skip_wrappers ? "true" : "false");
 	put_skip_hint (out, run);
+	put_auto_skipped (out, run);
+	g_autofree char *depth_names = NULL;
+	uint64_t depth_blocks = mta_depth_hint (run, &depth_names);
+	fputs ("\"depth_suggestion\": ", out);
+	if (depth_blocks == 0)
+		fputs ("null,\n    ", out);
+	else {
+		fputs ("{\"depth\": 16, \"wrappers\": ", out);
+		mta_json_put_string (out, depth_names);
+		fprintf (out, ", \"leaked_blocks\": %" PRIu64 "},\n    ", depth_blocks);
+	}
 	put_u64 (out, "lines", i->lines, TRUE);
 	put_u64 (out, "unreadable_lines", i->unreadable_lines, TRUE);
 	put_u64 (out, "events", i->events, TRUE);
@@ -393,6 +430,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	put_u64 (out, "leaked_blocks", i->leaked_blocks, TRUE);
 	put_u64 (out, "leaked_bytes", i->leaked_bytes, TRUE);
 	put_u64 (out, "bad_frees", i->bad_frees, TRUE);
+	put_u64 (out, "attaches", i->attaches, TRUE);
+	put_u64 (out, "frees_before_attach", i->frees_before_attach, TRUE);
 	fputs ("\n    ", out);
 	put_u64 (out, "temporary_allocations", i->temporary, TRUE);
 	put_u64 (out, "peak_line", i->peak_line, TRUE);

@@ -220,6 +220,14 @@ print_incomplete (const MtaRun *run, guint growth, FILE *out)
 			 x->lost_reason[0] ? x->lost_reason : "no reason given",
 			 growth ? ";\nthe --growth gate does not fail on those leaks" : "");
 	}
+	if (mta_run_info (run)->attaches > 0) {
+		const MtaRunInfo *i = mta_run_info (run);
+		g_autofree char *n = mta_group_digits (i->frees_before_attach);
+		fprintf (out, "Attached run (mtrec attach): the process ran without the recorder before "
+			 "it;\nblocks not freed are those of the recorded window%s, and %s free%s of blocks "
+			 "from before\nthe attach %s not errors.\n\n", i->attaches > 1 ? "s" : "", n,
+			 i->frees_before_attach == 1 ? "" : "s", i->frees_before_attach == 1 ? "is" : "are");
+	}
 	if (mta_incomplete_freeres_skipped (x))
 		fprintf (out, "libc's caches were not released at exit (__libc_freeres %s):\nblocks "
 			 "allocated inside libc's own functions are expected among the leaks.\n", x->freeres);
@@ -332,8 +340,8 @@ distinct_callers (const MtaRun *run, uint32_t site)
 
 /* What names SITE for --skip: its function, or OBJECT+0xOFF (by file
  * name) when it has no symbol. */
-static char *
-skip_argument (const MtaSite *s)
+char *
+mta_skip_argument (const MtaSite *s)
 {
 	if (g_str_has_prefix (s->function, "0x") && s->object[0] != '\0') {
 		const char *slash = strrchr (s->object, '/');
@@ -359,10 +367,38 @@ mta_skip_hint (const MtaRun *run, MtaSkipHint *hint)
 	if (callers < MTA_SKIP_HINT_CALLERS)
 		return FALSE;
 	hint->site = s;
-	hint->skip = skip_argument (s);
+	hint->skip = mta_skip_argument (s);
 	hint->blocks = s->leaked_blocks;
 	hint->callers = callers;
 	return TRUE;
+}
+
+uint64_t
+mta_depth_hint (const MtaRun *run, char **names)
+{
+	const MtaRunInfo *info = mta_run_info (run);
+	GPtrArray *sites = mta_run_sites (run);
+	g_autoptr (GString) g = g_string_new (NULL);
+	uint64_t blocks = 0;
+	guint n = 0;
+
+	*names = NULL;
+	if (!info->skip_wrappers || info->depth > 1)
+		return 0;
+	g_autoptr (GArray) leak_sites = mta_run_leak_sites (run);
+	for (guint i = 0; i < leak_sites->len; i++) {
+		const MtaSite *s = sites->pdata[g_array_index (leak_sites, uint32_t, i)];
+		if (!s->wrapper)
+			continue;
+		blocks += s->leaked_blocks;
+		if (n++ < 4)
+			g_string_append_printf (g, "%s%s", n > 1 ? ", " : "", s->function);
+	}
+	if (n > 4)
+		g_string_append_printf (g, " and %u more", n - 4);
+	if (blocks > 0)
+		*names = g_strdup (g->str);
+	return blocks;
 }
 
 /* Add the object of SITE to OBJECTS when the report shows it as a bare
@@ -417,6 +453,27 @@ print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad
 		if (note == NULL)
 			continue;
 		fprintf (out, "%s%c%s.\n", first ? "\n" : "", g_ascii_toupper (note[0]), note + 1);
+		first = FALSE;
+	}
+}
+
+/* The wrappers found without symbols (run.h), one line each, once. */
+static void
+print_auto_skipped (const MtaRun *run, FILE *out)
+{
+	GPtrArray *sites = mta_run_sites (run);
+	gboolean first = TRUE;
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (!s->auto_wrapper)
+			continue;
+		if (first)
+			fputs ("\nAllocation wrappers found in code without symbols, skipped (--no-auto-skip keeps"
+			       " them; --skip names more):\n", out);
+		g_autofree char *label = mta_site_label (s);
+		fprintf (out, "  - %s: %" PRIu64 " bytes of code, called from %u functions\n", label,
+			 s->code_size, s->auto_callers);
 		first = FALSE;
 	}
 }
@@ -491,14 +548,15 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	print_peak_and_temporary (run, out);
 	if (!info->skip_wrappers)
 		fputs ("\n(wrappers not skipped: --no-skip)\n", out);
-	else if (info->depth <= 1 && leak_sites->len > 0) {
-		gboolean wrapper = FALSE;
-		for (guint i = 0; i < leak_sites->len && !wrapper; i++)
-			wrapper = ((MtaSite *) sites->pdata[g_array_index (leak_sites, uint32_t, i)])->wrapper;
-		if (wrapper)
-			fputs ("\nSome leaks are charged to an allocation wrapper: the trace has no stacks"
-			       " to find its callers\n(record with 'mtrec --depth 16' or MTREC_DEPTH=16).\n", out);
+	else {
+		g_autofree char *names = NULL;
+		uint64_t blocks = mta_depth_hint (run, &names);
+		if (blocks > 0)
+			fprintf (out, "\n%" PRIu64 " of the %" PRIu64 " leaked blocks are charged to allocation"
+				 " wrappers (%s): the trace has no stacks\nto find their callers (record with"
+				 " 'mtrec --depth 16' or MTREC_DEPTH=16).\n", blocks, info->leaked_blocks, names);
 	}
+	print_auto_skipped (run, out);
 	print_no_symbols (run, leak_sites, bad_sites, frames, out);
 	print_skip_hint (run, out);
 }

@@ -28,6 +28,15 @@ typedef struct {
 	guint callers;             /* distinct sites one frame up */
 } MtaSkipHint;
 
+/* A trace without stacks (depth 1) whose leaks lie in known wrappers:
+ * how many leaked blocks, and (*NAMES, free it) which wrappers; 0 when
+ * none (or wrappers are not skipped).  --depth 16 would show callers. */
+uint64_t mta_depth_hint (const MtaRun *run, char **names);
+
+/* What names site S for --skip: its function, or OBJECT+0xOFF (by file
+ * name) when it has no symbol.  Free it. */
+char *mta_skip_argument (const MtaSite *s);
+
 /* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
 gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);
 

@@ -130,6 +130,10 @@ struct MtaRun {
 	GPtrArray *scan_notes;
 	gboolean in_scan;
 	uint64_t scan_line, scan_announced, scan_verdicts;
+	/* wrappers found without symbols: for each candidate site (+1), the
+	 * set of its callers' sites (+1) */
+	GHashTable *callers_of;
+	GHashTable *func_ids;      /* "object\x1ffunction" -> id + 1 */
 };
 
 /* ------------------------------------------------------------ life cycle */
@@ -168,6 +172,9 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->info.binary = g_strdup (binary);
 	r->info.pid = r->info.ppid = -1;
 	r->info.skip_wrappers = wrappers != NULL;
+	r->info.auto_skip = wrappers != NULL;
+	r->callers_of = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
+	r->func_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	mta_incomplete_init (&r->info.incomplete);
 	mta_live_init (&r->blocks);
 	mta_strtab_init (&r->callers);
@@ -223,6 +230,8 @@ mta_run_free (MtaRun *r)
 	g_free (r->site_paths);
 	g_hash_table_destroy (r->site_by_key);
 	g_hash_table_destroy (r->site_by_field);
+	g_hash_table_destroy (r->callers_of);
+	g_hash_table_destroy (r->func_ids);
 	g_string_chunk_free (r->strings);
 	g_slist_free_full (r->arena.blocks, g_free);
 	g_array_free (r->scratch_frames, TRUE);
@@ -249,6 +258,12 @@ void
 mta_run_set_leak_kinds (MtaRun *r, guint mask)
 {
 	r->info.leak_kinds = mask;
+}
+
+void
+mta_run_set_auto_skip (MtaRun *r, gboolean on)
+{
+	r->info.auto_skip = on && r->info.skip_wrappers;
 }
 
 void
@@ -304,10 +319,26 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 		s->file = g_string_chunk_insert_const (r->strings, key.file);
 		s->line = key.line;
 		s->object = g_string_chunk_insert_const (r->strings, key.object);
+		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo)
+			s->code_size = fi->code_hi - fi->code_lo;
+		/* its function, one id for all its call sites: a caller that
+		 * calls from several places (an unrolled loop) is one caller */
+		g_autofree char *fkey = s->code_size > 0
+			? g_strdup_printf ("%s\x1f@%" PRIx64, s->object, fi->code_lo)
+			: g_strdup_printf ("%s\x1f%s", s->object, fi && fi->function ? s->function : "");
+		gpointer id = g_hash_table_lookup (r->func_ids, fkey);
+		if (id == NULL) {
+			id = GUINT_TO_POINTER (g_hash_table_size (r->func_ids) + 1);
+			g_hash_table_insert (r->func_ids, g_steal_pointer (&fkey), id);
+		}
+		s->func_id = GPOINTER_TO_UINT (id) - 1;
 		/* by name, or by offset for code without symbols */
 		s->wrapper = r->wrappers != NULL &&
-			mta_wrappers_match_frame (r->wrappers, s->function, s->object, fi ? fi->offset : 0,
-						  fi != NULL && fi->main_exe);
+			(mta_wrappers_match_frame (r->wrappers, s->function, s->object, fi ? fi->offset : 0,
+						   fi != NULL && fi->main_exe) ||
+			 /* a C++ name as the list may spell it, mangled */
+			 (fi != NULL && fi->linkage != NULL &&
+			  mta_wrappers_match (r->wrappers, fi->linkage)));
 		idx = r->sites->len;
 		g_ptr_array_add (r->sites, s);
 		g_hash_table_insert (r->site_by_key, s, GUINT_TO_POINTER (idx + 1));
@@ -403,6 +434,8 @@ stack_def (MtaRun *r, int64_t id)
 	return g_hash_table_lookup (r->stacks, &id);
 }
 
+static void charge_path (MtaRun *r, MtaPath *p);
+
 /* Find the frames and the site of path P, once its stack is known (or
  * never will be: FORCE). */
 static void
@@ -444,10 +477,72 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
 	p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
 	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
-	/* The first frame that is not a wrapper; the outermost when all are
-	 * (a stack cut short by the depth).  Code inlined into a wrapper is
-	 * the wrapper's: git's static do_xmalloc, inlined into xmalloc, is
-	 * skipped with it. */
+	charge_path (r, p);
+}
+
+/* Wrappers found without symbols.  A function whose code has no name
+ * (a stripped object without its debug file) cannot be on the wrapper
+ * list, and Open vSwitch's xmalloc family then holds nearly every leak.
+ * The stacks say what it is: a site charged with the blocks of
+ * MTA_AUTO_WRAPPER_CALLERS distinct functions one frame up, whose function
+ * (its bounds from .eh_frame, which strip keeps for the unwinder) is
+ * small enough to do little else than allocate, is a wrapper; a function
+ * that allocates for one caller, or two, is a leak site and stays one.
+ * Found while reading: the paths charged to it so far go to their next
+ * frame (their live blocks with them; every total is summed from the
+ * paths at the end), so that the report, JSON, HTML, pprof, the database
+ * and diff all see the same sites. */
+static gboolean
+auto_candidate (const MtaRun *r, const MtaSite *s)
+{
+	return r->info.auto_skip && !s->wrapper && s->code_size > 0 &&
+		s->code_size <= MTA_AUTO_WRAPPER_MAX_CODE;
+}
+
+static void make_auto_wrapper (MtaRun *r, uint32_t site, guint callers);
+
+/* Add function FUNC to the set KEY of callers: how many it has. */
+static guint
+add_caller (MtaRun *r, guint key, uint32_t func)
+{
+	GHashTable *set = g_hash_table_lookup (r->callers_of, GUINT_TO_POINTER (key));
+	if (set == NULL) {
+		set = g_hash_table_new (NULL, NULL);
+		g_hash_table_insert (r->callers_of, GUINT_TO_POINTER (key), set);
+	}
+	g_hash_table_add (set, GUINT_TO_POINTER (func + 1));
+	return g_hash_table_size (set);
+}
+
+static void
+note_caller (MtaRun *r, const MtaPath *p)
+{
+	MtaSite *s = site_at (r, (uint32_t) p->site);
+
+	if (!auto_candidate (r, s) || p->site_frame + 1 >= p->nframes)
+		return;
+	/* its callers one frame up; and through a thin one (xrealloc around
+	 * xrealloc__, doing nothing else), the callers of that one, so that
+	 * a wrapper called through such functions is found as well */
+	uint32_t j = p->site_frame + 1;
+	const MtaSite *c = site_at (r, p->frames[j]);
+	guint n = add_caller (r, (guint) p->site + 1, c->func_id);
+	if (c->code_size > 0 && c->code_size <= MTA_AUTO_WRAPPER_THIN_CODE && j + 1 < p->nframes)
+		c = site_at (r, p->frames[j + 1]);
+	n = MAX (n, add_caller (r, ((guint) p->site + 1) | 0x80000000u, c->func_id));
+	if (n >= MTA_AUTO_WRAPPER_CALLERS)
+		make_auto_wrapper (r, (uint32_t) p->site, n);
+}
+
+/* Charge resolved path P to the first of its frames that is not a
+ * wrapper; the outermost when all are (a stack cut short by the depth).
+ * Code inlined into a wrapper is the wrapper's: git's static do_xmalloc,
+ * inlined into xmalloc, is skipped with it. */
+static void
+charge_path (MtaRun *r, MtaPath *p)
+{
+	uint32_t n = p->nframes;
+
 	p->site_frame = n - 1;
 	gboolean in_wrapper = FALSE;
 	for (uint32_t i = n; i-- > 0;) {
@@ -463,6 +558,54 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	s->live_blocks += p->allocs - p->frees;
 	if (s->live_bytes > s->peak_live_bytes)
 		s->peak_live_bytes = s->live_bytes;
+	note_caller (r, p);
+}
+
+/* At the end: each found wrapper's callers, all of them (it was found at
+ * the MTA_AUTO_WRAPPER_CALLERS-th). */
+static void
+count_auto_callers (MtaRun *r)
+{
+	g_hash_table_remove_all (r->callers_of);
+	for (guint i = 0; i < r->paths->len; i++) {
+		const MtaPath *p = r->paths->pdata[i];
+		for (uint32_t k = 0; k < p->site_frame; k++) {
+			if (!site_at (r, p->frames[k])->auto_wrapper)
+				continue;
+			gpointer key = GUINT_TO_POINTER (p->frames[k] + 1);
+			GHashTable *set = g_hash_table_lookup (r->callers_of, key);
+			if (set == NULL) {
+				set = g_hash_table_new (NULL, NULL);
+				g_hash_table_insert (r->callers_of, key, set);
+			}
+			g_hash_table_add (set, GUINT_TO_POINTER (site_at (r, p->frames[k + 1])->func_id + 1));
+		}
+	}
+	GHashTableIter it;
+	gpointer key, set;
+	g_hash_table_iter_init (&it, r->callers_of);
+	while (g_hash_table_iter_next (&it, &key, &set))
+		site_at (r, GPOINTER_TO_UINT (key) - 1)->auto_callers = g_hash_table_size (set);
+}
+
+static void
+make_auto_wrapper (MtaRun *r, uint32_t site, guint callers)
+{
+	MtaSite *s = site_at (r, site);
+
+	s->wrapper = s->auto_wrapper = TRUE;
+	s->auto_callers = callers;
+	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER (site + 1));
+	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER ((site + 1) | 0x80000000u));
+	for (guint i = 0; i < r->paths->len; i++) {
+		MtaPath *p = r->paths->pdata[i];
+		if (p->site != (int32_t) site)
+			continue;
+		site_touch (r, s);
+		s->live_bytes -= p->live_bytes;
+		s->live_blocks -= p->allocs - p->frees;
+		charge_path (r, p);
+	}
 }
 
 static uint32_t
@@ -719,6 +862,13 @@ ext_line (MtaRun *r, const MtaLine *l)
 		if (len > 8 && reach_line (r, t, len))
 			return;
 		break;
+	case MTA_WORD_ATTACHED:
+		if (len > 11 && memcmp (t, "# attached ", 11) == 0) {
+			uint64_t n = g_ascii_strtoull (t + 11, NULL, 10);
+			r->info.attaches = MAX (r->info.attaches, MAX (n, 1));
+			return;
+		}
+		break;
 	default:
 		break;
 	}
@@ -872,9 +1022,15 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 			r->info.failed_allocs++;
 			break;
 		}
-		if (mta_live_lookup (&r->blocks, l->addr) != NULL) {
-			r->info.duplicates++;
-			break;
+		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
+			/* attached again: the block of that address was freed
+			 * while the program ran detached, unseen */
+			if (r->info.attaches > 1) {
+				free_block (r, b);
+			} else {
+				r->info.duplicates++;
+				break;
+			}
 		}
 		b = mta_live_insert (&r->blocks, l->addr);
 		b->size = l->size;
@@ -893,6 +1049,11 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	case '<':
 		if ((b = mta_live_lookup (&r->blocks, l->addr)) != NULL) {
 			free_block (r, b);
+			break;
+		}
+		/* a block of the time before mtrec attach: not an error */
+		if (r->info.attaches > 0) {
+			r->info.frees_before_attach++;
 			break;
 		}
 		if (p->bad_frees++ == 0)
@@ -1035,7 +1196,9 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	r->info.bad_frees_kept = r->bad_frees->len;
 	reach_finish (r);
 
-	/* Paths whose stack never came are charged by their caller field. */
+	/* Paths whose stack never came are charged by their caller field
+	 * (which may find a wrapper, and move paths to their next frame):
+	 * first, so that the leaks below go to the sites that stay. */
 	for (guint i = 0; i < r->paths->len; i++)
 		resolve_path (r, r->paths->pdata[i], TRUE);
 
@@ -1062,6 +1225,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		r->info.leaked_bytes += b->size;
 	}
 	g_array_sort (r->leaks, record_by_addr);
+	count_auto_callers (r);
 	for (guint i = 0; i < r->paths->len; i++) {
 		const MtaPath *p = r->paths->pdata[i];
 		MtaSite *s = site_at (r, (uint32_t) p->site);
@@ -1088,6 +1252,10 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)
 			s->peak_share_bytes = s->live_bytes;
+		/* found a wrapper after the peak: what it held then was its
+		 * callers' (who held what is not known) */
+		if (s->auto_wrapper)
+			s->peak_share_bytes = 0;
 	}
 	/* the peak lies in a compacted trace: the shares it carried */
 	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {

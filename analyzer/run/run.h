@@ -31,7 +31,14 @@ typedef struct {
 	char *file;                /* "" unknown */
 	unsigned line;             /* 0 unknown */
 	char *object;              /* "" unknown */
-	gboolean wrapper;          /* the function is on the wrapper list */
+	gboolean wrapper;          /* the function is on the wrapper list, or found (auto_wrapper) */
+	/* Code without symbols found to be an allocation wrapper (run.c,
+	 * "wrappers found without symbols"): how many callers it had then,
+	 * and the size of its function's code (.eh_frame; 0: unknown) */
+	gboolean auto_wrapper;
+	uint32_t auto_callers;
+	uint64_t code_size;
+	uint32_t func_id;          /* its function's (by name, or code bounds without one), for auto_callers */
 	gboolean inlined;          /* a frame here was inlined code (see MtaPath.inlined) */
 	/* Totals of the paths charged here (after mta_run_finish) */
 	uint64_t allocs;           /* '+' and '>' that stored a block */
@@ -108,7 +115,13 @@ typedef struct {
 	uint64_t bytes_allocated, live_bytes, peak_live_bytes;
 	uint64_t leaked_blocks, leaked_bytes, bad_frees;
 	uint64_t bad_frees_kept;   /* records in mta_run_bad_frees (capped) */
+	/* mtrec attach ("# attached N"): the process ran without the recorder
+	 * before; its frees of blocks allocated then are counted here, not
+	 * as bad frees, and its leaks are those of the recorded windows. */
+	uint64_t attaches;         /* the largest N seen; 0: not attached */
+	uint64_t frees_before_attach;
 	gboolean skip_wrappers;
+	gboolean auto_skip;        /* wrappers found without symbols are skipped (--no-auto-skip) */
 	/* Peak and temporary allocations */
 	uint64_t peak_line;        /* the event that reached peak_live_bytes (first time) */
 	uint64_t temporary;        /* blocks freed before any other allocation in their thread */
@@ -168,6 +181,17 @@ void mta_run_add_trace (MtaRun *run, const char *path);
 /* Only the blocks not freed of the categories in MASK (1 << MtaReach) are
  * leaks (--leaks); 0, the default: all of them. */
 void mta_run_set_leak_kinds (MtaRun *run, guint mask);
+/* Whether allocation wrappers in code without symbols are found and
+ * skipped (default: when wrappers are skipped at all).  Before any line. */
+void mta_run_set_auto_skip (MtaRun *run, gboolean on);
+/* Wrappers found without symbols: a function of at most this many bytes
+ * of code (.eh_frame) charged with the blocks of this many distinct
+ * callers one frame up. */
+#define MTA_AUTO_WRAPPER_CALLERS 3
+#define MTA_AUTO_WRAPPER_MAX_CODE 512
+/* A caller of at most this many bytes of code does nothing but call (a
+ * thin wrapper: xrealloc around xrealloc__): its own callers count. */
+#define MTA_AUTO_WRAPPER_THIN_CODE 64
 /* Called for every event, in order (--all-events). */
 void mta_run_set_event_func (MtaRun *run, MtaRunEventFunc func, gpointer data);
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@
 struct MtaModules {
 	const Dwfl_Callbacks *callbacks;
 	GHashTable *table;        /* path -> MtaModule */
+	gboolean fetch;           /* ask debuginfod (mta_modules_set_fetch) */
+	gboolean unreachable;     /* a server could not be reached: ask no more */
 };
 
 /* More sections than a linked object ever has (binutils' ld makes a few
@@ -136,6 +139,7 @@ mta_modules_get (MtaModules *ms, const char *path)
 	m->path = g_strdup (path);
 	m->fd = -1;
 	m->callbacks = ms->callbacks;
+	m->owner = ms;
 	g_hash_table_insert (ms->table, m->path, m);
 	/* The trace names the path: only a regular file is read, and only
 	 * once its header is believable (tests/t6000). */
@@ -199,6 +203,11 @@ module_dwfl (MtaModule *m)
 		close (fd);   /* consumed only on success */
 		return FALSE;
 	}
+	/* for mta_module_find_debuginfo, which libdwfl hands only this */
+	void **userdata = NULL;
+	dwfl_module_info (m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (userdata != NULL)
+		*userdata = m;
 	if (dwfl_module_getelf (m->mod, &m->bias) == NULL) {
 		m->mod = NULL;
 		return FALSE;
@@ -405,6 +414,26 @@ mta_module_function_at (MtaModule *m, uint64_t addr)
 	return g_strdup_printf ("%s+0x%" PRIx64, name, off);
 }
 
+gboolean
+mta_module_function_bounds (MtaModule *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_Frame *frame = NULL;
+
+	if (!module_dwfl (m))
+		return FALSE;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi (m->mod, &bias);
+	if (cfi == NULL || dwarf_cfi_addrframe (cfi, addr + m->bias - bias, &frame) != 0)
+		return FALSE;
+	int ok = dwarf_frame_info (frame, &start, &end, NULL) >= 0;
+	free (frame);
+	if (!ok || end <= start)
+		return FALSE;
+	*lo = start + bias - m->bias;
+	*hi = end + bias - m->bias;
+	return TRUE;
+}
+
 /* Whether M has function names: a .symtab of its own, or a debug file
  * (which libdwfl looks for here, if it has not yet). */
 gboolean
@@ -422,13 +451,87 @@ mta_module_has_symbols (MtaModule *m)
 	return debugfile != NULL;
 }
 
+/* ------------------------------------------------------------ debuginfod
+ *
+ * libdwfl's own search (dwfl_standard_find_debuginfo) ends with elfutils'
+ * debuginfod client, which asks the servers of $DEBUGINFOD_URLS as it
+ * finds the variable at that moment.  The variable is taken away at start
+ * and put back only around a fetch that we decided on: so that the plain
+ * report (addr2line asks no server) never fetches, so that a fetch is
+ * said on a terminal before the wait, and so that a server that cannot be
+ * reached costs one timeout (DEBUGINFOD_TIMEOUT, libdebuginfod's 90 s by
+ * default), not one per object. */
+
+const char *
+mta_debuginfod_urls (void)
+{
+	static char *urls;
+	static gsize once;
+
+	if (g_once_init_enter (&once)) {
+		const char *v = g_getenv ("DEBUGINFOD_URLS");
+		if (v != NULL && strspn (v, " \t") < strlen (v))
+			urls = g_strdup (v);
+		g_unsetenv ("DEBUGINFOD_URLS");
+		/* libdebuginfod's own progress lines, on a terminal only */
+		if (urls != NULL && isatty (STDERR_FILENO))
+			g_setenv ("DEBUGINFOD_PROGRESS", "1", FALSE);
+		g_once_init_leave (&once, 1);
+	}
+	return urls;
+}
+
+void
+mta_modules_set_fetch (MtaModules *ms, gboolean fetch)
+{
+	ms->fetch = fetch;
+}
+
+int
+mta_module_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	MtaModule *m = *userdata;
+	const char *urls = mta_debuginfod_urls ();
+	/* the search path only: $DEBUGINFOD_URLS is unset */
+	int fd = dwfl_standard_find_debuginfo (mod, userdata, modname, base, file_name, debuglink_file,
+					       debuglink_crc, debuginfo_file_name);
+
+	if (fd >= 0 || m == NULL || m->build_id == NULL || urls == NULL || !m->owner->fetch ||
+	    m->owner->unreachable || m->fetch_asked)
+		return fd;
+	gboolean tty = isatty (STDERR_FILENO);
+	if (tty)
+		fprintf (stderr, "mtanalyze: fetching the debug file of '%s' (build-id %s) from %s\n",
+			 m->path, m->build_id, urls);
+	gint64 t0 = g_get_monotonic_time ();
+	g_setenv ("DEBUGINFOD_URLS", urls, TRUE);
+	fd = dwfl_standard_find_debuginfo (mod, userdata, modname, base, file_name, debuglink_file,
+					   debuglink_crc, debuginfo_file_name);
+	g_unsetenv ("DEBUGINFOD_URLS");
+	m->fetch_asked = TRUE;
+	m->fetch_result = fd >= 0 ? 0 : fd < -1 ? fd : -ENOENT;
+	m->fetch_seconds = (double) (g_get_monotonic_time () - t0) / 1e6;
+	/* "not there" is an answer; anything else (refused, timed out, no
+	 * such host) would be the same for the next object */
+	if (fd < 0 && m->fetch_result != -ENOENT)
+		m->owner->unreachable = TRUE;
+	if (tty && fd < 0)
+		fprintf (stderr, "mtanalyze: no debug file of '%s' from debuginfod: %s (%.1f s)\n",
+			 m->path, g_strerror (-m->fetch_result), m->fetch_seconds);
+	return fd;
+}
+
 MtaModules *
 mta_modules_new (const Dwfl_Callbacks *callbacks)
 {
 	MtaModules *ms = g_new0 (MtaModules, 1);
 
 	elf_version (EV_CURRENT);
+	(void) mta_debuginfod_urls ();   /* before libdwfl looks for any file */
 	ms->callbacks = callbacks;
+	ms->fetch = TRUE;
 	ms->table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
 	return ms;
 }

@@ -37,6 +37,12 @@ typedef struct {
 	gboolean dwfl_tried;
 	GArray *funcs;            /* symbols by address, once asked (symbol_at) */
 	MtaDwarfInline *inl;      /* its inlined functions, once asked */
+	struct MtaModules *owner;
+	/* debuginfod: asked for its debug file (and how that ended: 0 got
+	 * it, else a negative errno), for the no-symbols note */
+	gboolean fetch_asked;
+	int fetch_result;
+	double fetch_seconds;
 } MtaModule;
 
 /* The cache of opened files.  CALLBACKS (libdwfl's, with the debug file
@@ -45,6 +51,20 @@ typedef struct MtaModules MtaModules;
 MtaModules *mta_modules_new (const Dwfl_Callbacks *callbacks);
 void mta_modules_free (MtaModules *ms);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaModules, mta_modules_free)
+
+/* Whether debug files missing here are asked of the debuginfod servers
+ * of $DEBUGINFOD_URLS (elfutils' client, by build-id): TRUE by default;
+ * the plain report turns it off, as addr2line never asks.  Once a server
+ * could not be reached, no other object is asked (one timeout, not one
+ * per object). */
+void mta_modules_set_fetch (MtaModules *ms, gboolean fetch);
+/* $DEBUGINFOD_URLS as mtanalyze started, or NULL when unset or empty. */
+const char *mta_debuginfod_urls (void);
+/* libdwfl's find_debuginfo: the search path first, then debuginfod when
+ * the modules fetch (a line per object on a terminal while it downloads). */
+int mta_module_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
+			       Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			       GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 /* The module of PATH, opened the first time (never NULL: ->ok says
  * whether it is an ELF file we can read).  Only a regular file is read,
@@ -66,6 +86,10 @@ const char *mta_module_symbol_at (MtaModule *m, uint64_t addr, uint64_t *off);
 char *mta_module_function_at (MtaModule *m, uint64_t addr);
 /* Its index of inlined functions (dwarf-inline.c), or NULL without DWARF. */
 MtaDwarfInline *mta_module_dwarf_index (MtaModule *m);
+/* The bounds [*LO, *HI) (file addresses) of the function holding ADDR (a
+ * file address), from its .eh_frame entry (kept by strip: the unwinder
+ * needs it); FALSE when none covers ADDR. */
+gboolean mta_module_function_bounds (MtaModule *m, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Whether it has function names: a .symtab of its own, or a debug file. */
 gboolean mta_module_has_symbols (MtaModule *m);
 

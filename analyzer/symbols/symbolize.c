@@ -17,8 +17,10 @@
 #include "symbolize.h"
 #include "addr2line-emu.h"
 #include "caller-field.h"
+#include "demangle.h"
 #include "elf-module.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -356,20 +358,66 @@ owning_package (const char *path)
 	return NULL;
 }
 
+/* What debuginfod did for M, when $DEBUGINFOD_URLS is set: the server
+ * had nothing, or could not be reached. */
+static char *
+debuginfod_note (const MtaModule *m, const char *urls)
+{
+	if (m->build_id == NULL)
+		return g_strdup ("debuginfod cannot be asked: it has no build-id");
+	if (!m->fetch_asked)
+		return g_strdup_printf ("debuginfod was not asked: %s could not be reached "
+					"for another object", urls);
+	if (m->fetch_result == -ENOENT)
+		return g_strdup_printf ("debuginfod at %s has no debug file for it", urls);
+	return g_strdup_printf ("debuginfod at %s could not be reached: %s after %.0f s, "
+				"DEBUGINFOD_TIMEOUT bounds the wait", urls,
+				g_strerror (-m->fetch_result), m->fetch_seconds);
+}
+
+/* When OBJECT is a file that is not here (deleted or moved since the
+ * recording, or recorded on another machine): what to pass.  Not for a
+ * file of another build (warned already) nor one that is no ELF file. */
+static char *
+not_found_note (MtaSymbolizer *s, const char *object)
+{
+	g_autofree char *p = under_sysroot (s, object);
+
+	if (object[0] != '/' || g_file_test (p, G_FILE_TEST_EXISTS))
+		return NULL;
+	return g_strdup_printf ("not found: %s%s%s (deleted or moved since the recording, or recorded on "
+				"another machine): its code shows as offsets; %s", p,
+				s->sysroot ? ", the trace's " : "", s->sysroot ? object : "",
+				is_main_exe (s, object) ? "name the program's file before the trace "
+				"(mtanalyze BINARY TRACE), or pass --sysroot DIR"
+				: "pass --sysroot DIR, DIR holding it as DIR/PATH");
+}
+
 char *
 mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
 {
 	MtaModule *m = module_for_object (s, object);
+	const char *urls = mta_debuginfod_urls ();
 
-	if (m == NULL || mta_module_has_symbols (m))
+	if (m == NULL)
+		return not_found_note (s, object);
+	if (mta_module_has_symbols (m))
 		return NULL;
 	/* under --sysroot the objects are another machine's: this one's
 	 * package database does not know them */
 	g_autofree char *pkg = s->sysroot == NULL ? owning_package (m->path) : NULL;
-	g_autofree char *what = pkg ? g_strdup_printf ("install %s-dbgsym (Debian's debug symbols of %s), "
-						       "or pass --debug-dir DIR", pkg, pkg)
+	g_autofree char *where = pkg ? g_strdup_printf ("install %s-dbgsym (Debian's debug symbols of %s), "
+							"pass --debug-dir DIR", pkg, pkg)
 		: g_strdup ("pass --debug-dir DIR, DIR holding its debug file (by build-id, "
 			    ".build-id/xx/yyyy.debug, or by name)");
+	/* debuginfod: Debian's server has every package's debug file, which
+	 * the separate debug archive makes hard to install */
+	g_autofree char *dnote = urls != NULL ? debuginfod_note (m, urls) : NULL;
+	g_autofree char *what = urls == NULL
+		? g_strdup_printf ("%s, or set DEBUGINFOD_URLS=https://debuginfod.debian.net "
+				   "(a debuginfod server%s; its debug file is fetched by build-id)", where,
+				   pkg ? "" : " that has it, Debian's for its packages")
+		: g_strdup_printf ("%s (%s)", where, dnote);
 	return g_strdup_printf ("no symbols for %s (no .symtab, no debug file found%s%s): its code shows as "
 				"offsets; %s", object, m->build_id ? " for build-id " : "",
 				m->build_id ? m->build_id : "", what);
@@ -381,10 +429,31 @@ frame_info_free (gpointer p)
 	for (MtaFrameInfo *f = p, *next; f != NULL; f = next) {
 		next = f->outer;
 		g_free (f->function);
+		g_free (f->linkage);
 		g_free (f->file);
 		g_free (f->object);
 		g_free (f);
 	}
+}
+
+/* F's function NAME (taken): C++ names demangled, as every output but the
+ * plain one shows them, the symbol table's spelling kept for the wrapper
+ * list and --skip.  SUFFIX ("+0x12", or "") follows both. */
+static void
+set_function (MtaFrameInfo *f, char *name, const char *suffix)
+{
+	char *d = mta_demangle (name);
+
+	if (d != NULL) {
+		f->function = g_strconcat (d, suffix, NULL);
+		f->linkage = g_strconcat (name, suffix, NULL);
+		g_free (d);
+		g_free (name);
+	} else if (suffix[0] != '\0') {
+		f->function = g_strconcat (name, suffix, NULL);
+		g_free (name);
+	} else
+		f->function = name;
 }
 
 /* When the call at ADDR (a file address of M) is in inlined code, F (the
@@ -406,7 +475,7 @@ add_inline_frames (MtaSymbolizer *s, MtaModule *m, uint64_t addr, MtaFrameInfo *
 	if (n == 0)
 		return;
 	MtaFrameInfo *last = f;
-	char *outer_function = f->function;
+	char *outer_function = f->function, *outer_linkage = f->linkage;
 	for (guint i = 0; i < n; i++) {
 		MtaFrameInfo *o = g_new0 (MtaFrameInfo, 1);
 		o->object = g_strdup (f->object);
@@ -415,11 +484,14 @@ add_inline_frames (MtaSymbolizer *s, MtaModule *m, uint64_t addr, MtaFrameInfo *
 		o->file = calls[i].call_file[0] ? g_strdup (calls[i].call_file) : NULL;
 		o->line = calls[i].call_line;
 		last->inlined = TRUE;
-		last->function = calls[i].function[0] ? g_strdup (calls[i].function) : NULL;
+		last->function = last->linkage = NULL;
+		if (calls[i].function[0])
+			set_function (last, g_strdup (calls[i].function), "");
 		last->outer = o;
 		last = o;
 	}
 	last->function = outer_function;
+	last->linkage = outer_linkage;
 }
 
 const MtaFrameInfo *
@@ -452,15 +524,25 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			/* "__libc_start_main@@GLIBC_2.34": the version is no
 			 * part of the name a user looks for */
 			if (name != NULL)
-				f->function = g_strndup (name, strcspn (name, "@"));
+				set_function (f, g_strndup (name, strcspn (name, "@")), "");
 		}
 		/* The symbol the caller field names: with its offset when the
 		 * object could not be read, so that the calls of one function
 		 * stay apart (they have no line to tell them apart). */
-		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0')
-			f->function = m != NULL ? g_strdup (c.symbol)
-				: g_strdup_printf ("%s%s0x%" PRIx64, c.symbol, c.sym_offset < 0 ? "-" : "+",
+		if (f->function == NULL && c.symbol != NULL && c.symbol[0] != '\0') {
+			g_autofree char *off = m != NULL ? g_strdup ("")
+				: g_strdup_printf ("%s0x%" PRIx64, c.sym_offset < 0 ? "-" : "+",
 						   (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
+			set_function (f, g_strdup (c.symbol), off);
+		}
+		/* no name: where its function's code lies, for the wrappers
+		 * found without symbols (run.c) */
+		uint64_t lo, hi;
+		if (f->function == NULL && m != NULL && vaddr > 0 &&
+		    mta_module_function_bounds (m, vaddr - 1, &lo, &hi)) {
+			f->code_lo = f->offset - (vaddr - lo);
+			f->code_hi = f->offset + (hi - vaddr);
+		}
 		if (m != NULL && vaddr > 0)
 			add_inline_frames (s, m, vaddr - 1, f);
 		mta_caller_clear (&c);
@@ -531,7 +613,7 @@ mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 	s->debug_dirs = g_ptr_array_new_with_free_func (g_free);
 	set_debuginfo_path (s);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = mta_module_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->warn = warn;
@@ -572,6 +654,12 @@ mta_symbolizer_forget_trace (MtaSymbolizer *s)
 	g_hash_table_remove_all (s->warned);
 	g_ptr_array_set_size (s->objects, 0);
 	g_clear_pointer (&s->exe, g_free);
+}
+
+void
+mta_symbolizer_set_fetch (MtaSymbolizer *s, gboolean fetch)
+{
+	mta_modules_set_fetch (s->modules, fetch);
 }
 
 void

@@ -50,6 +50,9 @@ void mta_symbolizer_forget_trace (MtaSymbolizer *s);
 
 /* The program the trace was recorded from (BINARY argument). */
 void mta_symbolizer_set_binary (MtaSymbolizer *s, const char *path);
+/* Whether missing debug files are fetched from $DEBUGINFOD_URLS (TRUE by
+ * default; the plain report, addr2line's answers, never fetches). */
+void mta_symbolizer_set_fetch (MtaSymbolizer *s, gboolean fetch);
 /* Feed a header line of the trace (it uses exe and object). */
 void mta_symbolizer_header (MtaSymbolizer *s, const MtaHeader *h);
 
@@ -69,13 +72,17 @@ const MtaLocation *mta_symbolizer_resolve (MtaSymbolizer *s, const char *field);
  * them. */
 typedef struct MtaFrameInfo MtaFrameInfo;
 struct MtaFrameInfo {
-	char *function;      /* symbol name without offset, or NULL */
+	char *function;      /* symbol name without offset (C++ demangled), or NULL */
+	char *linkage;       /* the name as the symbol table spells it, when demangled; else NULL */
 	char *file;          /* source file as addr2line names it, or NULL */
 	unsigned line;       /* 0: unknown */
 	char *object;        /* the object as the trace names it, or NULL */
 	uint64_t offset;     /* the address in that object (or absolute) */
 	gboolean main_exe;   /* the object is the traced program itself */
 	gboolean inlined;    /* this function's code was inlined into OUTER's */
+	/* Without a function name: the bounds of the code holding the call,
+	 * as offsets in OBJECT like OFFSET (.eh_frame); 0, 0: unknown */
+	uint64_t code_lo, code_hi;
 	MtaFrameInfo *outer; /* the next frame at the same address, NULL: none */
 };
 
@@ -87,8 +94,9 @@ gboolean mta_symbolizer_object_info (MtaSymbolizer *s, const char *object, uint6
 
 /* When OBJECT (as a frame names it) has no function names -- no .symtab
  * and no debug file -- one sentence saying so and what would bring them
- * (the Debian -dbgsym package, found with dpkg-query, or --debug-dir);
- * else NULL.  Free it. */
+ * (the Debian -dbgsym package, found with dpkg-query, --debug-dir, a
+ * debuginfod server, or what the one of $DEBUGINFOD_URLS answered); when
+ * OBJECT is not here at all, that it was not found; else NULL.  Free it. */
 char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
 
 /* Where the call that returned to the caller field or stack frame FIELD

@@ -31,6 +31,8 @@
 	X(FREERES, "freeres") \
 	X(FORK, "fork") \
 	X(PARENT, "parent") \
+	X(ATTACHED, "attached") \
+	X(DETACHED, "detached") \
 	X(EXEC, "exec") \
 	X(K, "k") \
 	X(REACH, "reach") \

@@ -6,8 +6,8 @@
 -- defaults to the latest run.
 --   sqlite3 -header -column run.db < bad-frees.sql
 SELECT b.function, b.location, b.object, b.bad_frees, b.first_line,
-       (SELECT group_concat (DISTINCT kind) FROM bad_frees x
-        WHERE x.run_id = b.run_id AND x.site_id = b.site_id) AS kinds
+       (SELECT min (kind) || CASE WHEN max (kind) <> min (kind) THEN ',' || max (kind) ELSE '' END
+        FROM bad_frees x WHERE x.run_id = b.run_id AND x.site_id = b.site_id) AS kinds
 FROM bad_frees_by_site b
 WHERE b.run_id = coalesce (:run, (SELECT max (id) FROM runs))
 ORDER BY b.bad_frees DESC, b.first_line;

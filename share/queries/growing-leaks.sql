@@ -14,6 +14,6 @@ span AS (
 SELECT l.function, l.location, l.growth, l.leaked_blocks, l.leaked_bytes,
        CASE WHEN span.ns > 0 THEN round (l.leaked_bytes * 1e9 / span.ns, 1) END AS bytes_per_second,
        round (l.leaked_bytes * 1000.0 / span.lines, 1) AS bytes_per_1000_lines
-FROM leaks_by_site l, r JOIN span ON span.run_id = l.run_id
-WHERE l.run_id = r.id AND l.growth IN ('linear', 'exponential')
+FROM leaks_by_site l JOIN r ON l.run_id = r.id JOIN span ON span.run_id = l.run_id
+WHERE l.growth IN ('linear', 'exponential')
 ORDER BY l.leaked_bytes DESC, l.leaked_blocks DESC, l.first_line;

@@ -18,5 +18,5 @@ WHERE l.run_id = coalesce (:run, (SELECT max (id) FROM runs))
                   JOIN stacks st ON st.id = f.stack_id
                   WHERE f.stack_id = l.stack_id AND f.level <= st.site_level
                     AND fs.object LIKE coalesce (:lib, '%')))
-GROUP BY l.site_id
+GROUP BY s.id
 ORDER BY leaked_bytes DESC, leaked_blocks DESC;

@@ -1,0 +1,172 @@
+/* rec-attach-churn.c -- a program started without the recorder, for mtrec
+ * attach and detach (t2400).
+ *
+ *   rec-attach-churn churn N [USEC]
+ *                              N threads allocate and free without pause
+ *                              (each keeps its last 64 blocks; with USEC,
+ *                              a pause that long every 100); the main
+ *                              thread waits in nanosleep() for commands,
+ *                              allocating nothing meanwhile (N may be 0;
+ *                              with N 0 and USEC -T, it waits in poll()
+ *                              T microseconds at a time)
+ *   rec-attach-churn busy N    the same, the main thread churning too:
+ *                              no thread ever waits in a system call
+ *   rec-attach-churn traced    a child that another process (this one)
+ *                              traces: "ready CHILD"
+ *
+ * Commands come in the file "cmd" of the current directory (removed once
+ * read): "leak N" allocates N blocks of 4242 bytes in leak_here() and
+ * never frees them ("leaked N" on stdout), "fork" forks a child that
+ * allocates in leak_here() too, frees the first block leaked and exits
+ * ("forked PID STATUS"), "strdup N" makes N strings
+ * with libc's strdup and frees them in this program ("strdups N"), "exit"
+ * stops the threads, frees their blocks and exits 0 ("bye").  Prints
+ * "ready PID" once the threads run. */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KEEP 64
+
+static volatile int stop;
+static long pause_us;	/* churn N USEC: a pause every 100 rounds */
+static unsigned long rounds[64];
+
+static void *churn(void *arg)
+{
+	unsigned long me = (unsigned long)arg, x = me * 2654435761u + 1;
+	void *ring[KEEP] = { 0 };
+
+	for (unsigned long i = 0; !stop; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		free(ring[i % KEEP]);
+		ring[i % KEEP] = (x >> 33) % 3 ? malloc(16 + (x >> 40) % 512) : calloc(1, 32 + (x >> 44) % 64);
+		rounds[me % 64]++;
+		if (pause_us && i % 100 == 99)
+			nanosleep(&(struct timespec){ 0, pause_us * 1000 }, NULL);
+	}
+	for (int i = 0; i < KEEP; i++)
+		free(ring[i]);
+	return NULL;
+}
+
+static __attribute__((noinline)) void *leak_here(void)
+{
+	return malloc(4242);
+}
+
+static void *kept[1024];
+static int nkept;
+
+/* The command file, if one came: 1 when the program should end. */
+static int command(void)
+{
+	char line[64] = "";
+	FILE *f;
+	int n = 0;
+
+	/* access() first: an idle loop that allocates nothing */
+	if (access("cmd", F_OK) != 0 || (f = fopen("cmd", "r")) == NULL)
+		return 0;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	unlink("cmd");
+	if (sscanf(line, "leak %d", &n) == 1) {
+		for (int i = 0; i < n && nkept < 1024; i++)
+			kept[nkept++] = leak_here();
+		printf("leaked %d\n", n);
+	} else if (sscanf(line, "strdup %d", &n) == 1) {
+		for (int i = 0; i < n; i++)
+			free(strdup("a string strdup made inside libc"));
+		printf("strdups %d\n", n);
+	} else if (strncmp(line, "fork", 4) == 0) {
+		pid_t child = fork();
+		int status = -1;
+
+		if (child == 0) {
+			/* the child's own leak, and a free of one of the parent's */
+			kept[nkept++] = leak_here();
+			if (nkept > 1)
+				free(kept[0]);
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
+		printf("forked %d %d\n", (int)child, status);
+	} else if (strncmp(line, "exit", 4) == 0) {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int traced(void)
+{
+	pid_t child = fork();
+	int status;
+
+	if (child == 0) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		for (;;)
+			pause();
+	}
+	printf("ready %d\n", (int)child);
+	fflush(stdout);
+	/* The child's signals stop it (traced): let them through. */
+	while (waitpid(child, &status, 0) == child && WIFSTOPPED(status))
+		ptrace(PTRACE_CONT, child, 0, (void *)(long)WSTOPSIG(status));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 2, busy;
+	pthread_t t[64];
+
+	if (argc > 1 && strcmp(argv[1], "traced") == 0)
+		return traced();
+	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy")) || n < 0 || n > 64) {
+		fprintf(stderr, "usage: rec-attach-churn churn|busy N | traced\n");
+		return 2;
+	}
+	busy = strcmp(argv[1], "busy") == 0;
+	pause_us = argc > 3 ? atol(argv[3]) : 0;
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, churn, (void *)(unsigned long)i);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (busy) {
+		void *ring[KEEP] = { 0 };
+
+		for (unsigned long i = 0;; i++) {
+			free(ring[i % KEEP]);
+			ring[i % KEEP] = malloc(8 + i % 300);
+			if (i % 200000 == 0 && command())
+				break;
+		}
+		for (int i = 0; i < KEEP; i++)
+			free(ring[i]);
+	} else {
+		while (!command())
+			if (pause_us < 0)
+				poll(NULL, 0, (int)(-pause_us / 1000));
+			else
+				nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	}
+	stop = 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < nkept; i++)
+		free(kept[i]);
+	printf("bye\n");
+	return 0;
+}

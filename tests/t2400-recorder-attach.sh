@@ -1,0 +1,177 @@
+#!/bin/sh
+# mtrec attach PID starts recording in a process started without the
+# recorder, through ptrace (one thread made to call dlopen() and
+# mtrec_attach()); mtrec detach PID stops it and gives the program its own
+# calls back; attach again works.  The program runs on unharmed: its
+# threads churning malloc and free meanwhile, inside malloc in every
+# thread at the moment, or asleep in a system call.  The trace says where
+# recording began; frees of blocks from before it are counted apart, never
+# as frees of memory never allocated, and leaks planted in the windows are
+# found.  Refused, exit 2 with the reason: no such process, a static
+# program, a process another tracer holds.
+#
+# Fixture: tests/helper/rec-attach-churn.c (commands through ./cmd).
+. "$(dirname "$0")/lib.sh"
+
+PROG="$HELPER/rec-attach-churn"
+
+# start NAME ARGS...: run the fixture natively in NAME/; its pid in NAME/pid.
+start() {
+	name=$1 && shift &&
+	mkdir "$name" && (cd "$name" && exec "$PROG" "$@" >out 2>err &) &&
+	for i in $(seq 200); do
+		sed -n "s/^ready //p" "$name/out" >"$name/pid" && test -s "$name/pid" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# send NAME CMD EXPECT: a command, then wait for its answer on stdout.
+send() {
+	echo "$2" >"$1/cmd.tmp" && mv "$1/cmd.tmp" "$1/cmd" &&
+	for i in $(seq 400); do
+		grep -q "^$3\$" "$1/out" && return 0
+		sleep 0.05
+	done
+	echo "no '$3' from $1" >&2
+	return 1
+}
+
+# finish NAME: the program exits by itself, status 0 ("bye").
+finish() {
+	pid=$(cat "$1/pid") &&
+	send "$1" exit bye &&
+	for i in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+test_expect_success 'attach, leaks planted, detach, attach again, detach: the program runs on' '
+	start churn churn 3 200 &&
+	pid=$(cat churn/pid) &&
+	"$MTREC" attach -o "$OUT/churn/t.log" $pid >attach1.out 2>attach1.err &&
+	grep "process $pid: recording into $OUT/churn/t.log; [0-9]* call slots redirected; thread [0-9]* was held" attach1.out &&
+	test_must_be_empty attach1.err &&
+	sleep 0.2 &&
+	send churn "leak 5" "leaked 5" &&
+	send churn "strdup 3" "strdups 3" &&
+	send churn fork "forked [0-9]* 0" &&
+	"$MTREC" detach $pid >detach1.out &&
+	grep "recording stopped in $OUT/churn/t.log; [0-9]* call slots given back" detach1.out &&
+	send churn "leak 2" "leaked 2" &&
+	"$MTREC" attach -o "$OUT/churn/t.log" $pid >attach2.out &&
+	sleep 0.2 &&
+	send churn "leak 3" "leaked 3" &&
+	"$MTREC" detach $pid &&
+	finish churn &&
+	grep -x bye churn/out &&
+	test_must_be_empty churn/err
+'
+
+test_expect_success 'the trace says where each window began and ended' '
+	grep -a "^# attached\|^# detached\|^= " churn/t.log | sed "s/ by mtrec attach.*//" >windows &&
+	printf "%s\n" "# attached 1" "= Start" "# detached 1" "= End" \
+		"# attached 2" "= Start" "# detached 2" "= End" >expect &&
+	test_cmp expect windows
+'
+
+test_expect_success 'a child forked while attached records into a trace of its own' '
+	child=$(sed -n "s/^forked \([0-9]*\) 0$/\1/p" churn/out) &&
+	test -n "$child" &&
+	grep -a "^# parent $(cat churn/pid) 1 $OUT/churn/t.log$" "churn/t.log.$child" &&
+	grep -a "^# attached 1 " "churn/t.log.$child" &&
+	test "$(grep -a -c " + 0x[0-9a-f]* 0x1092$" "churn/t.log.$child")" = 1
+'
+
+test_expect_success 'libc calls its own malloc through slots that were redirected (strdup)' '
+	test "$(grep -a -c "(__strdup+" churn/t.log)" = 3
+'
+
+test_expect_success 'the planted leaks are found; frees of blocks from before are not errors' '
+	test_expect_code 1 "$MTANALYZE" --by-site "$PROG" churn/t.log >report &&
+	grep "^Attached run (mtrec attach)" report &&
+	grep "frees\{0,1\} of blocks from before" report &&
+	! grep "never allocated" report &&
+	grep "^ *8 *33936  leak_here at" report &&
+	test_expect_code 1 "$MTANALYZE" --json "$PROG" churn/t.log >report.json &&
+	grep "\"bad_frees\": 0, \"attaches\": 2, \"frees_before_attach\": [1-9]" report.json
+'
+
+test_expect_success 'the plain report is the mtrace script'"'"'s' '
+	test_might_fail "$MTANALYZE" "$PROG" churn/t.log >plain.ours &&
+	if test -x /usr/bin/mtrace; then
+		test_might_fail /usr/bin/mtrace "$PROG" churn/t.log >plain.perl &&
+		test_cmp plain.perl plain.ours
+	fi
+'
+
+test_expect_success 'every thread inside malloc at the attach: they come out unharmed' '
+	start busy busy 2 &&
+	pid=$(cat busy/pid) &&
+	"$MTREC" attach -o "$OUT/busy/t.log" $pid >busy-attach.out &&
+	grep "recording into" busy-attach.out &&
+	"$MTREC" detach $pid &&
+	"$MTREC" attach -o "$OUT/busy/t.log" $pid &&
+	"$MTREC" detach $pid &&
+	finish busy &&
+	test_must_be_empty busy/err &&
+	test_expect_code 1 "$MTANALYZE" --by-site "$PROG" busy/t.log >busy-report &&
+	! grep "never allocated" busy-report
+'
+
+test_expect_success 'a thread waiting in poll() with a timeout, used again and again (restart_syscall)' '
+	start poll churn 0 -400000 &&
+	pid=$(cat poll/pid) &&
+	for i in 1 2 3; do
+		"$MTREC" attach -o "$OUT/poll/t.log" $pid >/dev/null &&
+		"$MTREC" ctl $pid mark m$i >/dev/null &&
+		"$MTREC" detach $pid >/dev/null || return 1
+	done &&
+	finish poll &&
+	test "$(grep -a -c "^# mark m" poll/t.log)" = 3
+'
+
+test_expect_success 'refused: no such process' '
+	test_expect_code 2 "$MTREC" attach 2147483646 2>err &&
+	grep "no process 2147483646" err &&
+	test_expect_code 2 "$MTREC" detach 2147483646 2>err &&
+	grep "no process 2147483646" err
+'
+
+test_expect_success 'refused: detach from a process without the recorder' '
+	start plain churn 1 500 &&
+	test_expect_code 2 "$MTREC" detach "$(cat plain/pid)" 2>err &&
+	grep "does not run the recorder" err &&
+	finish plain
+'
+
+test_expect_success 'refused: a process another tracer holds' '
+	start traced traced &&
+	test_expect_code 2 "$MTREC" attach -o "$OUT/traced.log" "$(cat traced/pid)" 2>err &&
+	grep "already traced by process" err &&
+	! test -e traced.log &&
+	kill -9 "$(cat traced/pid)"
+'
+
+test_expect_success 'refused: a static program' '
+	printf "%s\n" "#include <unistd.h>" "int main(void) { sleep(30); return 0; }" >static.c &&
+	if $CC -static -o static static.c 2>/dev/null; then
+		{ ./static & } &&
+		spid=$! &&
+		sleep 0.2 &&
+		test_expect_code 2 "$MTREC" attach -o "$OUT/static.log" $spid 2>err &&
+		kill $spid &&
+		grep "no libc.so loaded (a static program?)" err
+	fi
+'
+
+test_expect_success 'bad usage: 125' '
+	test_expect_code 125 "$MTREC" attach 2>err &&
+	grep "one process id expected" err &&
+	test_expect_code 125 "$MTREC" attach --depth 0 1 2>err &&
+	grep "from 1 to 64" err
+'
+
+test_done

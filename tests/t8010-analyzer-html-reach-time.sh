@@ -1,0 +1,109 @@
+#!/bin/sh
+# t8010-analyzer-html-reach-time: the --html page shows what the text
+# report and --json know beyond the leaks: the blocks not freed by
+# reachability (valgrind's LEAK SUMMARY) for the run and per site when the
+# trace has the recorder's verdicts (mtrec --reach), the growth class of
+# each leak site and how many sites grew each way, and a chart over
+# seconds when the trace has the recorder's clock ('# time' lines), over
+# trace lines when not -- as headless Chromium shows the page (t8000's
+# way), checked against --json.
+. "$(dirname "$0")/lib.sh"
+
+if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
+	test_skip 'html reach and time' 'needs the analyzer, the recorder and python3'
+	test_done; exit
+fi
+FACTS="$TOP/tests/html-facts.py"
+
+test_lazy_prereq CHROMIUM 'command -v chromium'
+test_lazy_prereq TIDY 'command -v tidy'
+
+browse() {
+	chromium --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions \
+		--enable-logging=stderr --v=0 --dump-dom "file://$PWD/$1" >dom.html 2>browser.log &&
+	! grep "CONSOLE" browser.log &&
+	python3 "$FACTS" dom.html
+}
+
+test_expect_success 'record: a run with reachability verdicts, a timed run, a short one' '
+	MTREC_REACH=1 MALLOC_TRACE="$PWD/reach.log" LD_PRELOAD="$LIBMTREC" "$HELPER/rec-reach" &&
+	grep -q "^# reach end" reach.log &&
+	"$MTREC" -o timed.log --depth 8 "$HELPER/ana-growth" 20000 13 2>/dev/null &&
+	test "$(grep -c "^# time" timed.log)" -ge 8 &&
+	"$MTREC" -o short.log --depth 8 "$HELPER/ana-growth" 20000 2>/dev/null &&
+	test "$(grep -c "^# time" short.log)" -lt 8 &&
+	for t in reach timed short; do
+		test_expect_code 1 "$MTANALYZE" --json $t.log >$t.json &&
+		test_expect_code 1 "$MTANALYZE" --html $t.html $t.log >/dev/null || exit 1
+	done
+'
+
+test_expect_success TIDY 'the pages pass tidy' '
+	tidy -q -e reach.html && tidy -q -e timed.html
+'
+
+test_expect_success CHROMIUM 'the leak summary is --json'"'"'s reachability of the run' '
+	browse reach.html >facts &&
+	grep "^reach " facts >actual &&
+	py "\"\\n\".join(\"reach %s %d %d\" % (k, v[\"bytes\"], v[\"blocks\"]) for k, v in d[\"reach\"].items() if v[\"blocks\"] or k != \"unknown\")" reach.json >expect &&
+	test_cmp expect actual &&
+	grep -x "reach definite [1-9][0-9]* [1-9][0-9]*" facts
+'
+
+test_expect_success CHROMIUM 'each leak site shows its blocks by reachability, as --json' '
+	grep "^leak-reach " facts | sed "s/^leak-reach \([a-z_]*\) at [^:]*:[0-9]* in [^:]*: /\1: /" >actual &&
+	py "\"\\n\".join(\"%s: %s\" % (s[\"function\"], \", \".join(\"%d %s (%d bytes)\" % (v[\"blocks\"], w, v[\"bytes\"]) for k, w in ((\"definite\", \"definitely lost\"), (\"indirect\", \"indirectly lost\"), (\"possible\", \"possibly lost\"), (\"reachable\", \"still reachable\"), (\"unknown\", \"not scanned\")) for v in [s[\"reach\"][k]] if v[\"blocks\"])) for s in d[\"leak_sites\"])" reach.json >expect &&
+	test_cmp expect actual &&
+	test -s actual
+'
+
+test_expect_success CHROMIUM 'no leak summary, no reachability column without verdicts' '
+	browse timed.html >facts &&
+	! grep "^reach \|^leak-reach " facts &&
+	! grep "Reachability\|id=\"reach\"" timed.html
+'
+
+test_expect_success CHROMIUM 'growth: each site'"'"'s class and the count of each, as --json' '
+	grep "^leak " facts | cut -d" " -f4,5 | sed "s/ at .*//" | sort >actual &&
+	py "\"\\n\".join(\"%s %s\" % (s[\"growth\"], s[\"function\"]) for s in d[\"leak_sites\"])" timed.json | sort >expect &&
+	test_cmp expect actual &&
+	grep "^growth " facts | sort >actual &&
+	py "\"\\n\".join(\"growth %s %d\" % (g, n) for g, n in sorted(__import__(\"collections\").Counter(s[\"growth\"] for s in d[\"leak_sites\"]).items()))" timed.json >expect &&
+	test_cmp expect actual &&
+	grep -x "growth linear 1" facts && grep -x "growth exponential 1" facts
+'
+
+test_expect_success 'a scan the recorder refused is said, as --by-site says it' '
+	{ grep -v "^= End" short.log && echo "# reach refused no memory for the scan" && echo "= End"; } >refused.log &&
+	test_expect_code 1 "$MTANALYZE" --by-site refused.log >refused.sites &&
+	grep "did not make a reachability scan it was asked for: no memory for the scan\.\$" refused.sites &&
+	test_expect_code 1 "$MTANALYZE" --html refused.html refused.log >/dev/null &&
+	grep "<p class=\"warning\" id=\"reach-refused\">The recorder did not make a reachability scan it was asked for: no memory for the scan\.</p>" refused.html
+'
+
+test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in seconds' '
+	grep -x "axis time" facts &&
+	grep -x "x-label seconds" facts &&
+	end=$(py "d[\"run\"][\"timeline\"][\"times_ns\"][-1] / 1e9" timed.json) &&
+	shown=$(sed -n "s/^summary seconds //p" facts) &&
+	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert abs(a - b) < 0.002 and a > 0.5, (a, b)" "$end" "$shown" &&
+	grep "<title>peak: [0-9]* bytes at [0-9.]* s</title>" timed.html
+'
+
+test_expect_success CHROMIUM 'a short run: the chart over trace lines, and why' '
+	browse short.html >facts &&
+	grep -x "axis lines" facts &&
+	grep -x "x-label trace line" facts &&
+	! grep "^summary seconds" facts &&
+	grep "fewer than 8 of the recorder" short.html
+'
+
+test_expect_success CHROMIUM 'a screenshot for review (tests/out)' '
+	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1000,1400 \
+		--screenshot="$PWD/reach.png" "file://$PWD/reach.html" 2>browser.log &&
+	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1000,1400 \
+		--screenshot="$PWD/timed.png" "file://$PWD/timed.html" 2>browser.log &&
+	test "$(head -c 8 timed.png | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a
+'
+
+test_done

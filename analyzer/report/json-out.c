@@ -14,6 +14,7 @@
 #include "site-report.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #define JSON_FORMAT_VERSION 1
 
@@ -125,16 +126,29 @@ u64_digits (char *end, uint64_t v)
 static void
 put_number_array (FILE *out, const char *key, const uint64_t *v64, const uint32_t *v32, guint n)
 {
-	char buf[24];
+	char buf[4096];
+	size_t len = 0;
 
 	fprintf (out, "\"%s\": [", key);
+	/* a line's numbers into one buffer: one locked stdio call, not two
+	 * a number */
 	for (guint k = 0; k < n; k++) {
-		char *d = u64_digits (buf + sizeof buf, v64 ? v64[k] : v32[k]);
-		if (k)
-			fputs (", ", out);
-		fwrite (d, 1, (size_t) (buf + sizeof buf - d), out);
+		char digits[24];
+		char *d = u64_digits (digits + sizeof digits, v64 ? v64[k] : v32[k]);
+		size_t dl = (size_t) (digits + sizeof digits - d);
+		if (len + dl + 3 > sizeof buf) {	/* ", ", the number, "]" */
+			fwrite (buf, 1, len, out);
+			len = 0;
+		}
+		if (k) {
+			buf[len++] = ',';
+			buf[len++] = ' ';
+		}
+		memcpy (buf + len, d, dl);
+		len += dl;
 	}
-	fputs ("]", out);
+	buf[len++] = ']';
+	fwrite (buf, 1, len, out);
 }
 
 static void

@@ -186,14 +186,32 @@ static inline char *put_size(char *o, size_t size)
 struct event_ctx {
 	const struct mtrec_caller *c;
 	struct mtrec_stack *st;	/* NULL without stacks */
+	int def;		/* write the stack's definition first (decided where
+				 * the line goes, with the room: see with_def) */
 };
+
+/* An event's line alone. */
+static inline size_t line_room(const struct event_ctx *e)
+{
+	return e->c->len + sizeof("+ 0x0123456789abcdef 0x0123456789abcdef s=18446744073709551615\n");
+}
 
 /* The most an event can need: its line, and its stack's definition. */
 static inline size_t event_room(const struct event_ctx *e)
 {
-	size_t n = e->c->len + sizeof("+ 0x0123456789abcdef 0x0123456789abcdef s=18446744073709551615\n");
+	size_t n = line_room(e);
 
 	return e->st ? n + mtrec_stack_def_room(e->st) : n;
+}
+
+/* Whether the line at o carries its stack's definition: the first in each
+ * part that uses it.  Decided once, where the room is taken, and not again
+ * when the line is written: another thread writing in the next part of a
+ * rotated trace may mark the stack meanwhile, and a definition written
+ * then would overrun room taken without it. */
+static inline void with_def(struct event_ctx *e, const char *o)
+{
+	e->def = e->st && *mtrec_stack_part(e->st) != mtrec_part_of(o);
 }
 
 /* The stack's "# stack" line goes right before the first event of each
@@ -210,13 +228,9 @@ put_line(char *o, const struct event_ctx *e, const char *prefix, size_t plen,
 	char *line;
 	char first;
 
-	if (e->st) {
-		unsigned part = mtrec_part_of(o);
-		unsigned *defined_in = mtrec_stack_part(e->st);
-		if (*defined_in != part) {
-			o = mtrec_stack_put_def(o, e->st);
-			*defined_in = part;
-		}
+	if (e->def) {
+		*mtrec_stack_part(e->st) = mtrec_part_of(o);
+		o = mtrec_stack_put_def(o, e->st);
 	}
 	line = o;
 	/* The line's first byte, '@' (or the prefix's '#'), is stored last:
@@ -292,6 +306,7 @@ static void describe_event(struct event_ctx *e, const void *caller)
 	if (unlikely(e->c == NULL))
 		e->c = new_caller(caller);
 	e->st = NULL;
+	e->def = 0;
 	if (stack_depth <= 1)
 		return;
 	n = mtrec_unwind(ips, stack_depth);
@@ -315,11 +330,34 @@ static inline char *place(struct mtrec_slot *s, const void *p, size_t need)
 	return o;
 }
 
+/* Where an event about p goes, EXTRA bytes before its line: room for its
+ * stack's definition is taken only when the part there lacks it.  At
+ * depth 64 a definition is most of a chunk, and taking its room for every
+ * event left most of each chunk as filler. */
+static inline char *place_event(struct mtrec_slot *s, const void *p, struct event_ctx *e,
+				size_t extra)
+{
+	size_t need = line_room(e) + extra;
+	char *o = place(s, p, need);
+
+	if (o && e->st) {
+		with_def(e, o);
+		if (e->def && (size_t)(s->end - o) < need + mtrec_stack_def_room(e->st)) {
+			/* a fresh chunk lies after every chunk reserved so far:
+			 * still after any line about p */
+			o = mtrec_chunk_new(s, need + mtrec_stack_def_room(e->st));
+			if (o)
+				with_def(e, o);
+		}
+	}
+	return o;
+}
+
 /* Write "op p [size]" for an allocation-like event. */
-static void write_alloc(struct mtrec_slot *s, const struct event_ctx *e,
+static void write_alloc(struct mtrec_slot *s, struct event_ctx *e,
 			char op, const void *p, size_t size)
 {
-	char *o = place(s, p, event_room(e));
+	char *o = place_event(s, p, e, 0);
 
 	if (!o) {
 		count_lost(s);
@@ -356,7 +394,7 @@ void mtrec_record_free(const void *caller, const void *p)
 	mtrec_enter();
 	if ((s = mtrec_me()) != NULL && !stopped(s)) {
 		describe_event(&e, caller);
-		o = place(s, p, event_room(&e));
+		o = place_event(s, p, &e, 0);
 		if (o) {
 			s->pos = put_event(o, &e, '-', p, 0, 0);
 			publish(p, s->end_off);
@@ -405,7 +443,7 @@ void mtrec_record_kind(const void *caller, const char *kind, char op, const void
 	mtrec_enter();
 	if ((s = mtrec_me()) != NULL && !stopped(s)) {
 		describe_event(&e, caller);
-		o = place(s, p, event_room(&e) + plen);
+		o = place_event(s, p, &e, plen);
 		if (o) {
 			s->pos = put_line(o, &e, prefix, plen, op, p, with_size, size);
 			if (p)
@@ -557,6 +595,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 		count_lost(s);
 		goto out;
 	}
+	with_def(&e, o);	/* its room was held whole */
 	end = put_release(o, &e, old, new, size);
 	if (apart)
 		mtrec_pad(end, r->end);

@@ -910,17 +910,19 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	MtaStmt *st = d->st[ST_SITE_TIMELINE];
+	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
+	g_autofree uint32_t *blocks = g_new (uint32_t, i->tl_len + 1);
 
 	for (guint k = 0; k < sites->len; k++) {
 		const MtaSite *s = sites->pdata[k];
-		if (s->leaked_blocks == 0 || s->tl_bytes == NULL)
+		if (s->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
 			continue;
 		for (guint j = 0; j < i->tl_len; j++) {
 			mta_stmt_bind_int64 (st, 1, d->run_id);
 			mta_stmt_bind_int64 (st, 2, site_ids[k]);
 			mta_stmt_bind_int64 (st, 3, j);
-			mta_stmt_bind_int64 (st, 4, s->tl_blocks[j]);
-			mta_stmt_bind_int64 (st, 5, (int64_t) s->tl_bytes[j]);
+			mta_stmt_bind_int64 (st, 4, blocks[j]);
+			mta_stmt_bind_int64 (st, 5, (int64_t) bytes[j]);
 			if (!step (d, ST_SITE_TIMELINE, error))
 				return FALSE;
 		}

@@ -41,7 +41,6 @@ typedef struct {
 	int frames;
 	guint growth;
 	GArray *leak_sites;        /* site indices, largest first, of the growth classes */
-	GPtrArray *by_site;        /* site index -> GPtrArray of its paths (stacks only) */
 } Report;
 
 static const char *
@@ -211,11 +210,13 @@ total_live (const MtaRun *run)
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	uint64_t *total = g_new0 (uint64_t, i->tl_len);
+	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
 
 	for (guint k = 0; k < sites->len; k++) {
-		const MtaSite *s = sites->pdata[k];
-		for (guint t = 0; s->tl_bytes != NULL && t < i->tl_len; t++)
-			total[t] += s->tl_bytes[t];
+		if (!mta_run_site_timeline (run, sites->pdata[k], bytes, NULL))
+			continue;
+		for (guint t = 0; t < i->tl_len; t++)
+			total[t] += bytes[t];
 	}
 	return total;
 }
@@ -244,11 +245,15 @@ put_timeline (FILE *out, const Report *r)
 		x[t] = i->time_axis ? (double) i->tl_times[t] / 1e9 : (double) i->tl_lines[t];
 	for (guint k = 0; k < r->leak_sites->len && n <= MAX_CHART_SITES; k++) {
 		const MtaSite *s = sites->pdata[g_array_index (r->leak_sites, uint32_t, k)];
-		if (s->tl_bytes == NULL)
+		uint64_t *bytes = g_new (uint64_t, i->tl_len);
+		if (!mta_run_site_timeline (r->run, s, bytes, NULL)) {
+			g_free (bytes);
 			continue;
+		}
 		char *label = mta_site_label (s);
 		g_ptr_array_add (labels, label);
-		series[n++] = (MtaChartSeries) { label, s->tl_bytes, NULL, 0 };
+		g_ptr_array_add (labels, bytes);
+		series[n++] = (MtaChartSeries) { label, bytes, NULL, 0 };
 	}
 	double peak = mta_run_position (r->run, i->peak_line);
 	g_autofree char *peak_label = i->time_axis
@@ -279,7 +284,7 @@ static void
 put_stacks (FILE *out, const Report *r, uint32_t si)
 {
 	GPtrArray *sites = mta_run_sites (r->run);
-	g_autoptr (GPtrArray) stacks = mta_site_groups (r->by_site->pdata[si], (guint) r->frames, TRUE);
+	g_autoptr (GPtrArray) stacks = mta_site_groups (r->run, si, (guint) r->frames, TRUE);
 	guint shown = 0;
 
 	for (guint k = 0; k < stacks->len && shown < MAX_STACKS; k++) {
@@ -372,7 +377,7 @@ put_leak_table (FILE *out, const Report *r)
 			put_site_reach (out, s);
 			fputs ("</td><td>", out);
 		}
-		if (r->frames > 0 && r->by_site->pdata[si] != NULL) {
+		if (r->frames > 0 && mta_site_has_stacks (r->run, si)) {
 			fputs ("<details><summary>", out);
 			put_site_label (out, s);
 			fputs ("</summary>\n", out);
@@ -684,8 +689,7 @@ gboolean
 mta_html_write_report (const char *path, const MtaRun *run, int frames, guint growth, GError **error)
 {
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
-	g_autoptr (GPtrArray) by_site = mta_paths_by_site (run);
-	Report r = { run, frames, growth, leak_sites, by_site };
+	Report r = { run, frames, growth, leak_sites };
 
 	return mta_html_write_file (path, write_report, &r, error);
 }

@@ -15,6 +15,7 @@
 #include "site-report.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #define JSON_FORMAT_VERSION 1
 
@@ -73,12 +74,14 @@ put_stacks (FILE *out, const MtaRun *run, uint32_t site, int frames, gboolean le
 {
 	GPtrArray *paths = mta_run_paths (run);
 	gboolean first = TRUE;
+	guint np;
+	const uint32_t *pi = mta_run_site_paths (run, site, &np);
 
 	fputs ("\"stacks\": [", out);
-	for (guint i = 0; i < paths->len && frames > 0; i++) {
-		const MtaPath *p = paths->pdata[i];
+	for (guint i = 0; i < np && frames > 0; i++) {
+		const MtaPath *p = paths->pdata[pi[i]];
 		uint64_t n = leaks ? p->leaked_blocks : p->bad_frees;
-		if (p->site != (int32_t) site || n == 0 || p->addrs == NULL)
+		if (n == 0 || p->addrs == NULL)
 			continue;
 		g_autoptr (GArray) tail = mta_path_tail (p, (guint) frames);
 		fputs (first ? "\n        {" : ",\n        {", out);
@@ -108,22 +111,57 @@ put_site_index (FILE *out, GHashTable *index, uint32_t site)
 
 #define TOP_SITES 5
 
+/* V in decimal, backwards from END; the first digit. */
+static char *
+u64_digits (char *end, uint64_t v)
+{
+	do {
+		*--end = (char) ('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
+
+/* "KEY": [V, ...] -- a site's timelines are most of the numbers of a
+ * large run's document: formatted here, not by fprintf one by one. */
+static void
+put_number_array (FILE *out, const char *key, const uint64_t *v64, const uint32_t *v32, guint n)
+{
+	char buf[4096];
+	size_t len = 0;
+
+	fprintf (out, "\"%s\": [", key);
+	/* a line's numbers into one buffer: one locked stdio call, not two
+	 * a number */
+	for (guint k = 0; k < n; k++) {
+		char digits[24];
+		char *d = u64_digits (digits + sizeof digits, v64 ? v64[k] : v32[k]);
+		size_t dl = (size_t) (digits + sizeof digits - d);
+		if (len + dl + 3 > sizeof buf) {	/* ", ", the number, "]" */
+			fwrite (buf, 1, len, out);
+			len = 0;
+		}
+		if (k) {
+			buf[len++] = ',';
+			buf[len++] = ' ';
+		}
+		memcpy (buf + len, d, dl);
+		len += dl;
+	}
+	buf[len++] = ']';
+	fwrite (buf, 1, len, out);
+}
+
 static void
 put_u64_array (FILE *out, const char *key, const uint64_t *v, guint n)
 {
-	fprintf (out, "\"%s\": [", key);
-	for (guint k = 0; k < n; k++)
-		fprintf (out, "%s%" PRIu64, k ? ", " : "", v[k]);
-	fputs ("]", out);
+	put_number_array (out, key, v, NULL, n);
 }
 
 static void
 put_u32_array (FILE *out, const char *key, const uint32_t *v, guint n)
 {
-	fprintf (out, "\"%s\": [", key);
-	for (guint k = 0; k < n; k++)
-		fprintf (out, "%s%" PRIu32, k ? ", " : "", v[k]);
-	fputs ("]", out);
+	put_number_array (out, key, NULL, v, n);
 }
 
 static void
@@ -353,6 +391,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	g_autoptr (GHashTable) leak_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	g_autoptr (GHashTable) bad_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	GHashTable *threads = mta_run_threads (run);
+	g_autofree uint64_t *tl_bytes = g_new (uint64_t, i->tl_len + 1);
+	g_autofree uint32_t *tl_blocks = g_new (uint32_t, i->tl_len + 1);
 
 	fprintf (out, "{\n  \"format\": \"mtanalyze\", \"version\": %d,\n", JSON_FORMAT_VERSION);
 	fputs ("  \"run\": {\n    \"traces\": [", out);
@@ -458,10 +498,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs (",\n      ", out);
 		put_reach_counts (out, run, s->reach_blocks, s->reach_bytes);
 		fputs (",\n      ", out);
-		if (s->tl_bytes != NULL) {
-			put_u32_array (out, "live_blocks_over_time", s->tl_blocks, i->tl_len);
+		if (mta_run_site_timeline (run, s, tl_bytes, tl_blocks)) {
+			put_u32_array (out, "live_blocks_over_time", tl_blocks, i->tl_len);
 			fputs (",\n      ", out);
-			put_u64_array (out, "live_bytes_over_time", s->tl_bytes, i->tl_len);
+			put_u64_array (out, "live_bytes_over_time", tl_bytes, i->tl_len);
 			fputs (",\n      ", out);
 		}
 		put_stacks (out, run, si, frames, TRUE);

@@ -52,29 +52,46 @@ group_cmp (gconstpointer a, gconstpointer b)
 	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
 }
 
+static guint
+tail_hash (gconstpointer a)
+{
+	const GArray *t = a;
+	guint h = t->len;
+	for (guint i = 0; i < t->len; i++)
+		h = h * 31 + g_array_index (t, uint32_t, i);
+	return h;
+}
+
+static gboolean
+tail_equal (gconstpointer a, gconstpointer b)
+{
+	const GArray *x = a, *y = b;
+	return x->len == y->len && memcmp (x->data, y->data, x->len * sizeof (uint32_t)) == 0;
+}
+
 GPtrArray *
-mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks)
+mta_site_groups (const MtaRun *run, uint32_t site, guint frames, gboolean leaks)
 {
 	GPtrArray *groups = g_ptr_array_new_with_free_func (group_free);
+	GPtrArray *paths = mta_run_paths (run);
+	guint np;
+	const uint32_t *pi = mta_run_site_paths (run, site, &np);
+	/* tail -> its group: a site may have many thousand stacks */
+	g_autoptr (GHashTable) by_tail = g_hash_table_new (tail_hash, tail_equal);
 
-	for (guint i = 0; paths != NULL && i < paths->len; i++) {
-		const MtaPath *p = paths->pdata[i];
+	for (guint i = 0; i < np; i++) {
+		const MtaPath *p = paths->pdata[pi[i]];
 		uint64_t n = leaks ? p->leaked_blocks : p->bad_frees;
 		if (n == 0 || p->addrs == NULL)
 			continue;
 		GArray *tail = mta_path_tail (p, frames);
-		Group *g = NULL;
-		for (guint k = 0; k < groups->len && g == NULL; k++) {
-			Group *o = groups->pdata[k];
-			if (o->tail->len == tail->len &&
-			    memcmp (o->tail->data, tail->data, tail->len * sizeof (uint32_t)) == 0)
-				g = o;
-		}
+		Group *g = g_hash_table_lookup (by_tail, tail);
 		if (g == NULL) {
 			g = g_new0 (Group, 1);
 			g->tail = g_array_ref (tail);
 			g->first_line = p->first_line;
 			g_ptr_array_add (groups, g);
+			g_hash_table_insert (by_tail, g->tail, g);
 		}
 		g_array_unref (tail);
 		g->blocks += n;
@@ -86,38 +103,25 @@ mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks)
 	return groups;
 }
 
-static void
-unref_array (gpointer a)
-{
-	if (a != NULL)
-		g_ptr_array_unref (a);
-}
-
-GPtrArray *
-mta_paths_by_site (const MtaRun *run)
+/* Whether SITE has a path with a stack. */
+gboolean
+mta_site_has_stacks (const MtaRun *run, uint32_t site)
 {
 	GPtrArray *paths = mta_run_paths (run);
-	GPtrArray *by = g_ptr_array_new_with_free_func (unref_array);
-
-	g_ptr_array_set_size (by, (gint) mta_run_sites (run)->len);
-	for (guint i = 0; i < paths->len; i++) {
-		MtaPath *p = paths->pdata[i];
-		if (p->addrs == NULL || p->site < 0)
-			continue;
-		if (by->pdata[p->site] == NULL)
-			by->pdata[p->site] = g_ptr_array_new ();
-		g_ptr_array_add (by->pdata[p->site], p);
-	}
-	return by;
+	guint np;
+	const uint32_t *pi = mta_run_site_paths (run, site, &np);
+	for (guint i = 0; i < np; i++)
+		if (((const MtaPath *) paths->pdata[pi[i]])->addrs != NULL)
+			return TRUE;
+	return FALSE;
 }
 
 static void
-print_groups (const MtaRun *run, const GPtrArray *by_site, uint32_t site, guint frames,
-	      gboolean leaks, FILE *out)
+print_groups (const MtaRun *run, uint32_t site, guint frames, gboolean leaks, FILE *out)
 {
 	if (frames == 0)
 		return;
-	g_autoptr (GPtrArray) groups = mta_site_groups (by_site->pdata[site], frames, leaks);
+	g_autoptr (GPtrArray) groups = mta_site_groups (run, site, frames, leaks);
 	GPtrArray *sites = mta_run_sites (run);
 
 	for (guint k = 0; k < groups->len; k++) {
@@ -323,10 +327,12 @@ distinct_callers (const MtaRun *run, uint32_t site)
 {
 	GPtrArray *paths = mta_run_paths (run);
 	g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+	guint np;
+	const uint32_t *pi = mta_run_site_paths (run, site, &np);
 
-	for (guint i = 0; i < paths->len; i++) {
-		const MtaPath *p = paths->pdata[i];
-		if (p->site != (int32_t) site || p->leaked_blocks == 0 || p->site_frame + 1 >= p->nframes)
+	for (guint i = 0; i < np; i++) {
+		const MtaPath *p = paths->pdata[pi[i]];
+		if (p->leaked_blocks == 0 || p->site_frame + 1 >= p->nframes)
 			continue;
 		g_hash_table_add (seen, GUINT_TO_POINTER (p->frames[p->site_frame + 1] + 1));
 	}
@@ -412,17 +418,20 @@ add_bare_object (GPtrArray *objects, const MtaSite *site)
 /* The objects shown as bare offsets among the sites of LIST and the
  * frames printed under them. */
 static void
-add_bare_objects (const MtaRun *run, const GArray *list, const GPtrArray *by_site, guint frames,
-		  GPtrArray *objects)
+add_bare_objects (const MtaRun *run, const GArray *list, guint frames, GPtrArray *objects)
 {
-	GPtrArray *sites = mta_run_sites (run);
+	GPtrArray *sites = mta_run_sites (run), *paths = mta_run_paths (run);
 
 	for (guint i = 0; i < list->len; i++) {
 		uint32_t si = g_array_index (list, uint32_t, i);
-		const GPtrArray *paths = by_site->pdata[si];
+		guint np;
+		const uint32_t *pi = mta_run_site_paths (run, si, &np);
 		add_bare_object (objects, sites->pdata[si]);
-		for (guint k = 0; paths != NULL && k < paths->len; k++) {
-			g_autoptr (GArray) tail = mta_path_tail (paths->pdata[k], frames);
+		for (guint k = 0; k < np; k++) {
+			const MtaPath *p = paths->pdata[pi[k]];
+			if (p->addrs == NULL)
+				continue;
+			g_autoptr (GArray) tail = mta_path_tail (p, frames);
 			for (guint f = 0; f < tail->len; f++)
 				add_bare_object (objects, sites->pdata[g_array_index (tail, uint32_t, f)]);
 		}
@@ -432,13 +441,13 @@ add_bare_objects (const MtaRun *run, const GArray *list, const GPtrArray *by_sit
 /* Once, at the end: which objects had no symbols, and what brings them. */
 static void
 print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad_sites,
-		  const GPtrArray *by_site, guint frames, FILE *out)
+		  guint frames, FILE *out)
 {
 	g_autoptr (GPtrArray) objects = g_ptr_array_new ();
 	gboolean first = TRUE;
 
-	add_bare_objects (run, leak_sites, by_site, frames, objects);
-	add_bare_objects (run, bad_sites, by_site, frames, objects);
+	add_bare_objects (run, leak_sites, frames, objects);
+	add_bare_objects (run, bad_sites, frames, objects);
 	for (guint i = 0; i < objects->len; i++) {
 		g_autofree char *note = mta_symbolizer_no_symbols_note (mta_run_symbolizer (run),
 									 objects->pdata[i]);
@@ -492,8 +501,6 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
 	g_autofree char *classes = growth ? mta_growth_mask_text (growth) : NULL;
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
-	g_autoptr (GPtrArray) by_site = mta_paths_by_site (run);
-
 	gboolean stopped = info->incomplete.stopped_line > 0;
 
 	print_incomplete (run, growth, out);
@@ -522,7 +529,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s  [%s]\n", s->leaked_blocks, s->leaked_bytes,
 				 label, mta_growth_name (s->growth));
 			print_site_reach (run, s, out);
-			print_groups (run, by_site, si, frames, TRUE, out);
+			print_groups (run, si, frames, TRUE, out);
 		}
 	}
 	if (bad_sites->len > 0) {
@@ -535,7 +542,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			const MtaSite *s = sites->pdata[si];
 			g_autofree char *label = mta_site_label (s);
 			fprintf (out, "%9" PRIu64 "  %s\n", s->bad_frees, label);
-			print_groups (run, by_site, si, frames, FALSE, out);
+			print_groups (run, si, frames, FALSE, out);
 		}
 	}
 	mta_kind_report (run, frames, out);
@@ -551,6 +558,6 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 				 " 'mtrec --depth 16' or MTREC_DEPTH=16).\n", blocks, info->leaked_blocks, names);
 	}
 	print_auto_skipped (run, out);
-	print_no_symbols (run, leak_sites, bad_sites, by_site, frames, out);
+	print_no_symbols (run, leak_sites, bad_sites, frames, out);
 	print_skip_hint (run, out);
 }

@@ -41,11 +41,10 @@ char *mta_skip_argument (const MtaSite *s);
 /* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
 gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);
 
-/* Site index -> GPtrArray of the paths charged there (stacks only; NULL
- * for a site without). */
-GPtrArray *mta_paths_by_site (const MtaRun *run);
+/* Whether a path charged to SITE has a recorded stack. */
+gboolean mta_site_has_stacks (const MtaRun *run, uint32_t site);
 
-/* The callers of PATHS (one site's), up to FRAMES frames: paths that
+/* The callers of SITE's paths, up to FRAMES frames: paths that
  * differ only deeper down, or in the wrappers skipped, are one group;
  * largest first.  LEAKS: by leaked blocks and bytes, else by bad frees
  * (in blocks).  MtaStackGroup *, freed with the array. */
@@ -54,6 +53,6 @@ typedef struct {
 	uint64_t blocks, bytes;
 	uint64_t first_line;
 } MtaStackGroup;
-GPtrArray *mta_site_groups (const GPtrArray *paths, guint frames, gboolean leaks);
+GPtrArray *mta_site_groups (const MtaRun *run, uint32_t site, guint frames, gboolean leaks);
 
 #endif

@@ -145,11 +145,11 @@ mta_is_sqlite_file (const char *path)
  * both runs' curves), on a scale both runs share: % of the run's lines
  * (the last timeline sample is the end). */
 static void
-keep_curve (MtaLeakSet *set, const MtaRunInfo *info, const MtaSite *s)
+keep_curve (MtaLeakSet *set, const MtaRun *run, const MtaRunInfo *info, const MtaSite *s)
 {
 	MtaLeakSite *added = set->sites->pdata[set->sites->len - 1];
 
-	if (s->tl_bytes == NULL || info->tl_len == 0 || info->tl_lines[info->tl_len - 1] == 0)
+	if (!s->charged || info->tl_len == 0 || info->tl_lines[info->tl_len - 1] == 0)
 		return;
 	if (set->curve_x == NULL) {
 		set->ncurve = info->tl_len;
@@ -158,7 +158,8 @@ keep_curve (MtaLeakSet *set, const MtaRunInfo *info, const MtaSite *s)
 			set->curve_x[k] = 100.0 * (double) info->tl_lines[k] /
 					  (double) info->tl_lines[info->tl_len - 1];   /* the end */
 	}
-	added->curve = g_memdup2 (s->tl_bytes, info->tl_len * sizeof (uint64_t));
+	added->curve = g_new (uint64_t, info->tl_len);
+	mta_run_site_timeline (run, s, added->curve, NULL);
 }
 
 void
@@ -251,7 +252,7 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 			}
 			mta_leak_set_add (set, s->function, s->file, s->line, s->object, caller,
 					  s->leaked_blocks, s->leaked_bytes);
-			keep_curve (set, info, s);
+			keep_curve (set, run, info, s);
 		}
 		add_kind_sites (set, run);
 		g_free (best);

@@ -42,6 +42,40 @@ typedef struct {
 	uint64_t addrs[];
 } StackDef;
 
+/* Memory for what lives as long as the run (sites, paths, their frames):
+ * no malloc header each, and nothing to free one by one. */
+typedef struct {
+	GSList *blocks;
+	char *cur;
+	size_t left;
+} Arena;
+
+#define ARENA_BLOCK (1u << 20)
+
+static void *
+arena_alloc0 (Arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t) 7;
+	if (n > a->left) {
+		size_t size = MAX (n, ARENA_BLOCK);
+		a->cur = g_malloc (size);
+		a->left = size;
+		a->blocks = g_slist_prepend (a->blocks, a->cur);
+	}
+	void *p = a->cur;
+	a->cur += n;
+	a->left -= n;
+	return memset (p, 0, n);
+}
+
+static void *
+arena_dup (Arena *a, const void *p, size_t n)
+{
+	return n ? memcpy (arena_alloc0 (a, n), p, n) : NULL;
+}
+
+static const uint64_t no_reach[MTA_REACH_N];
+
 typedef struct {
 	guint n;
 	struct {
@@ -65,8 +99,16 @@ struct MtaRun {
 	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
 	GPtrArray *paths;
 	GPtrArray *sites;
-	GHashTable *site_by_key;   /* "function\x1ffile\x1fline\x1fobject" -> site + 1 */
-	GHashTable *site_by_field; /* frame field -> FieldSites */
+	/* after finish: the paths of site i are site_paths[site_path_start[i]]
+	 * up to site_path_start[i + 1], in path order */
+	uint32_t *site_path_start, *site_paths;
+	GHashTable *site_by_key;   /* MtaSite * (by function, file, line, object) -> site + 1 */
+	/* the sites' strings, the paths' callers and the field keys: a
+	 * malloc'd string each costs more than most of them hold */
+	GStringChunk *strings;
+	Arena arena;
+	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
+	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
@@ -98,26 +140,26 @@ struct MtaRun {
 /* ------------------------------------------------------------ life cycle */
 
 static void
-path_free (gpointer p)
-{
-	MtaPath *path = p;
-	g_free (path->caller);
-	g_free (path->addrs);
-	g_free (path->frames);
-	g_free (path->inlined);
-	g_free (path);
-}
-
-static void
 site_free (gpointer p)
 {
 	MtaSite *s = p;
-	g_free (s->function);
-	g_free (s->file);
-	g_free (s->object);
-	g_free (s->tl_bytes);
-	g_free (s->tl_blocks);
-	g_free (s);
+	g_free (s->tl.p);     /* the rest is the arena's */
+}
+
+static guint
+site_key_hash (gconstpointer a)
+{
+	const MtaSite *s = a;
+	return g_str_hash (s->function) ^ (g_str_hash (s->file) * 31) ^ (s->line * 1000003u) ^
+	       (g_str_hash (s->object) * 17);
+}
+
+static gboolean
+site_key_equal (gconstpointer a, gconstpointer b)
+{
+	const MtaSite *x = a, *y = b;
+	return x->line == y->line && strcmp (x->function, y->function) == 0 &&
+	       strcmp (x->file, y->file) == 0 && strcmp (x->object, y->object) == 0;
 }
 
 MtaRun *
@@ -141,10 +183,14 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->path_by_stack = g_array_new (FALSE, TRUE, sizeof (uint32_t));
 	r->path_by_big_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	r->stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-	r->paths = g_ptr_array_new_with_free_func (path_free);
+	r->paths = g_ptr_array_new ();
+	r->scratch_frames = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+	r->scratch_addrs = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	r->scratch_inlined = g_array_new (FALSE, FALSE, sizeof (uint8_t));
 	r->sites = g_ptr_array_new_with_free_func (site_free);
-	r->site_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-	r->site_by_field = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+	r->site_by_key = g_hash_table_new (site_key_hash, site_key_equal);
+	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
+	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -181,10 +227,17 @@ mta_run_free (MtaRun *r)
 	g_hash_table_destroy (r->stacks);
 	g_ptr_array_free (r->paths, TRUE);
 	g_ptr_array_free (r->sites, TRUE);
+	g_free (r->site_path_start);
+	g_free (r->site_paths);
 	g_hash_table_destroy (r->site_by_key);
 	g_hash_table_destroy (r->site_by_field);
 	g_hash_table_destroy (r->callers_of);
 	g_hash_table_destroy (r->func_ids);
+	g_string_chunk_free (r->strings);
+	g_slist_free_full (r->arena.blocks, g_free);
+	g_array_free (r->scratch_frames, TRUE);
+	g_array_free (r->scratch_addrs, TRUE);
+	g_array_free (r->scratch_inlined, TRUE);
 	g_array_free (r->leaks, TRUE);
 	g_array_free (r->bad_frees, TRUE);
 	g_hash_table_destroy (r->threads);
@@ -242,37 +295,38 @@ const MtaKinds *mta_run_kinds (const MtaRun *r) { return r->kinds; }
 static uint32_t
 site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 {
-	gpointer v;
-	g_autofree char *function = NULL;
+	char offset[24];
+	MtaSite key = { 0 };
 	if (fi != NULL && fi->function != NULL)
-		function = g_strdup (fi->function);
-	else if (fi != NULL)
-		function = g_strdup_printf ("0x%" PRIx64, fi->offset);
-	else
-		function = g_strdup ("");
-	const char *file = fi && fi->file ? fi->file : "";
-	const char *object = fi && fi->object ? fi->object : "";
-	unsigned line = fi ? fi->line : 0;
-	char *key = g_strdup_printf ("%s\x1f%s\x1f%u\x1f%s", function, file, line, object);
+		key.function = (char *) fi->function;
+	else if (fi != NULL) {
+		g_snprintf (offset, sizeof offset, "0x%" PRIx64, fi->offset);
+		key.function = offset;
+	} else
+		key.function = (char *) "";
+	key.file = (char *) (fi && fi->file ? fi->file : "");
+	key.object = (char *) (fi && fi->object ? fi->object : "");
+	key.line = fi ? fi->line : 0;
+	gpointer v = g_hash_table_lookup (r->site_by_key, &key);
 	uint32_t idx;
 
-	v = g_hash_table_lookup (r->site_by_key, key);
-	if (v != NULL) {
+	if (v != NULL)
 		idx = GPOINTER_TO_UINT (v) - 1;
-		g_free (key);
-	} else {
-		MtaSite *s = g_new0 (MtaSite, 1);
-		s->function = g_steal_pointer (&function);
-		s->file = g_strdup (file);
-		s->line = line;
-		s->object = g_strdup (object);
+	else {
+		MtaSite *s = arena_alloc0 (&r->arena, sizeof *s);
+		s->reach_blocks = s->reach_bytes = no_reach;
+		s->function = g_string_chunk_insert (r->strings, key.function);
+		/* few files and objects for many sites */
+		s->file = g_string_chunk_insert_const (r->strings, key.file);
+		s->line = key.line;
+		s->object = g_string_chunk_insert_const (r->strings, key.object);
 		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo)
 			s->code_size = fi->code_hi - fi->code_lo;
 		/* its function, one id for all its call sites: a caller that
 		 * calls from several places (an unrolled loop) is one caller */
 		g_autofree char *fkey = s->code_size > 0
-			? g_strdup_printf ("%s\x1f@%" PRIx64, object, fi->code_lo)
-			: g_strdup_printf ("%s\x1f%s", object, fi && fi->function ? s->function : "");
+			? g_strdup_printf ("%s\x1f@%" PRIx64, s->object, fi->code_lo)
+			: g_strdup_printf ("%s\x1f%s", s->object, fi && fi->function ? s->function : "");
 		gpointer id = g_hash_table_lookup (r->func_ids, fkey);
 		if (id == NULL) {
 			id = GUINT_TO_POINTER (g_hash_table_size (r->func_ids) + 1);
@@ -281,14 +335,14 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 		s->func_id = GPOINTER_TO_UINT (id) - 1;
 		/* by name, or by offset for code without symbols */
 		s->wrapper = r->wrappers != NULL &&
-			(mta_wrappers_match_frame (r->wrappers, s->function, object, fi ? fi->offset : 0,
+			(mta_wrappers_match_frame (r->wrappers, s->function, s->object, fi ? fi->offset : 0,
 						   fi != NULL && fi->main_exe) ||
 			 /* a C++ name as the list may spell it, mangled */
 			 (fi != NULL && fi->linkage != NULL &&
 			  mta_wrappers_match (r->wrappers, fi->linkage)));
 		idx = r->sites->len;
 		g_ptr_array_add (r->sites, s);
-		g_hash_table_insert (r->site_by_key, key, GUINT_TO_POINTER (idx + 1));
+		g_hash_table_insert (r->site_by_key, s, GUINT_TO_POINTER (idx + 1));
 	}
 	if (fi != NULL && fi->inlined)
 		((MtaSite *) r->sites->pdata[idx])->inlined = TRUE;
@@ -308,13 +362,13 @@ sites_for_field (MtaRun *r, const char *field)
 	guint n = 1;
 	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
 		n++;
-	fs = g_malloc (sizeof *fs + n * sizeof fs->f[0]);
+	fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
 	fs->n = n;
 	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
 		fs->f[i].site = site_for_frame (r, fi);
 		fs->f[i].inlined = fi != NULL && fi->inlined;
 	}
-	g_hash_table_insert (r->site_by_field, g_strdup (field), fs);
+	g_hash_table_insert (r->site_by_field, g_string_chunk_insert (r->strings, field), fs);
 	return fs;
 }
 
@@ -332,10 +386,17 @@ site_touch (MtaRun *r, MtaSite *s)
 		s->peak_share_bytes = s->live_bytes;
 		s->peak_mark = r->peak_epoch;
 	}
-	if (G_UNLIKELY (s->tl_bytes == NULL)) {
-		s->tl_bytes = g_new0 (uint64_t, MTA_TL_MAX + 1);
-		s->tl_blocks = g_new0 (uint32_t, MTA_TL_MAX + 1);
-	}
+	s->charged = TRUE;
+	mta_timeline_keep (&r->timeline, &s->tl, r->cur_line, s->live_bytes, s->live_blocks);
+}
+
+gboolean
+mta_run_site_timeline (const MtaRun *r, const MtaSite *s, uint64_t *bytes, uint32_t *blocks)
+{
+	if (!s->charged)
+		return FALSE;
+	mta_timeline_expand (&r->timeline, &s->tl, s->live_bytes, s->live_blocks, bytes, blocks);
+	return TRUE;
 }
 
 gboolean
@@ -389,9 +450,11 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	if (p->site >= 0 || (p->trace_id >= 0 && st == NULL && !force))
 		return;
 	/* one frame per function: an address in inlined code is several */
-	GArray *frames = g_array_sized_new (FALSE, FALSE, sizeof (uint32_t), n);
-	GArray *addrs = stack ? g_array_sized_new (FALSE, FALSE, sizeof (uint64_t), n) : NULL;
-	GArray *inlined = g_array_sized_new (FALSE, FALSE, sizeof (uint8_t), n);
+	GArray *frames = r->scratch_frames, *addrs = stack ? r->scratch_addrs : NULL;
+	GArray *inlined = r->scratch_inlined;
+	g_array_set_size (frames, 0);
+	g_array_set_size (r->scratch_addrs, 0);
+	g_array_set_size (inlined, 0);
 	gboolean any_inlined = FALSE;
 	for (uint32_t i = 0; i < n; i++) {
 		const char *field;
@@ -412,11 +475,9 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 		}
 	}
 	n = p->nframes = frames->len;
-	p->frames = (uint32_t *) (void *) g_array_free (frames, FALSE);
-	p->addrs = addrs ? (uint64_t *) (void *) g_array_free (addrs, FALSE) : NULL;
-	p->inlined = any_inlined ? (uint8_t *) g_array_free (inlined, FALSE) : NULL;
-	if (!any_inlined)
-		g_array_free (inlined, TRUE);
+	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
+	p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
+	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
 	charge_path (r, p);
 }
 
@@ -551,9 +612,9 @@ make_auto_wrapper (MtaRun *r, uint32_t site, guint callers)
 static uint32_t
 new_path (MtaRun *r, int64_t trace_id, const MtaLine *l)
 {
-	MtaPath *p = g_new0 (MtaPath, 1);
+	MtaPath *p = arena_alloc0 (&r->arena, sizeof *p);
 	p->trace_id = trace_id;
-	p->caller = g_strndup (l->caller.p, l->caller.len);
+	p->caller = g_string_chunk_insert_len (r->strings, l->caller.p, (gssize) l->caller.len);
 	p->site = -1;
 	p->first_line = l->lineno;
 	g_ptr_array_add (r->paths, p);
@@ -945,7 +1006,7 @@ mta_run_line (const MtaLine *l, gpointer data, GError **error)
 	if (l->kind != MTA_LINE_EVENT)
 		return TRUE;
 	if (G_UNLIKELY (mta_timeline_due (&r->timeline, l->lineno)))
-		mta_timeline_sample (&r->timeline, r->sites, l->lineno);
+		mta_timeline_sample (&r->timeline, l->lineno);
 	r->info.events++;
 	uint32_t pi = path_of (r, l);
 	MtaPath *p = r->paths->pdata[pi];
@@ -1096,6 +1157,46 @@ earliest (uint64_t a, uint64_t b)
 	return a == 0 || (b != 0 && b < a) ? b : a;
 }
 
+/* A leaked block of CAT charged to S: its arrays are made on the first. */
+static void
+site_reach (MtaRun *r, MtaSite *s, MtaReach cat, uint64_t size)
+{
+	if (s->reach_blocks == no_reach) {
+		uint64_t *a = arena_alloc0 (&r->arena, 2 * MTA_REACH_N * sizeof (uint64_t));
+		s->reach_blocks = a;
+		s->reach_bytes = a + MTA_REACH_N;
+	}
+	/* the run's own arrays, const for the reports */
+	((uint64_t *) s->reach_blocks)[cat]++;
+	((uint64_t *) s->reach_bytes)[cat] += size;
+}
+
+/* The paths of each site, found once (a counting sort): the reports go
+ * site by site, and a scan of every path for each site is quadratic. */
+static void
+index_paths_by_site (MtaRun *r)
+{
+	guint ns = r->sites->len, np = r->paths->len;
+	uint32_t *start = g_new0 (uint32_t, (gsize) ns + 1);
+	uint32_t *list = g_new (uint32_t, np ? np : 1);
+
+	for (guint i = 0; i < np; i++)
+		start[((MtaPath *) r->paths->pdata[i])->site + 1]++;
+	for (guint i = 0; i < ns; i++)
+		start[i + 1] += start[i];
+	/* start[s] is the first of site s; fill each site from its end
+	 * backwards, so that its paths stay in path order ... */
+	for (guint i = np; i-- > 0;) {
+		const MtaPath *p = r->paths->pdata[i];
+		list[--start[p->site + 1]] = i;
+	}
+	/* ... which leaves the first of site s in start[s + 1] */
+	memmove (start, start + 1, ns * sizeof *start);
+	start[ns] = np;
+	r->site_path_start = start;
+	r->site_paths = list;
+}
+
 void
 mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 {
@@ -1103,6 +1204,12 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	r->info.unreadable_lines = unreadable_lines;
 	r->info.bad_frees_kept = r->bad_frees->len;
 	reach_finish (r);
+
+	/* Paths whose stack never came are charged by their caller field
+	 * (which may find a wrapper, and move paths to their next frame):
+	 * first, so that the leaks below go to the sites that stay. */
+	for (guint i = 0; i < r->paths->len; i++)
+		resolve_path (r, r->paths->pdata[i], TRUE);
 
 	const MtaLiveEntry *b;
 	for (size_t i = 0; mta_live_next (&r->blocks, &i, &b);) {
@@ -1122,16 +1229,11 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		if (p->leaked_blocks++ == 0 || b->seq < p->first_leak_line)
 			p->first_leak_line = b->seq;
 		p->leaked_bytes += b->size;
-		p->reach_blocks[cat]++;
-		p->reach_bytes[cat] += b->size;
+		site_reach (r, site_at (r, (uint32_t) p->site), cat, b->size);
 		r->info.leaked_blocks++;
 		r->info.leaked_bytes += b->size;
 	}
 	g_array_sort (r->leaks, record_by_addr);
-
-	/* Paths whose stack never came are charged by their caller field. */
-	for (guint i = 0; i < r->paths->len; i++)
-		resolve_path (r, r->paths->pdata[i], TRUE);
 	count_auto_callers (r);
 	for (guint i = 0; i < r->paths->len; i++) {
 		const MtaPath *p = r->paths->pdata[i];
@@ -1148,13 +1250,9 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
 		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
 		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
-		for (int k = 0; k < MTA_REACH_N; k++) {
-			s->reach_blocks[k] += p->reach_blocks[k];
-			s->reach_bytes[k] += p->reach_bytes[k];
-		}
 	}
 	mta_kinds_finish (r->kinds, r->paths);
-	mta_timeline_finish (&r->timeline, r->sites, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
+	mta_timeline_finish (&r->timeline, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
 			     &r->info.end_time_ns);
 	r->info.tl_len = r->timeline.len;
 	r->info.time_lines = r->timeline.time_lines;
@@ -1178,6 +1276,18 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		}
 	}
 	classify_growth (r);
+	index_paths_by_site (r);
+}
+
+const uint32_t *
+mta_run_site_paths (const MtaRun *r, uint32_t site, guint *n)
+{
+	if (r->site_path_start == NULL || site >= r->sites->len) {
+		*n = 0;
+		return NULL;
+	}
+	*n = r->site_path_start[site + 1] - r->site_path_start[site];
+	return r->site_paths + r->site_path_start[site];
 }
 
 GArray *

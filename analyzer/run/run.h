@@ -23,6 +23,7 @@
 #include "incomplete.h"
 #include "reach.h"
 #include "symbolize.h"
+#include "timeline.h"
 #include "trace-reader.h"
 #include "wrappers.h"
 
@@ -60,10 +61,12 @@ typedef struct {
 	uint64_t last_free_line, last_freed_born; /* as MtaPath's */
 	int growth;                /* MtaGrowth of its leaks (after finish) */
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
-	uint64_t *tl_bytes;        /* live bytes at each timeline sample, NULL: never charged */
-	uint32_t *tl_blocks;       /* live blocks at each sample */
-	/* Its leaks by reachability at exit (reach.h), after finish */
-	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
+	/* its live bytes and blocks over the run: mta_run_site_timeline */
+	MtaTlPoints tl;
+	gboolean charged;          /* any block was charged here */
+	/* Its leaks by reachability at exit (reach.h), after finish: arrays
+	 * of MTA_REACH_N (all zero for a site without leaks) */
+	const uint64_t *reach_blocks, *reach_bytes;
 } MtaSite;
 
 typedef struct {
@@ -89,7 +92,6 @@ typedef struct {
 	/* Its live bytes at the run's peak when the peak lies in a compacted
 	 * trace's dropped lines ("# pathsum", compact-sum.h). */
 	uint64_t compact_peak_share;
-	uint64_t reach_blocks[MTA_REACH_N], reach_bytes[MTA_REACH_N];
 } MtaPath;
 
 /* A leaked block or a bad free. */
@@ -201,6 +203,9 @@ const MtaRunInfo *mta_run_info (const MtaRun *run);
 MtaSymbolizer *mta_run_symbolizer (const MtaRun *run);
 GPtrArray *mta_run_sites (const MtaRun *run);       /* MtaSite * */
 GPtrArray *mta_run_paths (const MtaRun *run);       /* MtaPath * */
+/* The paths charged to SITE (indices into mta_run_paths, in that order),
+ * *N of them; after mta_run_finish. */
+const uint32_t *mta_run_site_paths (const MtaRun *run, uint32_t site, guint *n);
 /* The frames after the charged one of a path, up to MAX: what the reports
  * show under a site.  Site indices; free with g_array_unref. */
 GArray *mta_path_tail (const MtaPath *path, guint max);
@@ -212,6 +217,12 @@ typedef struct MtaKinds MtaKinds;
 const MtaKinds *mta_run_kinds (const MtaRun *run);
 /* Thread names: tid (GUINT_TO_POINTER) -> name */
 GHashTable *mta_run_threads (const MtaRun *run);
+
+/* S's live BYTES and BLOCKS at each of the run's tl_len timeline samples
+ * (either may be NULL); FALSE, and nothing filled, when nothing was ever
+ * charged there. */
+gboolean mta_run_site_timeline (const MtaRun *run, const MtaSite *s, uint64_t *bytes,
+				uint32_t *blocks);
 
 /* Position of trace line LINE on the run's axis: ns since the start
  * (time axis, interpolated between "# time" lines) or the line itself. */

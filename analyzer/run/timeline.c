@@ -3,7 +3,6 @@
  * values a site and MAX_ANCHORS anchors however long the trace: both are
  * thinned by dropping every other one and doubling their spacing. */
 #include "timeline.h"
-#include "run.h"
 
 #define MAX_ANCHORS 1024
 
@@ -43,47 +42,79 @@ mta_timeline_clock (MtaTimeline *t, uint64_t line, uint64_t ns)
 	g_array_append_val (t->anchors, t->last);
 }
 
-/* Sample n: every site's live bytes and blocks now. */
-static void
-put_sample (GPtrArray *sites, guint n)
-{
-	for (guint k = 0; k < sites->len; k++) {
-		MtaSite *s = sites->pdata[k];
-		if (s->tl_bytes == NULL)
-			continue;
-		s->tl_bytes[n] = s->live_bytes;
-		s->tl_blocks[n] = (uint32_t) MIN (s->live_blocks, G_MAXUINT32);
-	}
-}
-
 void
-mta_timeline_sample (MtaTimeline *t, GPtrArray *sites, uint64_t line)
+mta_timeline_sample (MtaTimeline *t, uint64_t line)
 {
 	guint n = t->len;
 	if (n == MTA_TL_MAX) {
 		for (guint i = 0; i < MTA_TL_MAX / 2; i++)
 			t->lines[i] = t->lines[2 * i + 1];
-		for (guint k = 0; k < sites->len; k++) {
-			MtaSite *s = sites->pdata[k];
-			if (s->tl_bytes == NULL)
-				continue;
-			for (guint i = 0; i < MTA_TL_MAX / 2; i++) {
-				s->tl_bytes[i] = s->tl_bytes[2 * i + 1];
-				s->tl_blocks[i] = s->tl_blocks[2 * i + 1];
-			}
-		}
 		n = MTA_TL_MAX / 2;
 		t->step *= 2;
 	}
 	t->lines[n] = line;
-	put_sample (sites, n);
 	t->len = n + 1;
 	t->next = line + t->step;
 }
 
+/* Drop the points no sample needs any more (thinning dropped theirs): a
+ * point is needed by the samples after the previous point, up to its own
+ * line.  At most one a sample is left. */
+static void
+compact_points (const MtaTimeline *t, MtaTlPoints *pts)
+{
+	guint w = 0, k = 0;
+	uint64_t prev = 0;
+
+	for (guint j = 0; j < pts->n; j++) {
+		while (k < t->len && t->lines[k] <= prev)
+			k++;
+		if (k < t->len && t->lines[k] <= pts->p[j].until)
+			pts->p[w++] = pts->p[j];
+		prev = pts->p[j].until;
+	}
+	pts->n = w;
+}
+
 void
-mta_timeline_finish (MtaTimeline *t, GPtrArray *sites, uint64_t lines,
-		     uint64_t **sample_lines, uint64_t **sample_times, uint64_t *end_ns)
+mta_timeline_keep (const MtaTimeline *t, MtaTlPoints *pts, uint64_t line, uint64_t bytes,
+		   uint64_t blocks)
+{
+	uint64_t prev = pts->n ? pts->p[pts->n - 1].until : 0;
+
+	/* no sample since its previous change saw this value */
+	if (t->len == 0 || t->lines[t->len - 1] <= prev)
+		return;
+	if (pts->n == pts->cap) {
+		if (pts->cap >= 2 * (MTA_TL_MAX + 1))
+			compact_points (t, pts);
+		if (pts->n == pts->cap) {
+			pts->cap = pts->cap ? 2 * pts->cap : 1;
+			pts->p = g_renew (MtaTlPoint, pts->p, pts->cap);
+		}
+	}
+	pts->p[pts->n++] = (MtaTlPoint) { line, bytes, (uint32_t) MIN (blocks, G_MAXUINT32) };
+}
+
+void
+mta_timeline_expand (const MtaTimeline *t, const MtaTlPoints *pts, uint64_t end_bytes,
+		     uint64_t end_blocks, uint64_t *bytes, uint32_t *blocks)
+{
+	guint j = 0;
+
+	for (guint k = 0; k < t->len; k++) {
+		while (j < pts->n && pts->p[j].until < t->lines[k])
+			j++;
+		if (bytes != NULL)
+			bytes[k] = j < pts->n ? pts->p[j].bytes : end_bytes;
+		if (blocks != NULL)
+			blocks[k] = j < pts->n ? pts->p[j].blocks : (uint32_t) MIN (end_blocks, G_MAXUINT32);
+	}
+}
+
+void
+mta_timeline_finish (MtaTimeline *t, uint64_t lines, uint64_t **sample_lines,
+		     uint64_t **sample_times, uint64_t *end_ns)
 {
 	MtaAnchor zero = { 0, 0 };
 
@@ -96,7 +127,6 @@ mta_timeline_finish (MtaTimeline *t, GPtrArray *sites, uint64_t lines,
 
 	/* the end of the run as a last sample */
 	t->lines[t->len] = lines + 1;
-	put_sample (sites, t->len);
 	t->len++;
 	*sample_lines = g_memdup2 (t->lines, t->len * sizeof (uint64_t));
 	*sample_times = NULL;

@@ -2,7 +2,12 @@
 /* timeline.h -- a run over time (timeline.c): every site's live blocks and
  * bytes sampled at up to MTA_TL_MAX points of the run, and the recorder's
  * clock ("# time" lines) to put those points, and any line, on its axis.
- * Embedded in the run; the fields are the timeline's own. */
+ * Embedded in the run; the fields are the timeline's own.
+ *
+ * A sample does not visit the sites (a run may have millions): each site
+ * keeps the values it held before its changes that some sample needs
+ * (MtaTlPoint, mta_timeline_keep), at most about two per sample, and the
+ * samples are read back from them (mta_timeline_expand). */
 #ifndef MTA_TIMELINE_H
 #define MTA_TIMELINE_H
 
@@ -37,6 +42,19 @@ typedef struct {
 	gboolean time_axis;        /* after finish: positions are times */
 } MtaTimeline;
 
+/* A value a site held up to line UNTIL (the samples taken before it). */
+typedef struct {
+	uint64_t until;
+	uint64_t bytes;
+	uint32_t blocks;
+} MtaTlPoint;
+
+/* One site's points, in line order. */
+typedef struct {
+	MtaTlPoint *p;
+	uint32_t n, cap;
+} MtaTlPoints;
+
 void mta_timeline_init (MtaTimeline *t);
 void mta_timeline_release (MtaTimeline *t);
 
@@ -49,14 +67,24 @@ mta_timeline_due (const MtaTimeline *t, uint64_t line)
 {
 	return line >= t->next;
 }
-/* Sample the live blocks and bytes of SITES (MtaSite *) before LINE. */
-void mta_timeline_sample (MtaTimeline *t, GPtrArray *sites, uint64_t line);
+/* A sample before LINE. */
+void mta_timeline_sample (MtaTimeline *t, uint64_t line);
+
+/* A site's live BYTES and BLOCKS, held since its previous change, are
+ * about to change at LINE: keep them when a sample was taken since. */
+void mta_timeline_keep (const MtaTimeline *t, MtaTlPoints *pts, uint64_t line, uint64_t bytes,
+			uint64_t blocks);
+
+/* The site's value at each sample (after finish: t->len of them), from its
+ * points and its value at the end; BYTES or BLOCKS may be NULL. */
+void mta_timeline_expand (const MtaTimeline *t, const MtaTlPoints *pts, uint64_t end_bytes,
+			  uint64_t end_blocks, uint64_t *bytes, uint32_t *blocks);
 
 /* The run ended after LINES lines: a last sample (the end), and the clock
  * closed.  The samples' lines (and times, on a time axis) are copied out
  * for the run's info (free them); the end's time in *END_NS. */
-void mta_timeline_finish (MtaTimeline *t, GPtrArray *sites, uint64_t lines,
-			  uint64_t **sample_lines, uint64_t **sample_times, uint64_t *end_ns);
+void mta_timeline_finish (MtaTimeline *t, uint64_t lines, uint64_t **sample_lines,
+			  uint64_t **sample_times, uint64_t *end_ns);
 
 /* Position of LINE on the run's axis (after finish): ns since the start,
  * interpolated between anchors, on a time axis; else the line itself. */

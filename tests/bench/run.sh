@@ -4,62 +4,119 @@
 # heaptrack on one multi-threaded workload, in one run, as medians and
 # ratios; then the analyzer's benchmark when it is there.
 #
-# BENCH_RUNS (5) runs of each; the machine is shared, so medians.  Each
-# trace goes to a fresh file that is removed afterwards, with a sync before
-# each timed run so that one run's write-back does not land on the next.
+# BENCH_RUNS (5) rounds; the machine is shared, so each round runs every
+# configuration once, one after the other (interleaved: a burst of load
+# from other jobs falls on all of them alike), and each figure is the
+# median of its rounds.  Each trace goes to a fresh file that is removed
+# afterwards, with a sync before each timed run so that one run's
+# write-back does not land on the next.  BENCH_WRITER=0 skips the rounds
+# beside a concurrent writer (dd of BENCH_WRITER_MB, 2000, to BENCH_DIR's
+# filesystem).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${BENCH_RUNS:-5}
 THREADS=${BENCH_THREADS:-2}
 ITER=${BENCH_ITER:-1000000}
 PROG="$TOP/tests/helper/bench-alloc"
-LIB="$TOP/recorder/libmtrec.so"
+DEEP="$TOP/tests/helper/rec-deep-stack"
+LIB=${BENCH_LIB:-$TOP/recorder/libmtrec.so}
 GLIBC_DEBUG=/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0
 DIR=${BENCH_DIR:-$TOP/tests/out/bench}
 rm -rf "$DIR" && mkdir -p "$DIR" || exit 1
 
 now_ms() { date +%s%N | cut -c1-13; }
 
-# time_cmd NAME CMD...: median wall time in ms of RUNS runs, into $median.
-time_cmd() {
+# run_once NAME CMD...: one timed run, appended to $DIR/t.NAME (and the
+# trace's bytes per event line to $DIR/b.NAME)
+run_once() {
 	name=$1; shift
-	: >"$DIR/times"
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		rm -f "$DIR"/trace* "$DIR"/heaptrack*
-		sync
-		t0=$(now_ms)
-		"$@" >/dev/null 2>"$DIR/stderr" || { echo "bench: '$name' failed:"; cat "$DIR/stderr"; return 1; }
-		t1=$(now_ms)
-		echo $((t1 - t0)) >>"$DIR/times"
-		i=$((i + 1))
-	done
-	median=$(sort -n "$DIR/times" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	lines=$(cat "$DIR"/trace* 2>/dev/null | wc -l)
-	printf '%-28s %8s ms   (runs: %s)%s\n' "$name" "$median" "$(sort -n "$DIR/times" | tr '\n' ' ')" \
-		"$( [ "$lines" -gt 0 ] && echo "  $lines lines")"
+	rm -f "$DIR"/trace* "$DIR"/heaptrack*
+	sync
+	t0=$(now_ms)
+	"$@" >/dev/null 2>"$DIR/stderr" || { echo "bench: '$name' failed:"; cat "$DIR/stderr"; return 1; }
+	t1=$(now_ms)
+	echo $((t1 - t0)) >>"$DIR/t.$name"
+	if [ -f "$DIR/trace.log" ]; then
+		cat "$DIR"/trace* | awk '{ b += length($0) + 1 } /^@ / { n++ } END { if (n) printf "%.1f\n", b / n }' \
+			>>"$DIR/b.$name"
+	fi
 	rm -f "$DIR"/trace* "$DIR"/heaptrack*
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+median_of() { sort -n "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-echo "recorder benchmark: $THREADS threads x $ITER iterations (about $((THREADS * ITER * 2)) events), median of $RUNS"
-time_cmd "native" "$PROG" "$THREADS" "$ITER" || exit 1; native=$median
-time_cmd "libmtrec depth 1" env LD_PRELOAD="$LIB" MALLOC_TRACE="$DIR/trace.log" "$PROG" "$THREADS" "$ITER" || exit 1; d1=$median
-time_cmd "libmtrec depth 16" env MTREC_DEPTH=16 LD_PRELOAD="$LIB" MALLOC_TRACE="$DIR/trace.log" "$PROG" "$THREADS" "$ITER" || exit 1; d16=$median
-time_cmd "glibc mtrace" env LD_PRELOAD="$GLIBC_DEBUG" MALLOC_TRACE="$DIR/trace.log" "$PROG" "$THREADS" "$ITER" || exit 1; glibc=$median
+# report NAME: its median (into $median) and its runs
+report() {
+	median=$(median_of "$DIR/t.$1")
+	extra=
+	[ -s "$DIR/b.$1" ] && extra="  $(median_of "$DIR/b.$1") bytes/event"
+	printf '%-28s %8s ms   (runs: %s)%s\n' "$1" "$median" "$(tr '\n' ' ' <"$DIR/t.$1")" "$extra"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+bytes() { median_of "$DIR/b.$1"; }
+
+rec() { d=$1; shift; env MTREC_DEPTH="$d" LD_PRELOAD="$LIB" MALLOC_TRACE="$DIR/trace.log" "$@"; }
+
+HEAP=no
+[ -x /usr/bin/heaptrack ] && HEAP=yes
+echo "recorder benchmark: $THREADS threads x $ITER iterations (about $((THREADS * ITER * 2)) events), $RUNS interleaved rounds, medians; load: $(uptime | sed 's/.*load/load/')"
+r=0
+while [ $r -lt "$RUNS" ]; do
+	run_once native "$PROG" "$THREADS" "$ITER" || exit 1
+	run_once "libmtrec depth 1" rec 1 "$PROG" "$THREADS" "$ITER" || exit 1
+	run_once "libmtrec depth 16" rec 16 "$PROG" "$THREADS" "$ITER" || exit 1
+	run_once "glibc mtrace" env LD_PRELOAD="$GLIBC_DEBUG" MALLOC_TRACE="$DIR/trace.log" \
+		"$PROG" "$THREADS" "$ITER" || exit 1
+	[ $HEAP = yes ] && { run_once heaptrack /usr/bin/heaptrack -o "$DIR/heaptrack" "$PROG" "$THREADS" "$ITER" || exit 1; }
+	run_once "deep stack native" "$DEEP" 800000 80 || exit 1
+	run_once "deep stack depth 1" rec 1 "$DEEP" 800000 80 || exit 1
+	run_once "deep stack depth 64" rec 64 "$DEEP" 800000 80 || exit 1
+	r=$((r + 1))
+done
+report native; native=$median
+report "libmtrec depth 1"; d1=$median
+report "libmtrec depth 16"; d16=$median
+report "glibc mtrace"; glibc=$median
 heap=0
-if [ -x /usr/bin/heaptrack ]; then
-	time_cmd "heaptrack" /usr/bin/heaptrack -o "$DIR/heaptrack" "$PROG" "$THREADS" "$ITER" || exit 1; heap=$median
+if [ $HEAP = yes ]; then
+	report heaptrack; heap=$median
 else
 	echo "heaptrack                    not installed (apt-get install heaptrack)"
 fi
+report "deep stack native"; deep0=$median
+report "deep stack depth 1"; deep1=$median
+report "deep stack depth 64"; deep64=$median
 echo
-echo "ratios (higher is better for mtrec):"
-echo "  glibc mtrace / libmtrec depth 1:  $(ratio "$glibc" "$d1")   (target >= 8x)"
-[ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 1:     $(ratio "$heap" "$d1")   (target >= 4x)"
-[ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 16:    $(ratio "$heap" "$d16")   (target > 1x)"
-echo "  libmtrec depth 1 / native:        $(ratio "$d1" "$native")"
+echo "ratios (issue 30's goals in brackets):"
+echo "  libmtrec depth 1 / native:          $(ratio "$d1" "$native")   (<= 3x)"
+echo "  libmtrec depth 16 / native:         $(ratio "$d16" "$native")   (<= 5x)"
+echo "  glibc mtrace / libmtrec depth 1:    $(ratio "$glibc" "$d1")   (>= 8x)"
+[ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 1:       $(ratio "$heap" "$d1")   (>= 6x)"
+[ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 16:      $(ratio "$heap" "$d16")   (> 1x)"
+echo "  deep stack: bytes/event depth 64 / depth 1: $(ratio "$(bytes "deep stack depth 64")" "$(bytes "deep stack depth 1")")   (<= 1.5x)"
+echo "  deep stack: time depth 64 / depth 1:        $(ratio "$((deep64 - deep0))" "$((deep1 - deep0))")   (<= 4x, the recorder's own time)"
+
+if [ "${BENCH_WRITER:-1}" != 0 ]; then
+	# Beside a concurrent writer to the same filesystem: the spread.
+	echo
+	echo "beside a concurrent writer (dd of ${BENCH_WRITER_MB:-2000} MB to $DIR, conv=fdatasync):"
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		dd if=/dev/zero of="$DIR/dd.out" bs=1M count="${BENCH_WRITER_MB:-2000}" conv=fdatasync 2>/dev/null &
+		ddpid=$!
+		sleep 1
+		run_once "native, writer" "$PROG" "$THREADS" "$ITER" || exit 1
+		run_once "libmtrec depth 1, writer" rec 1 "$PROG" "$THREADS" "$ITER" || exit 1
+		wait $ddpid
+		rm -f "$DIR/dd.out"
+		r=$((r + 1))
+	done
+	report "native, writer"; wn=$median
+	report "libmtrec depth 1, writer"; wd1=$median
+	spread=$(sort -n "$DIR/t.libmtrec depth 1, writer" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
+	echo "  libmtrec depth 1 / native beside the writer: $(ratio "$wd1" "$wn"); spread of depth 1: $spread ms"
+fi
 rm -rf "$DIR"
 
 echo

@@ -1,0 +1,68 @@
+#!/bin/sh
+# t4070-analyzer-linear-sites: every report by call site costs time in
+# proportion to the sites and paths of the run, not their square (issue
+# 30.3: --json scanned every path for each site, 100k leak sites took 275
+# s).  Four times the sites must cost about four times the CPU, where a
+# quadratic scan costs sixteen: the bound (9x) is far from both, and CPU
+# time (user + system, the smaller of two runs) does not count the time
+# other jobs on the machine hold the cores.
+. "$(dirname "$0")/lib.sh"
+
+if ! need_analyzer || ! test_have_prereq TIME || ! test_have_prereq SQLITE3; then
+	test_skip 'reports linear in the sites' 'needs the analyzer, /usr/bin/time and sqlite3'
+	test_done; exit
+fi
+
+# gen N: N leaked blocks from N distinct callers, each with a stack of its
+# own whose outer frames 1000 callers share
+gen() {
+	awk -v N="$1" 'BEGIN { print "= Start"
+		for (i = 0; i < N; i++) {
+			printf "# stack %d 0x%x 0x%x 0x%x\n", i + 1, 4096 + i * 16, 5242880 + (i % 1000) * 16, 6291456
+			printf "@ [0x%x] + 0x%x 0x10 s=%d\n", 4096 + i * 16, 16777216 + i * 32, i + 1
+		}
+		print "= End" }'
+}
+
+SMALL=8000
+BIG=32000
+test_expect_success 'traces of 8k and 32k leak sites' '
+	gen $SMALL >small.log &&
+	gen $BIG >big.log &&
+	test_expect_code 1 "$MTANALYZE" -q --by-site small.log >by-site &&
+	grep -q "^Memory not freed, by call site: $SMALL blocks, .* $SMALL sites" by-site
+'
+
+# cpu ARGS...: the smaller CPU time in seconds of two runs of mtanalyze
+cpu() {
+	best= &&
+	for run in 1 2; do
+		rm -f out.db &&
+		st=0 && /usr/bin/time -o t -f "%U %S" "$MTANALYZE" -q "$@" >/dev/null 2>err || st=$? &&
+		test "$st" -eq 1 || { cat err; return 1; }
+		s=$(tail -n 1 t | awk "{ print \$1 + \$2 }") &&
+		best=$(awk -v a="$best" -v b="$s" "BEGIN { print (a == \"\" || b < a) ? b : a }") || return 1
+	done &&
+	echo "$best"
+}
+
+# linear MODE...: 4x the sites cost less than 9x the CPU
+linear() {
+	small=$(cpu "$@" small.log) &&
+	big=$(cpu "$@" big.log) &&
+	say "$*: $SMALL sites ${small}s, $BIG sites ${big}s" &&
+	awk -v a="$small" -v b="$big" "BEGIN { if (a < 0.05) a = 0.05; exit !(b / a < 9) }"
+}
+
+test_expect_success '--json is linear in the sites' 'linear --json'
+test_expect_success '--by-site is linear in the sites' 'linear --by-site'
+test_expect_success '--html is linear in the sites' 'linear --html=out.html'
+test_expect_success '--db is linear in the sites' 'linear --db=out.db'
+test_expect_success '--pprof is linear in the sites' 'linear --pprof=out.pb'
+
+test_expect_success '--json has each site and its stack' '
+	test_expect_code 1 "$MTANALYZE" -q --json big.log >big.json &&
+	test "$(grep -c "\"stack\": " big.json)" -eq $BIG
+'
+
+test_done

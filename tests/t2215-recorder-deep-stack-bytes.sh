@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2215-recorder-deep-stack-bytes: a deep stack costs the trace its
 # definition once a part, not room for it at every event (issue 30.2).
 # Each event used to take room for a whole "# stack" line in its chunk,

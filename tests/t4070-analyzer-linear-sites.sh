@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t4070-analyzer-linear-sites: every report by call site costs time in
 # proportion to the sites and paths of the run, not their square (issue
 # 30.3: --json scanned every path for each site, 100k leak sites took 275

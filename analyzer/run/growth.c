@@ -251,8 +251,10 @@ u32_cmp (const void *a, const void *b)
 static double
 lower_quartile (uint32_t *v, guint n)
 {
+	guint quarter = n / 4;
+
 	qsort (v, n, sizeof *v, u32_cmp);
-	return v[n / 4];
+	return v[quarter];
 }
 
 /* Rule 2: the site is a cache at its size -- over the last PLATEAU of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rec-deep-stack [EVENTS [DEPTH]]: two threads, each DEPTH (80) calls
  * deep, allocate and free EVENTS / 4 (200000) blocks from one place: the
  * same long stack for every event, as a program's inner loop has. */

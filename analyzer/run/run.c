@@ -1108,6 +1108,7 @@ classify_growth (MtaRun *r)
 	MtaGrowthPoint *pts = g_new (MtaGrowthPoint, n ? n : 1);
 	double end = r->info.time_axis ? (double) r->info.end_time_ns : (double) r->info.lines;
 	double *at = g_new (double, r->info.tl_len ? r->info.tl_len : 1);
+	uint32_t *blocks = g_new (uint32_t, r->info.tl_len ? r->info.tl_len : 1);
 
 	/* the timeline's samples on the run's axis, for the sites' live blocks */
 	for (guint k = 0; k < r->info.tl_len; k++)
@@ -1128,17 +1129,19 @@ classify_growth (MtaRun *r)
 			j++;
 		}
 		MtaSite *s = site_at (r, sp[k].site);
-		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, s->tl_blocks };
+		gboolean have_live = mta_run_site_timeline (r, s, NULL, blocks);
+		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, blocks };
 		MtaGrowthFrees frees = {
 			.any = s->frees > 0,
 			.last_born = mta_run_position (r, s->last_freed_born),
 			.last_free = mta_run_position (r, s->last_free_line),
-			.live = s->tl_blocks ? &live : NULL,
+			.live = have_live ? &live : NULL,
 		};
 		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
 		k = j;
 	}
 	g_free (at);
+	g_free (blocks);
 	g_free (sp);
 	g_free (pts);
 }

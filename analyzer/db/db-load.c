@@ -910,24 +910,28 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	MtaStmt *st = d->st[ST_SITE_TIMELINE];
-	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
-	g_autofree uint32_t *blocks = g_new (uint32_t, i->tl_len + 1);
+	/* freed on every way out (not g_autofree: clang's analyzer loses
+	 * such arrays through the call that fills them) */
+	uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
+	uint32_t *blocks = g_new (uint32_t, i->tl_len + 1);
+	gboolean ok = TRUE;
 
-	for (guint k = 0; k < sites->len; k++) {
+	for (guint k = 0; ok && k < sites->len; k++) {
 		const MtaSite *s = sites->pdata[k];
 		if (s->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
 			continue;
-		for (guint j = 0; j < i->tl_len; j++) {
+		for (guint j = 0; ok && j < i->tl_len; j++) {
 			mta_stmt_bind_int64 (st, 1, d->run_id);
 			mta_stmt_bind_int64 (st, 2, site_ids[k]);
 			mta_stmt_bind_int64 (st, 3, j);
 			mta_stmt_bind_int64 (st, 4, blocks[j]);
 			mta_stmt_bind_int64 (st, 5, (int64_t) bytes[j]);
-			if (!step (d, ST_SITE_TIMELINE, error))
-				return FALSE;
+			ok = step (d, ST_SITE_TIMELINE, error);
 		}
 	}
-	return TRUE;
+	g_free (bytes);
+	g_free (blocks);
+	return ok;
 }
 
 static gboolean

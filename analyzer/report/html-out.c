@@ -210,7 +210,7 @@ total_live (const MtaRun *run)
 	const MtaRunInfo *i = mta_run_info (run);
 	GPtrArray *sites = mta_run_sites (run);
 	uint64_t *total = g_new0 (uint64_t, i->tl_len);
-	g_autofree uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
+	uint64_t *bytes = g_new (uint64_t, i->tl_len + 1);
 
 	for (guint k = 0; k < sites->len; k++) {
 		if (!mta_run_site_timeline (run, sites->pdata[k], bytes, NULL))
@@ -218,6 +218,7 @@ total_live (const MtaRun *run)
 		for (guint t = 0; t < i->tl_len; t++)
 			total[t] += bytes[t];
 	}
+	g_free (bytes);
 	return total;
 }
 

@@ -135,7 +135,8 @@ put_number_array (FILE *out, const char *key, const uint64_t *v64, const uint32_
 	 * a number */
 	for (guint k = 0; k < n; k++) {
 		char digits[24];
-		char *d = u64_digits (digits + sizeof digits, v64 ? v64[k] : v32[k]);
+		uint64_t v = v64 != NULL ? v64[k] : v32 != NULL ? v32[k] : 0;
+		char *d = u64_digits (digits + sizeof digits, v);
 		size_t dl = (size_t) (digits + sizeof digits - d);
 		if (len + dl + 3 > sizeof buf) {	/* ", ", the number, "]" */
 			fwrite (buf, 1, len, out);
@@ -391,8 +392,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	g_autoptr (GHashTable) leak_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	g_autoptr (GHashTable) bad_index = g_hash_table_new (g_direct_hash, g_direct_equal);
 	GHashTable *threads = mta_run_threads (run);
-	g_autofree uint64_t *tl_bytes = g_new (uint64_t, i->tl_len + 1);
-	g_autofree uint32_t *tl_blocks = g_new (uint32_t, i->tl_len + 1);
+	/* freed after the leak sites (not g_autofree: clang's analyzer
+	 * loses such arrays through the call that fills them) */
+	uint64_t *tl_bytes = g_new (uint64_t, i->tl_len + 1);
+	uint32_t *tl_blocks = g_new (uint32_t, i->tl_len + 1);
 
 	fprintf (out, "{\n  \"format\": \"mtanalyze\", \"version\": %d,\n", JSON_FORMAT_VERSION);
 	fputs ("  \"run\": {\n    \"traces\": [", out);
@@ -507,6 +510,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		put_stacks (out, run, si, frames, TRUE);
 		fputs ("}", out);
 	}
+	g_free (tl_bytes);
+	g_free (tl_blocks);
 	fputs (leak_sites->len ? "\n  ],\n" : "],\n", out);
 
 	fputs ("  \"bad_free_sites\": [", out);

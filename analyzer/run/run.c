@@ -324,7 +324,7 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 			s->code_size = fi->code_hi - fi->code_lo;
 		/* its function, one id for all its call sites: a caller that
 		 * calls from several places (an unrolled loop) is one caller */
-		g_autofree char *fkey = s->code_size > 0
+		g_autofree char *fkey = fi != NULL && s->code_size > 0
 			? g_strdup_printf ("%s\x1f@%" PRIx64, s->object, fi->code_lo)
 			: g_strdup_printf ("%s\x1f%s", s->object, fi && fi->function ? s->function : "");
 		gpointer id = g_hash_table_lookup (r->func_ids, fkey);
@@ -1165,7 +1165,7 @@ static void
 site_reach (MtaRun *r, MtaSite *s, MtaReach cat, uint64_t size)
 {
 	if (s->reach_blocks == no_reach) {
-		uint64_t *a = arena_alloc0 (&r->arena, 2 * MTA_REACH_N * sizeof (uint64_t));
+		uint64_t *a = arena_alloc0 (&r->arena, (size_t) 2 * MTA_REACH_N * sizeof (uint64_t));
 		s->reach_blocks = a;
 		s->reach_bytes = a + MTA_REACH_N;
 	}

@@ -39,12 +39,17 @@ void *glfs_new(const char *volname);	/* a ctx with its pools, THIS->ctx set */
 
 static dict_t *planted, *older;
 
+/* Asleep until FILE exists; a test that failed half-way leaves no
+ * program waiting for ever: it gives up after 5 minutes. */
 static void wait_for(const char *file)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-	while (access(file, F_OK) != 0)
+	for (int i = 0; access(file, F_OK) != 0; i++) {
+		if (i == 15000)
+			exit(3);
 		nanosleep(&ts, NULL);
+	}
 }
 
 static __attribute__((noinline)) void dht_rmdir_opendir_cbk(dict_t *d)

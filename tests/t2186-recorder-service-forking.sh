@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # t2186-recorder-service-forking: a unit of Type=forking started through
 # 'bash -c', as Debian's nfs-ganesha.service starts ganesha.nfsd: bash
 # execs the daemon, which forks and its first process exits; systemd's

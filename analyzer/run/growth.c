@@ -55,6 +55,7 @@
 #define MIN_MOMENTS 4
 #define SURVIVORS 0.9
 #define PLATEAU (1.0 / 3)
+#define NOISY_PLATEAU 0.5
 #define PLATEAU_LINES 0.1
 #define STRAGGLERS 0.02
 #define LIVE_TOL 0.1
@@ -257,36 +258,64 @@ lower_quartile (uint32_t *v, guint n)
 	return v[quarter];
 }
 
-/* Rule 2: the site is a cache at its size -- over the last PLATEAU of the
- * run's events before CUT (the samples are evenly spaced in lines: what
- * the program did, not how long it idled), while the site freed blocks,
- * its live blocks in the first and in the second half of the samples
- * there (their lower quartiles, against blocks in flight) are the N
- * blocks it leaks, within LIVE_TOL, and grew by TREND_TOL of them at
- * most: it replaced blocks, it did not accumulate.  A steady leak grows
- * by a sixth of itself from one half to the other; one beside blocks
- * that the program frees at exit holds more than it leaks. */
+/* The spread of the N values V (sorted here): their interquartile range,
+ * how far a site's live blocks come and go around their level. */
+static double
+quartile_spread (uint32_t *v, guint n)
+{
+	qsort (v, n, sizeof *v, u32_cmp);
+	return (double) v[3 * n / 4] - v[n / 4];
+}
+
+/* Whether the site's live blocks over the last SHARE of the run's events
+ * before CUT (the samples are evenly spaced in lines: what the program
+ * did, not how long it idled), while it freed blocks, stayed level at the
+ * N blocks it leaks: in the first and in the second half of the samples
+ * there, their lower quartiles (against blocks in flight) are N within
+ * LIVE_TOL -- or, with SPREAD, within their interquartile range there --
+ * and grew by TREND_TOL of N at most. */
 static gboolean
-is_full_cache (size_t n, double cut, const MtaGrowthFrees *frees, const MtaGrowthLive *live)
+is_level (size_t n, double cut, const MtaGrowthFrees *frees, const MtaGrowthLive *live,
+	  double share, gboolean spread)
 {
 	double tol = MAX (1, LIVE_TOL * (double) n);
 	guint k0 = 0, k1 = 0;
 
-	if (n < MIN_FIT || frees == NULL || !frees->any || live == NULL || live->n == 0)
-		return FALSE;
 	while (k1 + 1 < live->n && live->pos[k1 + 1] <= cut)
 		k1++;
-	/* from what the site held a third of the events before CUT */
-	double from = (1 - PLATEAU) * (double) live->lines[k1];
+	double from = (1 - share) * (double) live->lines[k1];
 	while (k0 + 1 <= k1 && (double) live->lines[k0 + 1] <= from)
 		k0++;
 	guint len = k1 - k0 + 1, half = len / 2;
 	if (len < 4 || frees->last_free < live->pos[k0])
 		return FALSE;
 	g_autofree uint32_t *v = g_memdup2 (live->blocks + k0, len * sizeof *v);
+	if (spread) {
+		tol = MAX (tol, quartile_spread (v, len));
+		memcpy (v, live->blocks + k0, len * sizeof *v);
+	}
 	double first = lower_quartile (v, half), last = lower_quartile (v + half, len - half);
 	return fabs (first - (double) n) <= tol && fabs (last - (double) n) <= tol &&
 		fabs (last - first) <= MAX (1, TREND_TOL * (double) n);
+}
+
+/* Rule 2: the site is a cache at its size -- its live blocks level at
+ * what it leaks over the last PLATEAU of the run's events: it replaced
+ * blocks, it did not accumulate.  A steady leak grows by a sixth of
+ * itself from one half to the other; one beside blocks that the program
+ * frees at exit holds more than it leaks.  Or, for a site whose blocks
+ * come and go by more than LIVE_TOL (one that holds a few entries of a
+ * cache other sites share: GlusterFS's FUSE client, whose 1,024-entry
+ * gid cache one caller holds 9 of, give or take 3, ends anywhere in that
+ * band), level within their spread over the last NOISY_PLATEAU: a steady
+ * leak grows there by a quarter of itself, more than TREND_TOL. */
+static gboolean
+is_full_cache (size_t n, double cut, const MtaGrowthFrees *frees, const MtaGrowthLive *live)
+{
+	if (n < MIN_FIT || frees == NULL || !frees->any || live == NULL || live->n == 0)
+		return FALSE;
+	return is_level (n, cut, frees, live, PLATEAU, FALSE) ||
+		is_level (n, cut, frees, live, NOISY_PLATEAU, TRUE);
 }
 
 /* Rule 6: the leak of the M blocks PTS (sorted) stopped growing (but

@@ -105,6 +105,54 @@ check_rules (void)
 	       "a run of no length: constant");
 }
 
+/* A site's live blocks over 64 samples of a run spanning [0, 1]: the
+ * steady part LEAK * I/63 (none when 0) plus LEVEL, plus IN_FLIGHT's
+ * pattern; nothing before the fourth sample. */
+static void
+live_shape (MtaGrowthLive *live, double *pos, uint64_t *lines, uint32_t *blocks,
+	    double leak, uint32_t level, const uint32_t *in_flight, guint period)
+{
+	for (guint i = 0; i < 64; i++) {
+		pos[i] = i / 63.0;
+		lines[i] = 1000 * (uint64_t) (i + 1);
+		blocks[i] = i < 3 ? 0 : (uint32_t) (leak * i / 63.0) + level + in_flight[i % period];
+	}
+	*live = (MtaGrowthLive) { 64, pos, lines, blocks };
+}
+
+/* Rule 2 on a site that holds a few entries of a cache that other sites
+ * share (GlusterFS's FUSE client: one caller holds 9 of the 1,024 entries
+ * of its gid cache, give or take 3, its survivors born all along): the
+ * level it ends at is anywhere within its spread.  A steady leak of as
+ * few blocks, with as many in flight, is still no cache. */
+static void
+check_shared_cache (void)
+{
+	static const uint32_t noise[] = { 0, 2, 4, 3, 1, 5, 2, 0, 4, 6, 1, 3 };
+	MtaGrowthPoint pts[NPTS];
+	double pos[64];
+	uint64_t lines[64];
+	uint32_t blocks[64];
+	MtaGrowthLive live;
+	size_t n;
+
+	n = shape (pts, 9, 0.05, 0.95, 1.0);
+	live_shape (&live, pos, lines, blocks, 0, 6, noise, G_N_ELEMENTS (noise));
+	MtaGrowthFrees shared = { TRUE, 0.97, 0.98, &live };
+	expect ("rule 2: 9 entries of a shared cache", pts, n, &shared, MTA_GROWTH_BOUNDED, 0, 0);
+
+	n = shape (pts, 9, 0.05, 0.95, 1.0);
+	live_shape (&live, pos, lines, blocks, 9, 0, noise, G_N_ELEMENTS (noise));
+	MtaGrowthFrees steady = { TRUE, 0.97, 0.98, &live };
+	expect ("rule 2: a steady leak of 9, 0 to 6 in flight", pts, n, &steady, MTA_GROWTH_LINEAR,
+		0.6, 1.6);
+
+	n = shape (pts, 40, 0.05, 0.95, 1.0);
+	live_shape (&live, pos, lines, blocks, 40, 0, noise, G_N_ELEMENTS (noise));
+	expect ("rule 2: a steady leak of 40, 0 to 6 in flight", pts, n, &steady, MTA_GROWTH_LINEAR,
+		0.6, 1.6);
+}
+
 static void
 check_names (void)
 {
@@ -136,6 +184,7 @@ int
 main (void)
 {
 	check_rules ();
+	check_shared_cache ();
 	check_names ();
 	return verdict ();
 }

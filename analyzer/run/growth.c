@@ -263,8 +263,10 @@ lower_quartile (uint32_t *v, guint n)
 static double
 quartile_spread (uint32_t *v, guint n)
 {
+	guint lower = n / 4, upper = 3 * n / 4;
+
 	qsort (v, n, sizeof *v, u32_cmp);
-	return (double) v[3 * n / 4] - v[n / 4];
+	return (double) v[upper] - (double) v[lower];
 }
 
 /* Whether the site's live blocks over the last SHARE of the run's events

@@ -31,7 +31,7 @@
 #include "chunk.h"
 #include "events.h"
 #include "got.h"
-#include "reach.h"
+#include "reach-table.h"
 #include "rec.h"
 #include "tables.h"
 #include "unwind.h"
@@ -609,7 +609,7 @@ out:
 	mtrec_leave_slot(s);
 }
 
-/* ---- MTREC_REACH: the table of live blocks (reach.h) ------------------- */
+/* ---- MTREC_REACH: the table of live blocks (reach-table.h) ------------- */
 
 /* A block is added after its allocation returned and removed before it
  * is released, as its lines are ordered: another thread can be handed

@@ -14,7 +14,7 @@ int mtrec_events_init(int depth) MTREC_HIDDEN;
  * sight of the new block. */
 void mtrec_events_hide(const void *p) MTREC_HIDDEN;
 /* MTREC_REACH=1: from now on the record calls keep the table of live
- * blocks too (rec.h's mtrec_record, reach.h). */
+ * blocks too (rec.h's mtrec_record, reach-table.h). */
 void mtrec_events_reach(void) MTREC_HIDDEN;
 /* Every event any thread writes from now on comes after the calling
  * thread's chunk in the file (a scan's verdicts, reach.h). */

@@ -1,32 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* reach.h -- MTREC_REACH=1 (reach.c): a table of the blocks the trace
- * holds live, and at the end of the recorded run a conservative scan of
- * memory, as valgrind's leak check makes, that tells of each live block
- * whether the program could still reach it ("# reach" lines,
- * share/trace-format.md).
+/* reach.h -- MTREC_REACH=1 (reach.c): at the end of the recorded run, a
+ * conservative scan of memory, as valgrind's leak check makes, that tells
+ * of each block live in the table (reach-table.h) whether the program
+ * could still reach it ("# reach" lines, share/trace-format.md).
  *
- * A leaf: it calls nothing of the recorder but prim.h, owns its locks, and
- * hands its lines to its caller.  Nothing here allocates with malloc. */
+ * A leaf: it calls nothing of the recorder but prim.h and the trace file's
+ * place (file.h), owns its locks, and hands its lines to its caller.
+ * Nothing here allocates with malloc. */
 #ifndef MTREC_REACH_H
 #define MTREC_REACH_H
 
 #include <stddef.h>
 
 #include "prim.h"
-
-/* Map the table; 0, or -1 when the memory cannot be had.  Once, at
- * start-up, before the first event. */
-int mtrec_reach_init(void) MTREC_HIDDEN;
-
-/* The block p of size bytes is live: after the allocation returned. */
-void mtrec_reach_add(const void *p, size_t size) MTREC_HIDDEN;
-/* The block p is released: before the release.  1 when it was in the
- * table, with its size in *size (a realloc that fails puts it back). */
-int mtrec_reach_remove(const void *p, size_t *size) MTREC_HIDDEN;
-
-/* Fork child: it keeps the parent's blocks (its heap is a copy), not
- * the locks nor the parent's threads. */
-void mtrec_reach_fork_child(void) MTREC_HIDDEN;
+#include "reach-table.h"
 
 /* Where the scan's lines go.  A scan is one unbroken piece of the file,
  * taken before the table is copied: region(len) gives room for len bytes

@@ -138,7 +138,7 @@ void mtrec_realloc_after(struct mtrec_realloc *r, const void *caller,
 
 /* The record calls the shim makes for the malloc family: the four above,
  * or, with MTREC_REACH=1, versions that also keep the table of live
- * blocks (reach.h).  Chosen once at start-up (mtrec_events_reach) and
+ * blocks (reach-table.h).  Chosen once at start-up (mtrec_events_reach) and
  * called through these pointers, so that the option costs the calls
  * nothing when it is off: a call through a pointer is one instruction,
  * as a direct call is, where a test of the option in each would be two

@@ -17,7 +17,7 @@
  * new peak starts an epoch, and a site saves its live bytes the first time
  * it changes in a later epoch, so the snapshot costs O(1) an event.
  */
-#include "run.h"
+#include "run-private.h"
 #include "compact-sum.h"
 #include "growth.h"
 #include "kinds.h"
@@ -32,23 +32,11 @@
 #define MAX_BAD_FREES (1u << 20)
 /* Stack ids below this index an array, others a hash table. */
 #define DENSE_STACK_IDS (1u << 24)
-typedef struct {
-	uint64_t last_addr;        /* its latest allocation */
-	gboolean valid;            /* ... not followed by a free yet */
-} ThreadState;
 
 typedef struct {
 	uint32_t n;
 	uint64_t addrs[];
 } StackDef;
-
-/* Memory for what lives as long as the run (sites, paths, their frames):
- * no malloc header each, and nothing to free one by one. */
-typedef struct {
-	GSList *blocks;
-	char *cur;
-	size_t left;
-} Arena;
 
 #define ARENA_BLOCK (1u << 20)
 
@@ -84,58 +72,6 @@ typedef struct {
 	} f[];
 } FieldSites;
 
-struct MtaRun {
-	MtaSymbolizer *sym;
-	const MtaWrappers *wrappers;
-	MtaRunInfo info;
-	MtaRunEventFunc event_func;
-	gpointer event_data;
-	uint32_t tid;
-	MtaLiveTable blocks;       /* live blocks: line, size, path, tid */
-	MtaStrtab callers;
-	GArray *path_by_caller;    /* caller id -> path + 1 */
-	GArray *path_by_stack;     /* dense stack id -> path + 1 */
-	GHashTable *path_by_big_stack;  /* stack id -> path + 1 */
-	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
-	GPtrArray *paths;
-	GPtrArray *sites;
-	/* after finish: the paths of site i are site_paths[site_path_start[i]]
-	 * up to site_path_start[i + 1], in path order */
-	uint32_t *site_path_start, *site_paths;
-	GHashTable *site_by_key;   /* MtaSite * (by function, file, line, object) -> site + 1 */
-	/* the sites' strings, the paths' callers and the field keys: a
-	 * malloc'd string each costs more than most of them hold */
-	GStringChunk *strings;
-	Arena arena;
-	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
-	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
-	GArray *leaks;
-	GArray *bad_frees;
-	GHashTable *threads;
-	MtaTimeline timeline;
-	uint64_t cur_line;
-	/* peak */
-	uint64_t peak_epoch;
-	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
-	/* temporary allocations: tid -> ThreadState index + 1 */
-	GHashTable *thread_index;
-	GArray *thread_states;
-	ThreadState *cur_thread;
-	MtaKinds *kinds;           /* "# k" events */
-	/* "# reach" verdicts by address (flags: the MtaReach); they may come
-	 * before the block's own line, which another thread wrote later in
-	 * the file, so they are matched with the blocks live at the end */
-	MtaLiveTable verdicts;
-	/* the scan being read: its verdicts and notes until its "end" */
-	MtaLiveTable scan;
-	GPtrArray *scan_notes;
-	gboolean in_scan;
-	uint64_t scan_line, scan_announced, scan_verdicts;
-	/* wrappers found without symbols: for each candidate site (+1), the
-	 * set of its callers' sites (+1) */
-	GHashTable *callers_of;
-	GHashTable *func_ids;      /* "object\x1ffunction" -> id + 1 */
-};
 
 /* ------------------------------------------------------------ life cycle */
 
@@ -372,23 +308,6 @@ sites_for_field (MtaRun *r, const char *field)
 	return fs;
 }
 
-static inline MtaSite *
-site_at (MtaRun *r, uint32_t i)
-{
-	return r->sites->pdata[i];
-}
-
-/* Before S's live bytes change: keep what it held at the latest peak. */
-static inline void
-site_touch (MtaRun *r, MtaSite *s)
-{
-	if (s->peak_mark != r->peak_epoch) {
-		s->peak_share_bytes = s->live_bytes;
-		s->peak_mark = r->peak_epoch;
-	}
-	s->charged = TRUE;
-	mta_timeline_keep (&r->timeline, &s->tl, r->cur_line, s->live_bytes, s->live_blocks);
-}
 
 gboolean
 mta_run_site_timeline (const MtaRun *r, const MtaSite *s, uint64_t *bytes, uint32_t *blocks)
@@ -435,7 +354,6 @@ stack_def (MtaRun *r, int64_t id)
 	return g_hash_table_lookup (r->stacks, &id);
 }
 
-static void charge_path (MtaRun *r, MtaPath *p);
 
 /* Find the frames and the site of path P, once its stack is known (or
  * never will be: FORCE). */
@@ -478,136 +396,9 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
 	p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
 	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
-	charge_path (r, p);
+	mta_run_charge_path (r, p);
 }
 
-/* Wrappers found without symbols.  A function whose code has no name
- * (a stripped object without its debug file) cannot be on the wrapper
- * list, and Open vSwitch's xmalloc family then holds nearly every leak.
- * The stacks say what it is: a site charged with the blocks of
- * MTA_AUTO_WRAPPER_CALLERS distinct functions one frame up, whose function
- * (its bounds from .eh_frame, which strip keeps for the unwinder) is
- * small enough to do little else than allocate, is a wrapper; a function
- * that allocates for one caller, or two, is a leak site and stays one.
- * Found while reading: the paths charged to it so far go to their next
- * frame (their live blocks with them; every total is summed from the
- * paths at the end), so that the report, JSON, HTML, pprof, the database
- * and diff all see the same sites. */
-static gboolean
-auto_candidate (const MtaRun *r, const MtaSite *s)
-{
-	return r->info.auto_skip && !s->wrapper && s->code_size > 0 &&
-		s->code_size <= MTA_AUTO_WRAPPER_MAX_CODE;
-}
-
-static void make_auto_wrapper (MtaRun *r, uint32_t site, guint callers);
-
-/* Add function FUNC to the set KEY of callers: how many it has. */
-static guint
-add_caller (MtaRun *r, guint key, uint32_t func)
-{
-	GHashTable *set = g_hash_table_lookup (r->callers_of, GUINT_TO_POINTER (key));
-	if (set == NULL) {
-		set = g_hash_table_new (NULL, NULL);
-		g_hash_table_insert (r->callers_of, GUINT_TO_POINTER (key), set);
-	}
-	g_hash_table_add (set, GUINT_TO_POINTER (func + 1));
-	return g_hash_table_size (set);
-}
-
-static void
-note_caller (MtaRun *r, const MtaPath *p)
-{
-	MtaSite *s = site_at (r, (uint32_t) p->site);
-
-	if (!auto_candidate (r, s) || p->site_frame + 1 >= p->nframes)
-		return;
-	/* its callers one frame up; and through a thin one (xrealloc around
-	 * xrealloc__, doing nothing else), the callers of that one, so that
-	 * a wrapper called through such functions is found as well */
-	uint32_t j = p->site_frame + 1;
-	const MtaSite *c = site_at (r, p->frames[j]);
-	guint n = add_caller (r, (guint) p->site + 1, c->func_id);
-	if (c->code_size > 0 && c->code_size <= MTA_AUTO_WRAPPER_THIN_CODE && j + 1 < p->nframes)
-		c = site_at (r, p->frames[j + 1]);
-	n = MAX (n, add_caller (r, ((guint) p->site + 1) | 0x80000000u, c->func_id));
-	if (n >= MTA_AUTO_WRAPPER_CALLERS)
-		make_auto_wrapper (r, (uint32_t) p->site, n);
-}
-
-/* Charge resolved path P to the first of its frames that is not a
- * wrapper; the outermost when all are (a stack cut short by the depth).
- * Code inlined into a wrapper is the wrapper's: git's static do_xmalloc,
- * inlined into xmalloc, is skipped with it. */
-static void
-charge_path (MtaRun *r, MtaPath *p)
-{
-	uint32_t n = p->nframes;
-
-	p->site_frame = n - 1;
-	gboolean in_wrapper = FALSE;
-	for (uint32_t i = n; i-- > 0;) {
-		gboolean w = site_at (r, p->frames[i])->wrapper;
-		in_wrapper = p->inlined != NULL && p->inlined[i] ? in_wrapper || w : w;
-		if (!in_wrapper)
-			p->site_frame = i;
-	}
-	p->site = (int32_t) p->frames[p->site_frame];
-	MtaSite *s = site_at (r, (uint32_t) p->site);
-	site_touch (r, s);
-	s->live_bytes += p->live_bytes;
-	s->live_blocks += p->allocs - p->frees;
-	if (s->live_bytes > s->peak_live_bytes)
-		s->peak_live_bytes = s->live_bytes;
-	note_caller (r, p);
-}
-
-/* At the end: each found wrapper's callers, all of them (it was found at
- * the MTA_AUTO_WRAPPER_CALLERS-th). */
-static void
-count_auto_callers (MtaRun *r)
-{
-	g_hash_table_remove_all (r->callers_of);
-	for (guint i = 0; i < r->paths->len; i++) {
-		const MtaPath *p = r->paths->pdata[i];
-		for (uint32_t k = 0; k < p->site_frame; k++) {
-			if (!site_at (r, p->frames[k])->auto_wrapper)
-				continue;
-			gpointer key = GUINT_TO_POINTER (p->frames[k] + 1);
-			GHashTable *set = g_hash_table_lookup (r->callers_of, key);
-			if (set == NULL) {
-				set = g_hash_table_new (NULL, NULL);
-				g_hash_table_insert (r->callers_of, key, set);
-			}
-			g_hash_table_add (set, GUINT_TO_POINTER (site_at (r, p->frames[k + 1])->func_id + 1));
-		}
-	}
-	GHashTableIter it;
-	gpointer key, set;
-	g_hash_table_iter_init (&it, r->callers_of);
-	while (g_hash_table_iter_next (&it, &key, &set))
-		site_at (r, GPOINTER_TO_UINT (key) - 1)->auto_callers = g_hash_table_size (set);
-}
-
-static void
-make_auto_wrapper (MtaRun *r, uint32_t site, guint callers)
-{
-	MtaSite *s = site_at (r, site);
-
-	s->wrapper = s->auto_wrapper = TRUE;
-	s->auto_callers = callers;
-	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER (site + 1));
-	g_hash_table_remove (r->callers_of, GUINT_TO_POINTER ((site + 1) | 0x80000000u));
-	for (guint i = 0; i < r->paths->len; i++) {
-		MtaPath *p = r->paths->pdata[i];
-		if (p->site != (int32_t) site)
-			continue;
-		site_touch (r, s);
-		s->live_bytes -= p->live_bytes;
-		s->live_blocks -= p->allocs - p->frees;
-		charge_path (r, p);
-	}
-}
 
 static uint32_t
 new_path (MtaRun *r, int64_t trace_id, const MtaLine *l)
@@ -1237,7 +1028,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		r->info.leaked_bytes += b->size;
 	}
 	g_array_sort (r->leaks, record_by_addr);
-	count_auto_callers (r);
+	mta_run_count_auto_callers (r);
 	for (guint i = 0; i < r->paths->len; i++) {
 		const MtaPath *p = r->paths->pdata[i];
 		MtaSite *s = site_at (r, (uint32_t) p->site);

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* reach-table.c -- MTREC_REACH=1: the table of the blocks the trace holds
+ * live, which the scan (reach.c) reads at the end.
+ * The table.  While recording, every allocation the trace records adds
+ * its block (address, size) to a table, every free removes it: an open
+ * addressing hash in 64 stripes, each behind a spin lock, in memory of
+ * its own (mmap, never malloc: this runs inside malloc).  A thread waits
+ * for a stripe only at its outer level: a signal handler that allocates
+ * while its thread is inside the table queues its update for the thread
+ * to make on the way out, so that no thread ever waits while it holds a
+ * stripe, and nothing waits for a thread that cannot go on.  Each
+ * thread's first update also notes where its stack and its thread
+ * pointer are, for the scan (reach-roots.c). */
+#include "reach-table.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- the table ------------------------------------------------------ */
+
+struct stripe stripes[NSTRIPES];
+int enabled;
+int frozen;		/* the scan took its copy: no more updates */
+unsigned long missed;	/* updates dropped (no memory, queue full) */
+
+/* Updates a signal handler made while its thread was inside the table. */
+#define NPEND 16
+struct pend {
+	uintptr_t p;
+	size_t size;
+	int add;
+};
+__thread int in_table;
+static __thread struct pend pend[NPEND];
+static __thread unsigned npend;
+static __thread int registered;
+struct thr *thr;
+
+/* Blocks within 256 bytes of each other (often allocated one after the
+ * other) take entries next to each other, in their address order, from a
+ * place the rest of the address sets: a table of a million entries does
+ * not fit in the caches, and each allocation took a miss where now the
+ * blocks of a page take a few.  hash_addr() keeps the offset in its low
+ * bits. */
+#define WINDOW 16u
+
+static inline uint64_t hash_addr(uintptr_t a)
+{
+	uint64_t h = (uint64_t)(a >> 8) * 0x9e3779b97f4a7c15ull;
+
+	return (h & ~(uint64_t)(WINDOW - 1)) | ((a >> 4) & (WINDOW - 1));
+}
+
+static inline struct stripe *stripe_of(uint64_t h)
+{
+	return &stripes[h >> 58];
+}
+
+static inline size_t slot_of(uint64_t h, size_t cap)
+{
+	uint64_t place = h & ~(uint64_t)(WINDOW - 1);
+
+	return (size_t)((place ^ (place >> 29)) + (h & (WINDOW - 1))) & (cap - 1);
+}
+
+static void stripe_lock(struct stripe *s)
+{
+	unsigned spins = 0;
+
+	while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
+			if (++spins < 200) {
+				cpu_relax();
+			} else {
+				syscall(SYS_sched_yield);
+				spins = 0;
+			}
+		}
+	}
+}
+
+void stripe_unlock(struct stripe *s)
+{
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A larger (or a cleaner) table for s: 0, or -1 without memory. */
+static int grow(struct stripe *s)
+{
+	size_t cap = s->cap ? s->cap : STRIPE_MIN, old_cap;
+	struct ent *e, *old;
+
+	while ((s->live + 1) * 2 > cap)
+		cap *= 2;
+	if ((e = prim_map_anon(cap * sizeof(*e))) == NULL)
+		return -1;
+	old = s->e;
+	old_cap = old ? s->cap : 0;
+	for (size_t i = 0; i < old_cap; i++) {
+		uintptr_t a = old[i].addr;
+		size_t j;
+
+		if (a <= TOMB)
+			continue;
+		for (j = slot_of(hash_addr(a), cap); e[j].addr != EMPTY; j = (j + 1) & (cap - 1))
+			;
+		e[j] = old[i];
+	}
+	/* The new table first, then its size (never smaller), then the old
+	 * one goes: what the scan reads without the lock (copy_table) is a
+	 * table with at most as many entries as it has. */
+	__atomic_store_n(&s->e, e, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->cap, cap, __ATOMIC_RELEASE);
+	s->used = s->live;
+	if (old)
+		munmap(old, old_cap * sizeof(*old));
+	return 0;
+}
+
+static void do_add(uintptr_t p, size_t size)
+{
+	uint64_t h = hash_addr(p);
+	struct stripe *s = stripe_of(h);
+	size_t i, tomb = SIZE_MAX;
+
+	stripe_lock(s);
+	if (frozen)
+		goto out;
+	if ((s->used + 1) * 4 > s->cap * 3 && grow(s) < 0 && s->used + 1 >= s->cap) {
+		__atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	for (i = slot_of(h, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		uintptr_t a = s->e[i].addr;
+
+		if (a == p) {		/* a free we never saw: the new size */
+			s->e[i].size = size;
+			goto out;
+		}
+		if (a == EMPTY)
+			break;
+		if (a == TOMB && tomb == SIZE_MAX)
+			tomb = i;
+	}
+	if (tomb != SIZE_MAX)
+		i = tomb;
+	else
+		s->used++;
+	s->e[i].addr = p;
+	s->e[i].size = size;
+	s->live++;
+out:
+	stripe_unlock(s);
+}
+
+static int do_remove(uintptr_t p, size_t *size)
+{
+	uint64_t h = hash_addr(p);
+	struct stripe *s = stripe_of(h);
+	int found = 0;
+
+	stripe_lock(s);
+	if (frozen || !s->cap)
+		goto out;
+	for (size_t i = slot_of(h, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		uintptr_t a = s->e[i].addr;
+
+		if (a == EMPTY)
+			break;
+		if (a != p)
+			continue;
+		*size = s->e[i].size;
+		found = 1;
+		s->live--;
+		if (s->e[(i + 1) & (s->cap - 1)].addr != EMPTY) {
+			s->e[i].addr = TOMB;
+			break;
+		}
+		/* The probe sequence ends here: so can the tombs before it. */
+		do {
+			s->e[i].addr = EMPTY;
+			s->used--;
+			i = (i - 1) & (s->cap - 1);
+		} while (s->e[i].addr == TOMB);
+		break;
+	}
+out:
+	stripe_unlock(s);
+	return found;
+}
+
+/* The calling thread's stack and thread pointer, at its first update. */
+static MTREC_COLD void register_thread(void)
+{
+	pid_t tid = prim_gettid();
+	struct thr *t = &thr[(unsigned)tid % NTHR];
+
+	t->stack = (uintptr_t)__builtin_frame_address(0);
+	t->tp = thread_pointer();
+	__atomic_store_n(&t->tid, tid, __ATOMIC_RELEASE);
+	registered = 1;
+}
+
+static inline void table_enter(void)
+{
+	in_table = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(!registered))
+		register_thread();
+}
+
+/* Leave the table, making the updates signal handlers queued meanwhile
+ * (a handler that comes after in_table is cleared makes its own, and any
+ * still queued). */
+void table_leave(void)
+{
+	unsigned done = 0, n;
+
+	for (;;) {
+		while (done < (n = __atomic_load_n(&npend, __ATOMIC_RELAXED))) {
+			struct pend q = pend[done];
+			size_t size;
+
+			/* no block address left behind in the TLS the scan reads */
+			pend[done++].p = 0;
+			if (q.add)
+				do_add(q.p, q.size);
+			else
+				do_remove(q.p, &size);
+		}
+		if (!__atomic_compare_exchange_n(&npend, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			continue;
+		done = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		in_table = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&npend, __ATOMIC_RELAXED) == 0)
+			return;
+		in_table = 1;
+	}
+}
+
+static MTREC_COLD void queue(uintptr_t p, size_t size, int add)
+{
+	unsigned n = npend;
+
+	if (n >= NPEND) {
+		__atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	pend[n].p = p;
+	pend[n].size = size;
+	pend[n].add = add;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	npend = n + 1;
+}
+
+int mtrec_reach_init(void)
+{
+	thr = prim_map_anon(NTHR * sizeof(*thr));
+	if (!thr)
+		return -1;
+	enabled = 1;
+	return 0;
+}
+
+void mtrec_reach_add(const void *p, size_t size)
+{
+	if (!p || !enabled || __atomic_load_n(&frozen, __ATOMIC_RELAXED))
+		return;
+	if (unlikely(in_table)) {
+		queue((uintptr_t)p, size, 1);
+		return;
+	}
+	table_enter();
+	do_add((uintptr_t)p, size);
+	table_leave();
+}
+
+int mtrec_reach_remove(const void *p, size_t *size)
+{
+	int found;
+
+	if (!p || !enabled || __atomic_load_n(&frozen, __ATOMIC_RELAXED))
+		return 0;
+	if (unlikely(in_table)) {
+		queue((uintptr_t)p, 0, 0);
+		return 0;
+	}
+	table_enter();
+	found = do_remove((uintptr_t)p, size);
+	table_leave();
+	return found;
+}
+
+void mtrec_reach_fork_child(void)
+{
+	for (int i = 0; i < NSTRIPES; i++)
+		stripes[i].lock = 0;
+	frozen = 0;
+	in_table = 0;
+	npend = 0;
+	registered = 0;
+	/* A child's threads are not its parent's. */
+	if (thr)
+		madvise(thr, NTHR * sizeof(*thr), MADV_DONTNEED);
+}

@@ -16,9 +16,13 @@
  *
  * usage: ana-compact ITERATIONS [SLEEP_EVERY [WAIT_FILE]]: sleep 1 ms
  * every SLEEP_EVERY iterations, so that the recorder's clock spans the
- * run; with WAIT_FILE, wait until that file exists before exiting (a test
- * looks at the parts of a live run, then lets it end).
+ * run; with WAIT_FILE, stop recording (muntrace) and wait until that file
+ * exists before exiting (a test looks at the parts of a live run, then
+ * lets it end).  The wait is left out of the trace: an idle time at its
+ * end, as long as the test took, would be part of the run's span and
+ * flatten the leaks' curves (a linear leak logarithmic after 3 s).
  */
+#include <mcheck.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +118,7 @@ main (int argc, char **argv)
 		free (work[k]);
 	free (buf);
 	if (argc > 3) {
+		muntrace ();
 		/* say so, outside the trace: the test reads the parts now */
 		static const char msg[] = "waiting\n";
 		if (write (1, msg, sizeof msg - 1) < 0)

@@ -22,15 +22,45 @@
  * end, as long as the test took, would be part of the run's span and
  * flatten the leaks' curves (a linear leak logarithmic after 3 s).
  */
+#include <errno.h>
 #include <mcheck.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern void *__libc_malloc (size_t);
 
 static void *volatile sink;
+
+/* The run's clock: tick K is K ms after pace_start(), whatever the
+ * machine's load.  A sleep of 1 ms at each tick instead made the shapes
+ * in time what the scheduler made of them (a stretch of the run slowed by
+ * another job was a leak that slowed down); a late tick is caught up at
+ * once, so a stall distorts only itself. */
+static struct timespec pace_t0;
+
+static void
+pace_start (void)
+{
+	clock_gettime (CLOCK_MONOTONIC, &pace_t0);
+}
+
+static void
+pace (long k)
+{
+	struct timespec t = pace_t0;
+
+	t.tv_sec += k / 1000;
+	t.tv_nsec += (k % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
 static long iterations;
 
 __attribute__((noinline)) static void
@@ -87,6 +117,7 @@ main (int argc, char **argv)
 	pthread_t t;
 
 	iterations = n;
+	pace_start ();
 	for (int i = 0; i < 10; i++)
 		sink = malloc (1000);       /* ONE-OFF */
 	if (pthread_create (&t, NULL, helper, NULL) != 0)
@@ -111,7 +142,7 @@ main (int argc, char **argv)
 		if (i == n / 8)
 			burst ();
 		if (sleep_every > 0 && i % sleep_every == 0)
-			usleep (1000);
+			pace (i / sleep_every);
 	}
 	pthread_join (t, NULL);
 	for (int k = 0; k < 64; k++)

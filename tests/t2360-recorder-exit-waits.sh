@@ -22,7 +22,7 @@ no_torn_line() {
 test_expect_success PERL 'exit() from a thread while others write, beside 4 busy loops: no line cut in 50 runs' '
 	pids= &&
 	for i in 1 2 3 4; do
-		timeout 300 sh -c "while :; do :; done" &
+		timeout 1800 sh -c "while :; do :; done" &
 		pids="$pids $!"
 	done &&
 	torn=0 && failed=0 &&

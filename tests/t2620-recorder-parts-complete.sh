@@ -80,15 +80,15 @@ test_expect_success 'the program exits 3 and says so natively' '
 
 test_expect_success 'parts older than the active one are unmapped soon after it begins' '
 	start &&
-	within 200 test -f rot.log.part4 &&
-	within 20 unmapped $pid 1 2 &&
+	within 1200 test -f rot.log.part4 &&
+	within 300 unmapped $pid 1 2 &&
 	{ mapped $pid "$(name_of "$(latest)")" || mapped $pid "$(name_of $(($(latest) - 1)))"; } &&
 	md5sum rot.log rot.log.part2 >sums.1 &&
 	sleep 1 &&
 	md5sum rot.log rot.log.part2 >sums.2 &&
 	test_cmp sums.1 sums.2 &&
 	echo $(latest) >before-wake &&
-	touch wake && within 50 test -f woke &&
+	touch wake && within 600 test -f woke &&
 	finish &&
 	echo "rec-parts: 1 wake-ups" >expect && test_cmp expect out
 '
@@ -114,7 +114,9 @@ test_expect_success ANALYZER 'the parts in order are one trace: one leak, the wa
 '
 
 # delete_complete PID: remove every part that the rule says is complete;
-# the total size of the parts left, in bytes, appended to sizes.
+# the total size of the parts left up to the latest one looked at, in
+# bytes, appended to sizes (not of those begun since: on a loaded machine
+# this script may wait a second while the program writes 10 MB).
 delete_complete() {
 	top=$(latest)
 	n=1
@@ -125,13 +127,18 @@ delete_complete() {
 		fi
 		n=$((n + 1))
 	done
-	cat rot.log* 2>/dev/null | wc -c >>sizes
+	n=1
+	while [ $n -le "$top" ]; do
+		f=$(name_of $n)
+		[ ! -f "$f" ] || echo "$f"
+		n=$((n + 1))
+	done | xargs -r cat 2>/dev/null | wc -c >>sizes
 }
 
 test_expect_success 'deleting complete parts while it runs disturbs neither it nor the trace' '
 	rm -f rot.log* sizes &&
 	start &&
-	within 200 test -f rot.log.part3 &&
+	within 1200 test -f rot.log.part3 &&
 	touch wake &&
 	while [ "$(latest)" -lt 12 ] && kill -0 $pid; do
 		delete_complete $pid || exit 1

@@ -29,11 +29,14 @@ startup constant
 steady_leak linear
 EOF_
 
+# Without its "# time" lines a trace of ours is read on the line axis, as
+# glibc's: the classes then depend on the order of the events only, not on
+# how a loaded machine scheduled a short run (every run of ours has a clock).
 test_expect_success 'event order: one-off constant, cache logarithmic, steady linear, faster exponential (3 runs)' '
 	for i in 1 2 3; do
 		"$MTREC" -o short$i.log --depth 8 "$APP" 20000 2>/dev/null &&
-		test "$(grep -c "^# time" short$i.log)" -lt 8 &&
-		classes short$i.log >actual && test_cmp expect actual || exit 1
+		grep -v "^# time " short$i.log >lines$i.log &&
+		classes lines$i.log >actual && test_cmp expect actual || exit 1
 	done
 '
 
@@ -53,7 +56,7 @@ test_expect_success GLIBC_DEBUG 'a glibc trace (no clock, no stacks) is classifi
 '
 
 test_expect_success '--growth keeps the real leaks: report, exit status' '
-	test_expect_code 1 "$MTANALYZE" --growth linear,exponential short1.log >real &&
+	test_expect_code 1 "$MTANALYZE" --growth linear,exponential lines1.log >real &&
 	grep -q "^Only the leaks that grow as linear, exponential: 2 of the 4 sites" real &&
 	grep -q "steady_leak at .*\[linear\]" real && grep -q "faster_leak at .*\[exponential\]" real &&
 	! grep -q "startup at .*\[" real && ! grep -q "cache_add at .*\[" real
@@ -78,7 +81,7 @@ test_expect_success 'JSON: growth per leak site, the timeline, --growth filters 
 	test "$(py "d[\"run\"][\"timeline\"][\"axis\"]" all.json)" = time &&
 	py "len(d[\"run\"][\"timeline\"][\"lines\"]) == len(d[\"leak_sites\"][0][\"live_bytes_over_time\"]) == len(d[\"run\"][\"timeline\"][\"times_ns\"]) >= 32" all.json | grep -q True &&
 	py "all(s[\"live_bytes_over_time\"][-1] == s[\"leaked_bytes\"] for s in d[\"leak_sites\"])" all.json | grep -q True &&
-	test_expect_code 1 "$MTANALYZE" --json --growth linear short1.log >lin.json &&
+	test_expect_code 1 "$MTANALYZE" --json --growth linear lines1.log >lin.json &&
 	test "$(py "[s[\"function\"] for s in d[\"leak_sites\"]], d[\"run\"][\"growth_filter\"]" lin.json)" = "[${q:-}'"'"'steady_leak'"'"'] ['"'"'linear'"'"']" &&
 	test "$(py "len(d[\"leaks\"])" lin.json)" = 400
 '

@@ -17,17 +17,51 @@
  *
  * usage: ana-compact ITERATIONS [SLEEP_EVERY [WAIT_FILE]]: sleep 1 ms
  * every SLEEP_EVERY iterations, so that the recorder's clock spans the
- * run; with WAIT_FILE, wait until that file exists before exiting (a test
- * looks at the parts of a live run, then lets it end).
+ * run; with WAIT_FILE, stop recording (muntrace) and wait until that file
+ * exists before exiting (a test looks at the parts of a live run, then
+ * lets it end).  The wait is left out of the trace: an idle time at its
+ * end, as long as the test took, would be part of the run's span and
+ * flatten the leaks' curves (a linear leak logarithmic after 3 s).
  */
+#include <errno.h>
+#include <mcheck.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern void *__libc_malloc (size_t);
 
 static void *volatile sink;
+
+/* The run's clock: tick K is K ms after pace_start(), whatever the
+ * machine's load.  A sleep of 1 ms at each tick instead made the shapes
+ * in time what the scheduler made of them (a stretch of the run slowed by
+ * another job was a leak that slowed down); a late tick is caught up at
+ * once, so a stall distorts only itself. */
+static struct timespec pace_t0;
+
+static void
+pace_start (void)
+{
+	clock_gettime (CLOCK_MONOTONIC, &pace_t0);
+}
+
+static void
+pace (long k)
+{
+	struct timespec t = pace_t0;
+
+	t.tv_sec += k / 1000;
+	t.tv_nsec += (k % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
 static long iterations;
 
 __attribute__((noinline)) static void
@@ -84,6 +118,7 @@ main (int argc, char **argv)
 	pthread_t t;
 
 	iterations = n;
+	pace_start ();
 	for (int i = 0; i < 10; i++)
 		sink = malloc (1000);       /* ONE-OFF */
 	if (pthread_create (&t, NULL, helper, NULL) != 0)
@@ -108,13 +143,14 @@ main (int argc, char **argv)
 		if (i == n / 8)
 			burst ();
 		if (sleep_every > 0 && i % sleep_every == 0)
-			usleep (1000);
+			pace (i / sleep_every);
 	}
 	pthread_join (t, NULL);
 	for (int k = 0; k < 64; k++)
 		free (work[k]);
 	free (buf);
 	if (argc > 3) {
+		muntrace ();
 		/* say so, outside the trace: the test reads the parts now */
 		static const char msg[] = "waiting\n";
 		if (write (1, msg, sizeof msg - 1) < 0)

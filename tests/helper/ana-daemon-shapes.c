@@ -22,10 +22,12 @@
  * leaks made, "rtcfs" (the default).  It calls mtrace(), for glibc's
  * libc_malloc_debug.so.
  */
+#include <errno.h>
 #include <mcheck.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define THREADS 4
@@ -33,6 +35,34 @@
 #define CACHE_SIZE 64
 
 static void *volatile sink;
+
+/* The run's clock: tick K is K ms after pace_start(), whatever the
+ * machine's load.  A sleep of 1 ms at each tick instead made the shapes
+ * in time what the scheduler made of them (a stretch of the run slowed by
+ * another job was a leak that slowed down); a late tick is caught up at
+ * once, so a stall distorts only itself. */
+static struct timespec pace_t0;
+
+static void
+pace_start (void)
+{
+	clock_gettime (CLOCK_MONOTONIC, &pace_t0);
+}
+
+static void
+pace (long k)
+{
+	struct timespec t = pace_t0;
+
+	t.tv_sec += k / 1000;
+	t.tv_nsec += (k % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
 static long iterations = 20000, sleep_every;
 static const char *shapes = "rtcfs";
 
@@ -60,14 +90,15 @@ static void temporary (long i);
 __attribute__((noinline)) static void
 translator_fini (void)
 {
-	long pace = THREADS * iterations / 10 / 400;
+	long every = THREADS * iterations / 10 / 400;
+	long ticks = sleep_every > 0 ? iterations / sleep_every + 1 : 0;   /* the workers' */
 
-	for (long i = 0; i < 400 * pace; i++) {
-		if (i % pace == 0)
+	for (long i = 0; i < 400 * every; i++) {
+		if (i % every == 0)
 			sink = malloc (128);       /* SHUTDOWN */
 		temporary (i);
 		if (sleep_every > 0 && i % (sleep_every * THREADS / 2) == 0)
-			usleep (1000);
+			pace (ticks + i / (sleep_every * THREADS / 2));
 	}
 }
 
@@ -117,7 +148,7 @@ worker (void *arg)
 		if (i % 200 == 199 && wants ('s'))
 			steady_leak ();
 		if (sleep_every > 0 && i % sleep_every == 0)
-			usleep (1000);
+			pace (i / sleep_every);
 	}
 	return NULL;
 }
@@ -138,6 +169,7 @@ main (int argc, char **argv)
 	mtrace ();
 	if (wants ('r'))
 		rehash (2);
+	pace_start ();
 	for (long k = 0; k < THREADS; k++)
 		if (pthread_create (&t[k], NULL, worker, (void *) k) != 0)
 			return 1;

@@ -5,7 +5,11 @@
  *   ONE-OFF      20 blocks at start-up, never freed          -> constant
  *   CACHE        a cache that fills ever more slowly: an entry each time
  *                the iteration passes the next threshold, each threshold
- *                1/8 beyond the last                          -> logarithmic
+ *                1/16 beyond the last (its last entries 6% of the run
+ *                apart, never taken for a cache that stopped growing:
+ *                with 1/8, 21% of the iterations without an entry were a
+ *                third of the time on a loaded machine: bounded)
+ *                                                             -> logarithmic
  *   STEADY       one block every 50 iterations                -> linear
  *   FASTER       blocks ever closer together: each gap 0.93 times the
  *                previous one, ending with the run            -> exponential
@@ -20,12 +24,42 @@
  * one-off, cache, steady and faster.  It calls mtrace(), so that glibc's
  * libc_malloc_debug.so traces it too.
  */
+#include <errno.h>
 #include <mcheck.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *volatile sink;
+
+/* The run's clock: tick K is K ms after pace_start(), whatever the
+ * machine's load.  A sleep of 1 ms at each tick instead made the shapes
+ * in time what the scheduler made of them (a stretch of the run slowed by
+ * another job was a leak that slowed down); a late tick is caught up at
+ * once, so a stall distorts only itself. */
+static struct timespec pace_t0;
+
+static void
+pace_start (void)
+{
+	clock_gettime (CLOCK_MONOTONIC, &pace_t0);
+}
+
+static void
+pace (long k)
+{
+	struct timespec t = pace_t0;
+
+	t.tv_sec += k / 1000;
+	t.tv_nsec += (k % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
 
 __attribute__((noinline)) static void
 startup (void)
@@ -73,6 +107,7 @@ main (int argc, char **argv)
 	const char *leaks = argc > 3 ? argv[3] : "ocsf";
 
 	mtrace ();
+	pace_start ();
 	if (strchr (leaks, 'o'))
 		startup ();
 	for (long i = 0; i < n; i++) {
@@ -82,7 +117,7 @@ main (int argc, char **argv)
 		if (i == next_cache) {
 			if (strchr (leaks, 'c'))
 				cache_add ((int) i);
-			next_cache += next_cache / 8 + 1;
+			next_cache += next_cache / 16 + 1;
 		}
 		if (i % 50 == 49 && strchr (leaks, 's'))
 			steady_leak ();
@@ -93,7 +128,7 @@ main (int argc, char **argv)
 			next_faster += gap + 1;
 		}
 		if (sleep_every > 0 && i % sleep_every == 0)
-			usleep (1000);
+			pace (i / sleep_every);
 	}
 	for (int k = 0; k < 32; k++)
 		free (work[k]);

@@ -4,8 +4,9 @@
  * on stdout so that a traced run can be compared with a plain one, and
  * exits 0 when the program itself saw nothing wrong.
  *
- *   rec-harm churn SECONDS     malloc/free churn in 2 threads for SECONDS
- *                              (a float), every block freed; "done"
+ *   rec-harm churn SECONDS [STOPFILE]  malloc/free churn in 2 threads
+ *                              for SECONDS (a float), or until STOPFILE
+ *                              exists, every block freed; "done"
  *   rec-harm selfcancel N      a thread with a cancellation request pending
  *                              makes N malloc/free pairs: POSIX says neither
  *                              is a cancellation point, so it must finish;
@@ -60,13 +61,15 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static const char *stop_file;
+
 static void *churner(void *arg)
 {
 	double until = *(double *)arg;
 	void *keep[64] = { 0 };
 	unsigned i = 0;
 
-	while (now() < until) {
+	while (now() < until && !(stop_file && access(stop_file, F_OK) == 0)) {
 		for (int k = 0; k < 1000; k++, i++) {
 			free(keep[i % 64]);
 			keep[i % 64] = malloc(8 + i % 200);
@@ -271,8 +274,10 @@ int main(int argc, char **argv)
 	const char *arg = argc > 2 ? argv[2] : "0";
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (!strcmp(mode, "churn"))
+	if (!strcmp(mode, "churn")) {
+		stop_file = argc > 3 ? argv[3] : NULL;
 		return churn(atof(arg));
+	}
 	if (!strcmp(mode, "selfcancel"))
 		return selfcancel(atol(arg));
 	if (!strcmp(mode, "cancel"))

@@ -69,13 +69,13 @@ check_rules (void)
 
 	/* rule 4: the site freed until the end, and what it leaks was born
 	 * after the last block it freed was: a full cache */
-	const MtaGrowthFrees cache = { TRUE, 0.45, 0.985 };
+	const MtaGrowthFrees cache = { TRUE, 0.45, 0.985, NULL };
 	n = shape (pts, 50, 0.50, 0.98, 1.0);
 	expect ("rule 4: what a cache holds at the end", pts, n, &cache, MTA_GROWTH_CONSTANT, 0, 0);
 	n = shape (pts, 50, 0.50, 0.98, 1.0);
 	expect ("rule 4: the same blocks, no frees", pts, n, NULL, MTA_GROWTH_LINEAR, 0.6, 1.6);
 	/* frees that stop when the leak begins are not a cache */
-	const MtaGrowthFrees stopped = { TRUE, 0.45, 0.50 };
+	const MtaGrowthFrees stopped = { TRUE, 0.45, 0.50, NULL };
 	n = shape (pts, 50, 0.50, 0.98, 1.0);
 	expect ("rule 4: frees that stop when the leak starts", pts, n, &stopped, MTA_GROWTH_LINEAR,
 		0.6, 1.6);

@@ -38,7 +38,7 @@ in_ns() {
 	dir=$1 && shift
 	debuginfod -F "$dir" -p 8002 -d "$PWD/db.sqlite" >srv.log 2>&1 &
 	srv=$!
-	# ready once it serves the build-id it should (at most 120 s)
+	# ready once it serves ready-id, a file of its directory (at most 120 s)
 	i=0
 	while [ $i -lt 240 ]; do
 		rm -rf pollcache
@@ -98,6 +98,9 @@ test_expect_success 'the plain report asks no server: as without DEBUGINFOD_URLS
 '
 
 test_expect_success 'a server without the file: said in the note' '
+	objcopy --only-keep-debug "$TOP/tests/helper/ana-inline" other/unrelated.debug &&
+	readelf -n other/unrelated.debug | sed -n "s/.*Build ID: //p" >ready-id &&
+	test -s ready-id &&
 	in_ns other sh -c "\"$MTANALYZE\" --by-site s.log >none; echo \$? >none.rc" &&
 	test "$(cat none.rc)" = 1 &&
 	grep -q "^No symbols for $OUT/bin/app .*(debuginfod at http://127.0.0.1:8002 has no debug file for it)" none

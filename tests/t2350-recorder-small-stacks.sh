@@ -89,7 +89,15 @@ for depth in 1 16; do
 		echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
 		test -n \"\$native\" && test -n \"\$traced\" &&
 		test \$((traced - native)) -le $BOUND &&
-		mtrace_ok alt$depth.log
+		if grep -a -q '^# lost [0-9]* events in signal handlers' alt$depth.log; then
+			# a handler that interrupted the recorder where it holds
+			# its thread's lock cannot write: counted, said, and the
+			# analyzer says the run is incomplete (SPEC, never harm)
+			test_expect_code 1 \"\$MTANALYZE\" alt$depth.log >/dev/null 2>an$depth.err &&
+			grep -q 'is incomplete: .* (events in signal handlers that the recorder could not write' an$depth.err
+		else
+			mtrace_ok alt$depth.log
+		fi
 	"
 done
 

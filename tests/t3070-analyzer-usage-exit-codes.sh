@@ -139,7 +139,7 @@ test_expect_success 'a report, JSON or diff that cannot be written: status 2' '
 # A source file named in the debug info that diff cannot read: built from
 # a copy of the fixture's source, then the copy is removed.
 test_expect_success 'diff: no GLib criticals for source files it cannot read' '
-	mkdir -p gone && cp "$TOP/tests/helper/ana-growth.c" gone/ &&
+	mkdir -p gone && cp "$TOP/tests/helper/ana-growth.c" "$TOP/tests/helper/pace.h" gone/ &&
 	$CC -O0 -g -o gone-app gone/ana-growth.c &&
 	"$MTREC" -o g1.log --depth 4 ./gone-app 1000 2>/dev/null &&
 	"$MTREC" -o g2.log --depth 4 ./gone-app 3000 2>/dev/null &&

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* analysis.c -- one reading of the trace feeds an MtaRun; then the run goes
- * to the database, the JSON writer or the site report, and the exit status
- * says whether it leaks (only leaks of the --growth classes count).
+ * to the database, to the files asked for and to the writer of standard
+ * output that outputs.c chose (the tables below), and the exit status says
+ * whether it leaks (only leaks of the --growth classes count).
  *
  * The database is opened (and checked, and created when missing) before
  * the trace is read, so that a wrong --db argument fails at once and
@@ -14,6 +15,7 @@
 #include "analysis.h"
 #include "db-conn.h"
 #include "db-load.h"
+#include "folded-out.h"
 #include "html-out.h"
 #include "pprof-out.h"
 #include "json-out.h"
@@ -62,13 +64,7 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 	g_autoptr (MtaAnalysis) a = g_new0 (MtaAnalysis, 1);
 
 	a->opts = *opts;
-	if (!opts->no_skip) {
-		a->wrappers = mta_wrappers_new ();
-		if (!mta_wrappers_load_default (a->wrappers, error))
-			return NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
-		for (char **p = opts->skip; p && *p; p++)
-			mta_wrappers_add (a->wrappers, *p);
-	}
+	a->wrappers = opts->wrappers;
 	a->run = mta_run_new (sym, a->wrappers, binary);
 	mta_run_set_auto_skip (a->run, !opts->no_auto_skip);
 	mta_run_set_leak_kinds (a->run, opts->leak_kinds);
@@ -94,6 +90,79 @@ mta_analysis_line (const MtaLine *line, gpointer data, GError **error)
 	MtaAnalysis *a = data;
 	return mta_run_line (line, a->run, error);
 }
+
+/* ------------------------------------------------------------ writers */
+
+typedef gboolean (*FileWriter) (const char *path, MtaAnalysis *a, GError **error);
+typedef void (*OutWriter) (MtaAnalysis *a, int64_t run_id, FILE *out);
+
+static gboolean
+file_html (const char *path, MtaAnalysis *a, GError **error)
+{
+	return mta_html_write_report (path, a->run, a->opts.frames, a->opts.growth, error);
+}
+
+static gboolean
+file_pprof (const char *path, MtaAnalysis *a, GError **error)
+{
+	return mta_pprof_write (path, a->run, error);
+}
+
+static const FileWriter file_writers[MTA_FILE_N] = {
+	[MTA_FILE_HTML] = file_html,
+	[MTA_FILE_PPROF] = file_pprof,
+};
+
+static void
+out_folded (MtaAnalysis *a, int64_t run_id, FILE *out)
+{
+	(void) run_id;
+	mta_folded_write (a->run, a->opts.outputs.folded, a->opts.outputs.folded_blocks,
+			  a->opts.growth, out);
+}
+
+static void
+out_json (MtaAnalysis *a, int64_t run_id, FILE *out)
+{
+	mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, a->lineage, out);
+}
+
+static void
+out_text (MtaAnalysis *a, int64_t run_id, FILE *out)
+{
+	(void) run_id;
+	mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
+}
+
+static void
+out_loaded (MtaAnalysis *a, int64_t run_id, FILE *out)
+{
+	const MtaRunInfo *info = mta_run_info (a->run);
+	g_autofree char *shown = mta_conn_redact (a->opts.db);
+
+	fprintf (out, "run %" PRId64 " loaded into '%s': %" PRIu64 " leaked block%s, %" PRIu64
+		 " bytes, %" PRIu64 " bad free%s\n", run_id, shown, info->leaked_blocks,
+		 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
+		 info->bad_frees == 1 ? "" : "s");
+}
+
+static void
+out_written (MtaAnalysis *a, int64_t run_id, FILE *out)
+{
+	(void) run_id;
+	for (int i = 0; i < MTA_FILE_N; i++)
+		if (a->opts.outputs.files[i] != NULL)
+			mta_html_print_written (a->opts.outputs.files[i], mta_run_info (a->run), out);
+}
+
+/* The script's report is not the run's: mtrace-compat.c prints it. */
+static const OutWriter out_writers[MTA_OUT_N] = {
+	[MTA_OUT_TEXT] = out_text,
+	[MTA_OUT_JSON] = out_json,
+	[MTA_OUT_FOLDED] = out_folded,
+	[MTA_OUT_LOADED] = out_loaded,
+	[MTA_OUT_WRITTEN] = out_written,
+};
 
 int
 mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, FILE *out,
@@ -128,30 +197,14 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 		if (!mta_db_store (a->db, a->run, &run_id, error))
 			return -1;
 	}
-	/* the file first: when it cannot be written, nothing is printed */
-	if (a->opts.html != NULL &&
-	    !mta_html_write_report (a->opts.html, a->run, a->opts.frames, a->opts.growth, error))
-		return -1;
-	if (a->opts.pprof != NULL && !mta_pprof_write (a->opts.pprof, a->run, error))
-		return -1;
-	if (a->opts.folded != MTA_FOLDED_NONE)
-		mta_folded_write (a->run, a->opts.folded, a->opts.folded_blocks, a->opts.growth, out);
-	else if (a->opts.json)
-		mta_json_write_growth (a->run, a->opts.frames, a->opts.growth, run_id, a->lineage, out);
-	else if (a->opts.by_site)
-		mta_site_report_growth (a->run, (guint) a->opts.frames, a->opts.growth, out);
-	else if (a->opts.db != NULL) {
-		g_autofree char *shown = mta_conn_redact (a->opts.db);
-		fprintf (out, "run %" PRId64 " loaded into '%s': %" PRIu64 " leaked block%s, %" PRIu64
-			 " bytes, %" PRIu64 " bad free%s\n", run_id, shown, info->leaked_blocks,
-			 info->leaked_blocks == 1 ? "" : "s", info->leaked_bytes, info->bad_frees,
-			 info->bad_frees == 1 ? "" : "s");
-	} else {
-		if (a->opts.html != NULL)
-			mta_html_print_written (a->opts.html, info, out);
-		if (a->opts.pprof != NULL)
-			mta_html_print_written (a->opts.pprof, info, out);
+	/* the files first: when one cannot be written, nothing is printed */
+	for (int i = 0; i < MTA_FILE_N; i++) {
+		const char *path = a->opts.outputs.files[i];
+		if (path != NULL && !file_writers[i] (path, a, error))
+			return -1;
 	}
+	g_return_val_if_fail (out_writers[a->opts.outputs.out] != NULL, -1);
+	out_writers[a->opts.outputs.out] (a, run_id, out);
 	if (a->opts.growth == 0 && a->opts.leak_kinds != 0)
 		return info->leaked_blocks > 0;
 	if (a->opts.growth == 0)

@@ -6,27 +6,22 @@
 #define MTA_ANALYSIS_H
 
 #include <stdio.h>
-#include "folded-out.h"
 #include "lineage.h"
+#include "outputs.h"
 #include "symbolize.h"
 #include "trace-reader.h"
+#include "wrappers.h"
 
 typedef struct {
-	gboolean by_site;          /* the text report by call site */
-	gboolean json;             /* the same facts as JSON */
+	MtaOutputs outputs;        /* what is printed and written (outputs.c) */
 	const char *db;            /* load the run into this database: a SQLite file, a postgresql:// URI */
 	const char *host;          /* --host: the run's host in the database (NULL: this one's) */
 	gboolean all_events;       /* ... with every event */
-	gboolean no_skip;          /* do not skip allocation wrappers */
+	MtaWrappers *wrappers;     /* the wrappers skipped (taken); NULL: none (--no-skip) */
 	gboolean no_auto_skip;     /* nor those found without symbols */
-	char **skip;               /* more wrapper patterns */
 	int frames;                /* frames shown per stack */
 	guint growth;              /* leak sites reported and failing: 1 << MtaGrowth; 0 all */
 	guint leak_kinds;          /* blocks that are leaks: 1 << MtaReach (--leaks); 0 all */
-	MtaFolded folded;          /* --folded: print folded stacks of this count */
-	gboolean folded_blocks;    /* ... in blocks, not bytes */
-	const char *html;          /* --html: also write this report (html-out.c) */
-	const char *pprof;         /* --pprof: also write the run as a pprof profile */
 } MtaAnalysisOptions;
 
 typedef struct MtaAnalysis MtaAnalysis;
@@ -44,7 +39,7 @@ void mta_analysis_set_lineage (MtaAnalysis *a, const MtaLineageInfo *lineage);
 
 gboolean mta_analysis_line (const MtaLine *line, gpointer analysis, GError **error);
 
-/* Store and print; the exit status (0 no leaks, 1 leaks -- of the growth
+/* Store, write the files and print on OUT what opts->outputs says; the exit status (0 no leaks, 1 leaks -- of the growth
  * classes selected) or -1. */
 int mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, FILE *out,
 			 GError **error);

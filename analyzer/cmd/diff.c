@@ -39,6 +39,8 @@
  * that; in between it is noise, listed apart with the baselines' counts.
  */
 #include "diff.h"
+#include "options.h"
+#include "outputs.h"
 #include "db-conn.h"
 #include "escape.h"
 #include "reach.h"
@@ -71,49 +73,36 @@
 /* Source files larger than this are not read for their lines. */
 #define MAX_SOURCE_SIZE (64 << 20)
 
-static gboolean opt_json;
 static gint64 opt_min_blocks;
 static gint64 opt_min_bytes;
 static char **opt_suppressions;
-static char *opt_sysroot;
-static char **opt_skip;
-static gboolean opt_no_skip;
 static gboolean opt_no_source;
-static gboolean opt_quiet;
 static MtaWarnFunc diff_warn;   /* main's, for the traces read */
-static char *opt_html;
-static char *opt_leaks;
 static guint diff_kinds;        /* --leaks, parsed (1 << MtaReach); 0 all */
 static char **opt_bases;
 
 const GOptionEntry mta_diff_entries[] = {
-	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
-	  "Print the same facts as JSON (share/diff.md)", NULL },
 	{ "min-blocks", 0, 0, G_OPTION_ARG_INT64, &opt_min_blocks,
 	  "Report a site only when its leaked blocks changed by N or more", "N" },
 	{ "min-bytes", 0, 0, G_OPTION_ARG_INT64, &opt_min_bytes,
 	  "Report a site only when its leaked bytes changed by N or more", "N" },
 	{ "suppressions", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_suppressions,
 	  "Leave out the sites matched by FILE (share/suppressions.md); repeatable", "FILE" },
-	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
-	  "Find the traces' objects and debug files under DIR", "DIR" },
-	{ "skip", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_skip,
-	  "Also skip functions matching PATTERN as allocation wrappers", "PATTERN" },
-	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
-	  "Charge leaks to wrappers too (no wrapper list)", NULL },
 	{ "no-source", 0, 0, G_OPTION_ARG_NONE, &opt_no_source,
 	  "Do not read source lines to pair the sites of the two runs", NULL },
-	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable trace lines nor show the progress", NULL },
-	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
-	  "Also write the comparison as one self-contained HTML FILE (share/pictures.md)", "FILE" },
 	{ "base", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_bases,
 	  "One more baseline run (as BASE takes it), repeatable: a site is new or grown only "
 	  "beyond the most the baselines leak there plus how much they differ", "RUN" },
-	{ "leaks", 0, 0, G_OPTION_ARG_STRING, &opt_leaks,
-	  "Compare only the blocks not freed of KINDS: definite, indirect, possible, reachable, "
-	  "unknown, all (runs recorded with mtrec --reach)", "KINDS" },
 	{ NULL }
+};
+
+const MtaSharedSpec mta_diff_shared = {
+	.set = MTA_SHARED_JSON | MTA_SHARED_SYSROOT | MTA_SHARED_SKIP | MTA_SHARED_QUIET |
+	       MTA_SHARED_HTML | MTA_SHARED_LEAKS,
+	.json_help = "Print the same facts as JSON (share/diff.md)",
+	.html_help = "Also write the comparison as one self-contained HTML FILE (share/pictures.md)",
+	.leaks_help = "Compare only the blocks not freed of KINDS: definite, indirect, possible, "
+		      "reachable, unknown, all (runs recorded with mtrec --reach)",
 };
 
 const char mta_diff_params[] = "[--base RUN]... BASE FEATURE - the leaks FEATURE has and BASE has not";
@@ -223,7 +212,7 @@ load_side (const char *arg, const MtaWrappers *wrappers, guint leak_kinds, GErro
 		close (fd);
 	}
 	MtaLeakSetOptions o = {
-		.binary = binary, .sysroot = opt_sysroot, .wrappers = wrappers, .quiet = opt_quiet,
+		.binary = binary, .sysroot = mta_shared.sysroot, .wrappers = wrappers, .quiet = mta_shared.quiet,
 		.warn = diff_warn, .leak_kinds = leak_kinds,
 	};
 	return mta_leak_set_from_traces (arg, traces, g_strv_length (traces), &o, error);
@@ -279,7 +268,7 @@ source_line (SourceCache *c, const char *file, unsigned line, double start)
 
 	if (opt_no_source || file[0] == '\0' || line == 0)
 		return NULL;
-	g_autofree char *path = opt_sysroot && file[0] == '/' ? g_build_filename (opt_sysroot, file, NULL)
+	g_autofree char *path = mta_shared.sysroot && file[0] == '/' ? g_build_filename (mta_shared.sysroot, file, NULL)
 							     : g_strdup (file);
 	g_autofree char *key = g_strdup_printf ("%.0f\x1f%s", start, path);
 	if (!g_hash_table_lookup_extended (c->files, key, NULL, (gpointer *) &lines)) {
@@ -925,6 +914,69 @@ print_json (const MtaLeakSet *base, const GPtrArray *others, const MtaLeakSet *f
 
 /* ------------------------------------------------------------ command */
 
+/* ------------------------------------------------------------ writers */
+
+/* What the writers of a comparison get. */
+typedef struct {
+	const MtaLeakSet *base;
+	const GPtrArray *others;
+	const MtaLeakSet *feature;
+	const DiffResult *r;
+	const MtaOutputs *outputs;
+} Comparison;
+
+static gboolean
+file_html (const char *path, const Comparison *c, GError **error)
+{
+	return mta_html_write_diff (path, c->base, c->feature, c->r->grown, c->r->shrunk, error);
+}
+
+static void
+out_text (const Comparison *c, FILE *out)
+{
+	print_text (c->base, c->others, c->feature, c->r, out);
+}
+
+static void
+out_json (const Comparison *c, FILE *out)
+{
+	print_json (c->base, c->others, c->feature, c->r, out);
+}
+
+static void
+out_written (const Comparison *c, FILE *out)
+{
+	guint n = c->r->grown->len;
+	fprintf (out, "comparison written to '%s': %u site%s new or grown in FEATURE\n",
+		 c->outputs->files[MTA_FILE_HTML], n, n == 1 ? "" : "s");
+}
+
+static gboolean (*const file_writers[MTA_FILE_N]) (const char *, const Comparison *, GError **) = {
+	[MTA_FILE_HTML] = file_html,
+};
+
+static void (*const out_writers[MTA_OUT_N]) (const Comparison *, FILE *) = {
+	[MTA_OUT_TEXT] = out_text,
+	[MTA_OUT_JSON] = out_json,
+	[MTA_OUT_WRITTEN] = out_written,
+};
+
+/* The files first: when one cannot be written, nothing is printed. */
+static gboolean
+write_outputs (const Comparison *c, GError **error)
+{
+	for (int i = 0; i < MTA_FILE_N; i++) {
+		const char *path = c->outputs->files[i];
+		if (path != NULL && !file_writers[i] (path, c, error))
+			return FALSE;
+	}
+	g_return_val_if_fail (out_writers[c->outputs->out] != NULL, FALSE);
+	FILE *out = mta_outputs_stream (c->outputs->out);
+	out_writers[c->outputs->out] (c, out);
+	mta_text_out_close (out);
+	return TRUE;
+}
+
 gboolean
 mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 {
@@ -937,6 +989,13 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	DiffResult r = { 0 };
 
 	diff_warn = warn;
+	MtaOutputRequest request = {
+		.fallback = MTA_OUT_TEXT, .json = mta_shared.json,
+		.files = { [MTA_FILE_HTML] = mta_shared.html },
+	};
+	MtaOutputs outputs;
+	if (!mta_outputs_resolve (&request, &outputs, error))
+		return FALSE;
 
 	if (argc != 2) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -951,15 +1010,8 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	for (char **p = opt_suppressions; p && *p; p++)
 		if (!mta_suppressions_load (supp, *p, error))
 			return FALSE;
-	if (!opt_no_skip) {
-		wrappers = mta_wrappers_new ();
-		if (!mta_wrappers_load_default (wrappers, error))
-			return FALSE;
-		for (char **p = opt_skip; p && *p; p++)
-			mta_wrappers_add (wrappers, *p);
-	}
 	guint leak_kinds = 0;
-	if (opt_leaks != NULL && !mta_reach_parse_kinds (opt_leaks, &leak_kinds, error))
+	if (!mta_shared_wrappers (&wrappers, error) || !mta_shared_leak_kinds (&leak_kinds, error))
 		return FALSE;
 	diff_kinds = leak_kinds;
 	if ((base = load_side (argv[0], wrappers, leak_kinds, error)) == NULL ||
@@ -977,18 +1029,8 @@ mta_diff (int argc, char **argv, MtaWarnFunc warn, int *status, GError **error)
 	r.noise = g_array_new (FALSE, FALSE, sizeof (Noise));
 	pair_baselines (others, feature, supp, &bl);
 	compare (base, feature, supp, &bl, &r);
-	/* the file first: when it cannot be written, nothing is printed */
-	gboolean ok = opt_html == NULL ||
-		mta_html_write_diff (opt_html, base, feature, r.grown, r.shrunk, error);
-	FILE *text = opt_json || !ok ? stdout : mta_text_out ();
-	if (ok && opt_json)
-		print_json (base, others, feature, &r, stdout);
-	else if (ok && opt_html != NULL)
-		fprintf (text, "comparison written to '%s': %u site%s new or grown in FEATURE\n", opt_html,
-			 r.grown->len, r.grown->len == 1 ? "" : "s");
-	else if (ok)
-		print_text (base, others, feature, &r, text);
-	mta_text_out_close (text);
+	Comparison c = { base, others, feature, &r, &outputs };
+	gboolean ok = write_outputs (&c, error);
 	*status = r.grown->len > 0;
 	g_array_unref (r.grown);
 	g_array_unref (r.shrunk);

@@ -10,11 +10,13 @@
 #define MTA_DIFF_H
 
 #include <glib.h>
+#include "options.h"
 
 #include "warn.h"
 
 /* The subcommand's options, arguments and help, for main's parser. */
 extern const GOptionEntry mta_diff_entries[];
+extern const MtaSharedSpec mta_diff_shared;
 extern const char mta_diff_params[];
 extern const char mta_diff_description[];
 

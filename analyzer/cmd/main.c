@@ -41,7 +41,8 @@ typedef struct {
 	const char *name;     /* NULL: the default command */
 	CommandFunc func;
 	const char *summary;
-	const GOptionEntry *entries;
+	const GOptionEntry *entries;        /* its own options, or NULL */
+	const MtaSharedSpec *shared;       /* those it shares with others (options.h), or NULL */
 	const char *params;
 	const char *description;
 	/* Called with the arguments before they are parsed, or NULL. */
@@ -50,17 +51,18 @@ typedef struct {
 
 static const Command commands[] = {
 	{ NULL, mta_report, "print what glibc's mtrace prints for the trace",
-	  mta_report_entries, mta_report_params, mta_report_description, mta_report_prepare_args },
+	  mta_report_entries, &mta_report_shared, mta_report_params, mta_report_description,
+	  mta_report_prepare_args },
 	{ "addr2line", mta_addr2line, "print what 'addr2line -e FILE ADDR...' would",
-	  mta_addr2line_entries, mta_addr2line_params, mta_addr2line_description, NULL },
+	  mta_addr2line_entries, NULL, mta_addr2line_params, mta_addr2line_description, NULL },
 	{ "diff", mta_diff, "list the leaks that FEATURE has and BASE has not",
-	  mta_diff_entries, mta_diff_params, mta_diff_description, NULL },
+	  mta_diff_entries, &mta_diff_shared, mta_diff_params, mta_diff_description, NULL },
 	{ "shrink", mta_shrink, "write the trace without the blocks that were freed",
-	  mta_shrink_entries, mta_shrink_params, mta_shrink_description, NULL },
+	  mta_shrink_entries, NULL, mta_shrink_params, mta_shrink_description, NULL },
 	{ "compact", mta_compact, "fold the complete parts of a rotated trace while it is written",
-	  mta_compact_entries, mta_compact_params, mta_compact_description, NULL },
+	  mta_compact_entries, NULL, mta_compact_params, mta_compact_description, NULL },
 	{ "session", mta_session, "list the processes of a session, as a tree, with their leaks",
-	  mta_session_entries, mta_session_params, mta_session_description, NULL },
+	  NULL, &mta_session_shared, mta_session_params, mta_session_description, NULL },
 };
 
 /* ------------------------------------------------------------ main */
@@ -257,7 +259,8 @@ main (int argc, char **argv)
 	g_autoptr (GError) error = NULL;
 	g_autoptr (GOptionContext) ctx = NULL;
 	const Command *cmd, *near;
-	const GOptionEntry *lists[3] = { NULL };
+	const GOptionEntry *lists[4] = { NULL };
+	int nlists = 0;
 	int status;
 
 	setlocale (LC_ALL, "");
@@ -277,8 +280,11 @@ main (int argc, char **argv)
 		g_autofree char *prgname = command_name (cmd);
 		g_set_prgname (prgname);
 	}
-	lists[0] = cmd->entries;
-	lists[1] = common_entries;
+	if (cmd->shared != NULL)
+		lists[nlists++] = mta_shared_entries (cmd->shared);
+	if (cmd->entries != NULL)
+		lists[nlists++] = cmd->entries;
+	lists[nlists++] = common_entries;
 	for (int i = 0; lists[i] != NULL; i++)
 		g_option_context_add_main_entries (ctx, lists[i], NULL);
 	if (cmd->prepare_args != NULL)

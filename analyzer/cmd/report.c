@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "options.h"
+#include "outputs.h"
 #include "escape.h"
 #include "growth.h"
 #include "incomplete.h"
 #include "lineage.h"
 #include "mtrace-compat.h"
-#include "reach.h"
 #include "parts.h"
 #include "symbolize.h"
 #include "trace-input.h"
@@ -68,26 +69,19 @@ const char mta_report_description[] =
 	"Exit status: 0 no leaks, 1 leaks, 2 trouble (unusable input, a usage\n"
 	"error, an I/O error).  See mtanalyze(1).";
 
-static char *opt_sysroot;
 static gboolean opt_exact;
-static gboolean opt_quiet;
 static char *opt_parent;
 static gboolean opt_no_inherit;
 static gboolean opt_by_site;
-static gboolean opt_json;
 static char *opt_db;
 static char *opt_host;
 static gboolean opt_all_events;
-static gboolean opt_no_skip;
 static gboolean opt_no_auto_skip;
-static char **opt_skip;
 static char **opt_debug_dirs;
 static int opt_frames = 5;
 static char *opt_growth;
-static char *opt_leaks;
 static char *opt_folded;
 static char *opt_folded_count;
-static char *opt_html;
 static char *opt_pprof;
 
 /* --folded[=WHAT]: a bare --folded is --folded=leaked.  (GOption's
@@ -103,12 +97,8 @@ mta_report_prepare_args (int argc, char **argv)
 }
 
 const GOptionEntry mta_report_entries[] = {
-	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
-	  "Find the trace's objects and debug files under DIR", "DIR" },
 	{ "mtrace-exact", 0, 0, G_OPTION_ARG_NONE, &opt_exact,
 	  "Print locations exactly as mtrace does, even unresolved ones", NULL },
-	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable lines nor show the progress", NULL },
 	{ "parent", 0, 0, G_OPTION_ARG_FILENAME, &opt_parent,
 	  "In the reports by call site, a forked child's trace starts from the blocks live at "
 	  "its fork in FILE, its parent's trace (default: the one its header names, if found)", "FILE" },
@@ -119,24 +109,15 @@ const GOptionEntry mta_report_entries[] = {
 	  "Report leaks and bad frees by call site, largest first", NULL },
 	{ "frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
 	  "Show N callers of each site's stacks (default 5; 0: none)", "N" },
-	{ "skip", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_skip,
-	  "Also skip functions matching PATTERN (or OBJECT+0xOFF, 0xOFF) as allocation wrappers",
-	  "PATTERN" },
 	{ "debug-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_debug_dirs,
 	  "Also look for separate debug files in DIR (repeatable)", "DIR" },
-	{ "no-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_skip,
-	  "Charge leaks to wrappers too (no wrapper list)", NULL },
 	{ "no-auto-skip", 0, 0, G_OPTION_ARG_NONE, &opt_no_auto_skip,
 	  "Do not skip the allocation wrappers found in code without symbols", NULL },
-	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
-	  "Print the report by call site as JSON (share/json-format.md)", NULL },
 	{ "folded", 0, 0, G_OPTION_ARG_STRING, &opt_folded,
 	  "Print folded stacks for flame graphs: leaked (alone: --folded), allocated, peak, temporary",
 	  "WHAT" },
 	{ "folded-count", 0, 0, G_OPTION_ARG_STRING, &opt_folded_count,
 	  "Count bytes (default) or blocks in --folded lines", "bytes|blocks" },
-	{ "html", 0, 0, G_OPTION_ARG_FILENAME, &opt_html,
-	  "Also write the report as one self-contained HTML FILE (share/pictures.md)", "FILE" },
 	{ "pprof", 0, 0, G_OPTION_ARG_FILENAME, &opt_pprof,
 	  "Also write the run as a gzip-compressed pprof profile FILE (share/pprof.md)", "FILE" },
 	{ "db", 0, 0, G_OPTION_ARG_FILENAME, &opt_db,
@@ -149,10 +130,15 @@ const GOptionEntry mta_report_entries[] = {
 	{ "growth", 0, 0, G_OPTION_ARG_STRING, &opt_growth,
 	  "Report, and exit 1 for, only the leaks that grow as CLASSES (e.g. linear,exponential)",
 	  "CLASSES" },
-	{ "leaks", 0, 0, G_OPTION_ARG_STRING, &opt_leaks,
-	  "Report, and exit 1 for, only the blocks not freed of KINDS: definite, indirect, "
-	  "possible, reachable, unknown, all (a trace recorded with mtrec --reach)", "KINDS" },
 	{ NULL }
+};
+
+const MtaSharedSpec mta_report_shared = {
+	.set = MTA_SHARED_SYSROOT | MTA_SHARED_QUIET | MTA_SHARED_SKIP | MTA_SHARED_JSON |
+	       MTA_SHARED_HTML | MTA_SHARED_LEAKS,
+	.json_help = "Print the report by call site as JSON (share/json-format.md)",
+	.leaks_help = "Report, and exit 1 for, only the blocks not freed of KINDS: definite, indirect, "
+		      "possible, reachable, unknown, all (a trace recorded with mtrec --reach)",
 };
 
 typedef struct {
@@ -184,7 +170,7 @@ static gboolean
 report_line (const MtaLine *line, gpointer data, GError **error)
 {
 	ReportState *st = data;
-	if (line->kind == MTA_LINE_BAD && !opt_quiet && st->bad_shown < SHOWN_BAD_LINES) {
+	if (line->kind == MTA_LINE_BAD && !mta_shared.quiet && st->bad_shown < SHOWN_BAD_LINES) {
 		g_autofree char *ex = excerpt (line->text.p, line->text.len);
 		/* stdout and stderr may share a terminal: keep their order */
 		fflush (stdout);
@@ -207,7 +193,7 @@ static void
 note_cb (const char *message, gpointer data)
 {
 	(void) data;
-	if (opt_quiet && g_str_has_prefix (message, "note: "))
+	if (mta_shared.quiet && g_str_has_prefix (message, "note: "))
 		return;
 	g_autofree char *m = mta_escape_controls (message);
 	fflush (stdout);
@@ -219,7 +205,7 @@ note_cb (const char *message, gpointer data)
 static void
 note_plain_forks (const ReportState *st, const char *trace)
 {
-	if (opt_quiet || opt_no_inherit || (!st->forked && !st->child && opt_parent == NULL))
+	if (mta_shared.quiet || opt_no_inherit || (!st->forked && !st->child && opt_parent == NULL))
 		return;
 	fflush (stdout);
 	fprintf (stderr, "mtanalyze: note: '%s' is the trace of %s: this report is the script's, "
@@ -248,24 +234,17 @@ is_elf_file (const char *path)
 	return r;
 }
 
-/* --folded and --folded-count, checked before anything is read; one
- * output on stdout at a time. */
-static gboolean
-report_outputs (MtaFolded *folded, gboolean *blocks, GError **error)
+/* What the options ask for (outputs.c decides what it means). */
+static MtaOutputRequest
+report_request (void)
 {
-	if (opt_folded_count != NULL && opt_folded == NULL) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--folded-count needs --folded");
-		return FALSE;
-	}
-	if (opt_folded == NULL)
-		return TRUE;
-	if (opt_json || opt_by_site) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			     "--folded prints its own report: not with %s", opt_json ? "--json" : "--by-site");
-		return FALSE;
-	}
-	return mta_folded_parse (opt_folded, folded, error) &&
-	       mta_folded_parse_count (opt_folded_count, *folded, blocks, error);
+	return (MtaOutputRequest) {
+		.fallback = MTA_OUT_SCRIPT, .by_site = opt_by_site, .json = mta_shared.json,
+		.folded = opt_folded, .folded_count = opt_folded_count,
+		.db = opt_db, .host = opt_host, .all_events = opt_all_events,
+		.files = { [MTA_FILE_HTML] = mta_shared.html, [MTA_FILE_PPROF] = opt_pprof },
+		.gate = opt_growth != NULL || mta_shared.leaks != NULL,
+	};
 }
 
 gboolean
@@ -276,21 +255,13 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	ReportState st = { 0 };
 	MtaCompat *compat = NULL;
 	g_autoptr (MtaAnalysis) sites = NULL;
-	gboolean by_site = opt_by_site || opt_json || opt_db != NULL || opt_growth != NULL ||
-		opt_leaks != NULL || opt_folded != NULL || opt_html != NULL || opt_pprof != NULL;
+	MtaOutputRequest request = report_request ();
+	MtaOutputs outputs;
 	guint growth = 0, leak_kinds = 0;
-	MtaFolded folded = MTA_FOLDED_NONE;
-	gboolean folded_blocks = FALSE;
 	int status;
 
-	if (opt_host != NULL && opt_db == NULL) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--host needs --db");
+	if (!mta_outputs_resolve (&request, &outputs, error))
 		return FALSE;
-	}
-	if (opt_all_events && opt_db == NULL) {
-		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--all-events needs --db");
-		return FALSE;
-	}
 	if (argc < 1) {
 		g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "no trace given");
 		return FALSE;
@@ -301,9 +272,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	}
 	if (opt_growth != NULL && !mta_growth_parse (opt_growth, &growth, error))
 		return FALSE;
-	if (opt_leaks != NULL && !mta_reach_parse_kinds (opt_leaks, &leak_kinds, error))
-		return FALSE;
-	if (!report_outputs (&folded, &folded_blocks, error))
+	if (!mta_shared_leak_kinds (&leak_kinds, error))
 		return FALSE;
 	for (int i = first; i < argc; i++)
 		if (!mta_input_check_readable (argv[i], error))
@@ -314,24 +283,21 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		return FALSE;
 	argc = first + ntraces;    /* parts a compacted trace holds are left out */
 
-	MtaSymbolizer *sym = mta_symbolizer_new (opt_sysroot, warn, NULL);
+	MtaSymbolizer *sym = mta_symbolizer_new (mta_shared.sysroot, warn, NULL);
 	mta_symbolizer_set_binary (sym, binary);
 	for (char **d = opt_debug_dirs; d && *d; d++)
 		if (!mta_symbolizer_add_debug_dir (sym, *d, error)) {
 			mta_symbolizer_free (sym);
 			return FALSE;
 		}
-	if (by_site) {
+	if (mta_outputs_by_site (&outputs)) {
 		MtaAnalysisOptions o = {
-			.by_site = opt_by_site || ((opt_growth != NULL || opt_leaks != NULL) && !opt_json &&
-					       opt_db == NULL && opt_html == NULL && opt_pprof == NULL),
-			.json = opt_json, .db = opt_db, .host = opt_host,
-			.all_events = opt_all_events, .no_skip = opt_no_skip, .skip = opt_skip,
-			.no_auto_skip = opt_no_auto_skip,
+			.outputs = outputs, .db = opt_db, .host = opt_host,
+			.all_events = opt_all_events, .no_auto_skip = opt_no_auto_skip,
 			.frames = MAX (opt_frames, 0), .growth = growth, .leak_kinds = leak_kinds,
-			.folded = folded, .folded_blocks = folded_blocks, .html = opt_html, .pprof = opt_pprof,
 		};
-		sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
+		if (mta_shared_wrappers (&o.wrappers, error))
+			sites = mta_analysis_new (&o, sym, binary, argv + first, argc - first, error);
 		if (sites == NULL) {
 			mta_symbolizer_free (sym);
 			return FALSE;
@@ -361,7 +327,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	}
 	mta_incomplete_init (&st.incomplete);
 	MtaReader *reader = mta_reader_new (report_line, &st);
-	mta_reader_set_progress (reader, opt_quiet);
+	mta_reader_set_progress (reader, mta_shared.quiet);
 
 	status = 0;
 	for (int i = first; i < argc; i++) {
@@ -381,7 +347,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		if (sites != NULL && !mta_reader_check_events (reader, error))
 			status = -1;
 		else if (sites != NULL) {
-			FILE *out = opt_json ? stdout : mta_text_out ();
+			FILE *out = mta_outputs_stream (outputs.out);
 			status = mta_analysis_finish (sites, mta_reader_lines (reader), bad, out, error);
 			mta_text_out_close (out);
 		} else {
@@ -391,7 +357,7 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 		}
 		if (compat != NULL && status >= 0 && argc > first)
 			note_plain_forks (&st, argv[first]);
-		if (bad > st.bad_shown && !opt_quiet) {
+		if (bad > st.bad_shown && !mta_shared.quiet) {
 			fflush (stdout);
 			fprintf (stderr, "mtanalyze: %" G_GUINT64_FORMAT " unreadable lines in all, "
 				 "%" G_GUINT64_FORMAT " shown\n", bad, st.bad_shown);

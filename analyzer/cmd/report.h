@@ -6,9 +6,11 @@
 
 #include <glib.h>
 
+#include "options.h"
 #include "warn.h"
 
 extern const GOptionEntry mta_report_entries[];
+extern const MtaSharedSpec mta_report_shared;
 extern const char mta_report_params[];
 /* The help's text: the default command's, and the others' in a line each. */
 extern const char mta_report_description[];

@@ -27,18 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gboolean opt_json;
-static gboolean opt_quiet;
-static char *opt_sysroot;
-
-const GOptionEntry mta_session_entries[] = {
-	{ "json", 0, 0, G_OPTION_ARG_NONE, &opt_json,
-	  "Print the same facts as JSON (share/session.md)", NULL },
-	{ "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sysroot,
-	  "Find the traces' objects and debug files under DIR", "DIR" },
-	{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
-	  "Do not report unreadable trace lines nor show the progress", NULL },
-	{ NULL }
+const MtaSharedSpec mta_session_shared = {
+	.set = MTA_SHARED_JSON | MTA_SHARED_SYSROOT | MTA_SHARED_QUIET,
+	.json_help = "Print the same facts as JSON (share/session.md)",
 };
 
 const char mta_session_params[] = "TRACE... - the processes of a session and their leaks";
@@ -173,7 +164,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 	gboolean ok = TRUE;
 
 	mta_lineage_set_traces (lineage, (char **) im->files->pdata, (int) im->files->len);
-	mta_reader_set_progress (reader, opt_quiet);
+	mta_reader_set_progress (reader, mta_shared.quiet);
 	for (guint i = 0; i < im->files->len; i++)
 		mta_run_add_trace (run, im->files->pdata[i]);
 	for (guint i = 0; i < im->files->len && ok; i++)
@@ -190,7 +181,7 @@ read_image (Image *im, MtaSymbolizer *sym, const MtaWrappers *wrappers, GError *
 		im->exec_at_end = lg->exec_at_end;
 		uint64_t bad = mta_reader_bad_lines (reader);
 		mta_run_finish (run, mta_reader_lines (reader), bad);
-		if (bad > 0 && !opt_quiet) {
+		if (bad > 0 && !mta_shared.quiet) {
 			g_autofree char *m = g_strdup_printf ("%s: %" PRIu64 " unreadable line%s",
 							      (char *) im->files->pdata[0], bad,
 							      bad == 1 ? "" : "s");
@@ -436,7 +427,7 @@ mta_session (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 {
 	warn_cb = warn;
 	/* the runs read hold the symbolizer and the wrappers: freed last */
-	g_autoptr (MtaSymbolizer) sym = mta_symbolizer_new (opt_sysroot, warn_cb, NULL);
+	g_autoptr (MtaSymbolizer) sym = mta_symbolizer_new (mta_shared.sysroot, warn_cb, NULL);
 	g_autoptr (MtaWrappers) wrappers = mta_wrappers_new ();
 	g_autoptr (GPtrArray) images = g_ptr_array_new_with_free_func (image_free);
 
@@ -451,7 +442,7 @@ mta_session (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 		if (!read_image (images->pdata[i], sym, wrappers, error))
 			return FALSE;
 	link_images (images);
-	if (opt_json)
+	if (mta_shared.json)
 		print_json (images, stdout);
 	else {
 		FILE *text = mta_text_out ();

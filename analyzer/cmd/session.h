@@ -7,9 +7,10 @@
 
 #include <glib.h>
 
+#include "options.h"
 #include "parts.h"
 
-extern const GOptionEntry mta_session_entries[];
+extern const MtaSharedSpec mta_session_shared;
 extern const char mta_session_params[];
 extern const char mta_session_description[];
 

@@ -521,23 +521,38 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 }
 
 /* The execl functions: their arguments are counted (the closing NULL
- * included), then copied into an array on the stack. */
+ * included), then copied into an array on the stack -- no allocation,
+ * since a vfork child may call them. */
+
+/* The size of the array: ARG, those AP holds, the NULL. */
+static size_t execl_count(va_list *ap)
+{
+	size_t n = 2;
+
+	while (va_arg(*ap, const char *) != NULL)
+		n++;
+	return n;
+}
+
+/* Fills ARGV; AP is left after the NULL (execle's envp follows it). */
+static void execl_copy(const char **argv, const char *arg, va_list *ap)
+{
+	size_t i = 0;
+
+	argv[i++] = arg;
+	while ((argv[i++] = va_arg(*ap, const char *)) != NULL)
+		;
+}
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const char *argv[execl_count(&ap)];
 	va_end(ap);
-	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
+	execl_copy(argv, arg, &ap);
 	va_end(ap);
 	AROUND_EXEC(path, mtrec_real.execv, path, (char *const *)argv);
 }
@@ -545,39 +560,26 @@ EXPORT int execl(const char *path, const char *arg, ...)
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const char *argv[execl_count(&ap)];
 	va_end(ap);
-	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
+	execl_copy(argv, arg, &ap);
 	va_end(ap);
 	AROUND_EXEC(file, mtrec_real.execvp, file, (char *const *)argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
-	size_t n = 2, i = 0;
 
 	va_start(ap, arg);
-	while (va_arg(ap, const char *) != NULL)
-		n++;
+	const char *argv[execl_count(&ap)];
 	va_end(ap);
-	const char *argv[n];
-
-	argv[i++] = arg;
 	va_start(ap, arg);
-	while ((argv[i++] = va_arg(ap, const char *)) != NULL)
-		;
-	envp = va_arg(ap, char *const *);
+	execl_copy(argv, arg, &ap);
+	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	AROUND_EXEC(path, mtrec_real.execve, path, (char *const *)argv, envp);
 }

@@ -332,6 +332,19 @@ need_analyzer() {
 	[ -x "$MTANALYZE" ]
 }
 
+# need_libglusterfs: true when Debian's libglusterfs0 and libgfapi0 are
+# installed, for tests/helper/gf-planted.c (built by the test: gf_build).
+GF_LIBDIR=/usr/lib/x86_64-linux-gnu
+need_libglusterfs() {
+	[ -e "$GF_LIBDIR/libglusterfs.so.0" ] && [ -e "$GF_LIBDIR/libgfapi.so.0" ]
+}
+
+# gf_build NAME: tests/helper/gf-planted.c built as ./NAME against them.
+gf_build() {
+	$CC -O1 -g -o "$1" "$TOP/tests/helper/gf-planted.c" \
+		"$GF_LIBDIR/libglusterfs.so.0" "$GF_LIBDIR/libgfapi.so.0"
+}
+
 # strip_ext FILE: the standard lines of a trace (no extension, blank or
 # padding lines), as glibc's own tracer would have written them.
 strip_ext() {

@@ -12,75 +12,14 @@
 # calls: libglusterfs-dev's headers depend on the build's config.h).
 . "$(dirname "$0")/lib.sh"
 
-LIBDIR=/usr/lib/x86_64-linux-gnu
-if [ ! -e "$LIBDIR/libglusterfs.so.0" ] || [ ! -e "$LIBDIR/libgfapi.so.0" ] || ! need_analyzer; then
+if ! need_libglusterfs || ! need_analyzer; then
 	test_skip 'a planted leak in libglusterfs' 'needs libglusterfs0, libgfapi0 and the analyzer'
 	test_done; exit
 fi
-SRC="$OUT/gf-planted.c"
-cat >"$SRC" <<'END'
-/* gf-planted.c -- a planted reference leak against the real
- * libglusterfs.so.0, as in GlusterFS's own write-up: dict_new, three
- * dict_ref at PLANT-REF (named after dht_rmdir_opendir_cbk), two
- * dict_unref at PLANT-UNREF: one reference is never dropped.  Around it,
- * BALANCED dictionaries made and dropped properly. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-/* Declared here rather than from libglusterfs-dev's headers, whose
- * structures depend on the build's config.h: only pointers cross. */
-typedef struct _dict dict_t;
-dict_t *dict_new(void);
-dict_t *dict_ref(dict_t *dict);
-void dict_unref(dict_t *dict);
-int dict_set_int32(dict_t *dict, char *key, int32_t val);
-void *glfs_new(const char *volname);	/* a ctx with its pools, THIS->ctx set */
-
-static dict_t *planted;
-
-static __attribute__((noinline)) void dht_rmdir_opendir_cbk(dict_t *d)
-{
-	dict_ref(d);	/* PLANT-REF */
-	dict_ref(d);	/* PLANT-REF */
-	dict_ref(d);	/* PLANT-REF */
-}
-
-static __attribute__((noinline)) void dht_rmdir_done(dict_t *d)
-{
-	dict_unref(d);	/* PLANT-UNREF */
-	dict_unref(d);	/* PLANT-UNREF */
-}
-
-static __attribute__((noinline)) void balanced(int n)
-{
-	for (int i = 0; i < n; i++) {
-		dict_t *d = dict_new();	/* BALANCED-NEW */
-
-		dict_set_int32(d, "k", i);
-		dict_ref(d);	/* BALANCED-REF */
-		dict_unref(d);
-		dict_unref(d);	/* BALANCED-UNREF */
-	}
-}
-
-int main(int argc, char **argv)
-{
-	if (!glfs_new("planted"))
-		return 2;
-	balanced(argc > 1 ? atoi(argv[1]) : 100);
-	planted = dict_new();	/* PLANT-NEW */
-	dht_rmdir_opendir_cbk(planted);
-	dht_rmdir_done(planted);
-	balanced(argc > 1 ? atoi(argv[1]) : 100);
-	printf("%p\n", (void *)planted);
-	dict_unref(planted);	/* PLANT-LAST: the creator's reference */
-	return 0;
-}
-END
+SRC="$TOP/tests/helper/gf-planted.c"
 
 test_expect_success 'the program builds against the real libglusterfs and runs' '
-	$CC -O1 -g -o gf-planted "$SRC" "$LIBDIR/libglusterfs.so.0" "$LIBDIR/libgfapi.so.0" &&
+	gf_build gf-planted &&
 	./gf-planted 5 >/dev/null
 '
 

@@ -14,96 +14,11 @@
 # coverage messages (said in the process, as under the preload).  Needs libglusterfs0 and libgfapi0.
 . "$(dirname "$0")/lib.sh"
 
-LIBDIR=/usr/lib/x86_64-linux-gnu
-if [ ! -e "$LIBDIR/libglusterfs.so.0" ] || [ ! -e "$LIBDIR/libgfapi.so.0" ] || ! need_analyzer; then
+if ! need_libglusterfs || ! need_analyzer; then
 	test_skip 'an attached planted leak in libglusterfs' 'needs libglusterfs0, libgfapi0 and the analyzer'
 	test_done; exit
 fi
-SRC="$OUT/gf-attach.c"
-cat >"$SRC" <<'END'
-/* gf-attach.c -- t2648's planted reference leak against the real
- * libglusterfs.so.0, made while a recorder attached from outside
- * watches: the program waits, asleep, for the file "go", does its work,
- * says "done", and waits for "exit". */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-
-typedef struct _dict dict_t;
-dict_t *dict_new(void);
-dict_t *dict_ref(dict_t *dict);
-void dict_unref(dict_t *dict);
-int dict_set_int32(dict_t *dict, char *key, int32_t val);
-void *glfs_new(const char *volname);	/* a ctx with its pools, THIS->ctx set */
-
-static dict_t *planted, *older;
-
-/* Asleep until FILE exists; a test that failed half-way leaves no
- * program waiting for ever: it gives up after 5 minutes. */
-static void wait_for(const char *file)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-	for (int i = 0; access(file, F_OK) != 0; i++) {
-		if (i == 15000)
-			exit(3);
-		nanosleep(&ts, NULL);
-	}
-}
-
-static __attribute__((noinline)) void dht_rmdir_opendir_cbk(dict_t *d)
-{
-	dict_ref(d);	/* PLANT-REF */
-	dict_ref(d);	/* PLANT-REF */
-	dict_ref(d);	/* PLANT-REF */
-}
-
-static __attribute__((noinline)) void dht_rmdir_done(dict_t *d)
-{
-	dict_unref(d);	/* PLANT-UNREF */
-	dict_unref(d);	/* PLANT-UNREF */
-}
-
-static __attribute__((noinline)) void balanced(int n)
-{
-	for (int i = 0; i < n; i++) {
-		dict_t *d = dict_new();	/* BALANCED-NEW */
-
-		dict_set_int32(d, "k", i);
-		dict_ref(d);	/* BALANCED-REF */
-		dict_unref(d);
-		dict_unref(d);	/* BALANCED-UNREF */
-	}
-}
-
-int main(int argc, char **argv)
-{
-	int n = argc > 1 ? atoi(argv[1]) : 100;
-
-	if (!glfs_new("attached"))
-		return 2;
-	older = dict_ref(dict_new());	/* two references, before the attach */
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
-	wait_for("go");
-	balanced(n);
-	planted = dict_new();	/* PLANT-NEW */
-	dht_rmdir_opendir_cbk(planted);
-	dht_rmdir_done(planted);
-	balanced(n);
-	dict_unref(planted);	/* PLANT-LAST: the creator's reference */
-	dict_unref(older);	/* OLDER-UNREF */
-	printf("done %p\n", (void *)planted);
-	fflush(stdout);
-	wait_for("exit");
-	dict_unref(older);	/* after the detach: not seen */
-	balanced(n);
-	printf("bye\n");
-	return 0;
-}
-END
+SRC="$TOP/tests/helper/gf-planted.c"
 
 # waitfor PATTERN: until the program's stdout has a line matching it.
 waitfor() {
@@ -116,11 +31,11 @@ waitfor() {
 }
 
 test_expect_success 'the program builds against the real libglusterfs' '
-	$CC -O1 -g -o gf-attach "$SRC" "$LIBDIR/libglusterfs.so.0" "$LIBDIR/libgfapi.so.0"
+	gf_build gf-attach
 '
 
 test_expect_success 'started without the recorder, attached, its work done, detached: it runs on' '
-	(exec ./gf-attach 100 >out 2>err &) &&
+	(exec ./gf-attach --attached 100 >out 2>err &) &&
 	waitfor "^ready " &&
 	pid=$(sed -n "s/^ready //p" out) &&
 	"$MTREC" attach -o "$OUT/t.log" --depth 16 --track @glusterfs $pid >attach.out 2>attach.err &&
@@ -145,7 +60,7 @@ test_expect_success 'analyzed: exit 1, for the one dictionary above zero' '
 	grep -x "  dict_t: 1 object with net count +1, e.g. $(sed -n "s/^done //p" out)" rep
 '
 
-# at FUNCTION LABEL: the "x1 FUNCTION at gf-attach.c:LINE" lines of the marked lines.
+# at FUNCTION LABEL: the "x1 FUNCTION at FILE:LINE" lines of the marked lines of gf-planted.c.
 at() {
 	for l in $(line_of "/\* $2[ :]"); do
 		printf "      x1        %s at %s:%s in %s\n" "$1" "$SRC" "$l" "$OUT/gf-attach"

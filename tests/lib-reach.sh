@@ -24,8 +24,13 @@ verdicts() {
 # totals TRACE: "KIND BYTES BLOCKS" for each kind, from the "# reach" lines
 # and the sizes the trace gave the blocks.
 totals() {
-	awk 'NR == FNR { if ($1 == "@" && ($3 == "+" || $3 == ">")) size[$4] = $5; next }
-	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ { b[$4] += sprintf("%d", size[$3]); n[$4]++ }
+	# hex(): mawk reads "0x48" as 72, gawk as 0 (without
+	# --non-decimal-data): whichever awk is installed, convert by hand
+	awk 'function hex(s,  v, i) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	     NR == FNR { if ($1 == "@" && ($3 == "+" || $3 == ">")) size[$4] = $5; next }
+	     $1 == "#" && $2 == "reach" && $3 ~ /^0x/ { b[$4] += hex(size[$3]); n[$4]++ }
 	     END { split("definite indirect possible reachable", k, " ")
 		   for (i = 1; i <= 4; i++) print k[i], b[k[i]] + 0, n[k[i]] + 0 }' "$1" "$1"
 }

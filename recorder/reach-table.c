@@ -119,6 +119,30 @@ static int grow(struct stripe *s)
 	return 0;
 }
 
+/* The entry the window after p's would take, fetched into the cache
+ * ahead: blocks carved one after the other from the top of a heap come
+ * in address order, and each new window's place in a large table is a
+ * cache miss otherwise (a million blocks of 32 bytes: about half of the
+ * table's time).  Read without the lock: a prefetch never faults, and a
+ * table replaced meanwhile only makes it useless. */
+static __thread uintptr_t last_add;	/* complemented: the scan reads our TLS, and
+					 * must find no block's address there */
+
+static inline void fetch_next(uintptr_t p)
+{
+	uint64_t h = hash_addr(p + 16 * WINDOW);
+	struct stripe *s = stripe_of(h);
+	struct ent *e = __atomic_load_n(&s->e, __ATOMIC_RELAXED);
+	size_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
+	uintptr_t last = ~last_add;
+
+	last_add = ~p;
+	/* only when this thread's blocks come in order: elsewhere a line
+	 * fetched for nothing */
+	if (p - last <= 16 * WINDOW && e && cap)
+		__builtin_prefetch(&e[slot_of(h, cap)], 1);
+}
+
 static void do_add(uintptr_t p, size_t size)
 {
 	uint64_t h = hash_addr(p);
@@ -153,6 +177,7 @@ static void do_add(uintptr_t p, size_t size)
 	s->live++;
 out:
 	stripe_unlock(s);
+	fetch_next(p);
 }
 
 static int do_remove(uintptr_t p, size_t *size)
@@ -230,7 +255,9 @@ void table_leave(void)
 			else
 				do_remove(q.p, &size);
 		}
-		if (!__atomic_compare_exchange_n(&npend, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		/* Nothing queued (the usual case): no atomic exchange to make. */
+		if (n && !__atomic_compare_exchange_n(&npend, &n, 0, 0, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED))
 			continue;
 		done = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -32,6 +32,8 @@ enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 #define MAX_ARENAS_RING 1024	/* arenas: glibc makes 8 per core at most */
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
+#define RADIX_BITS 11		/* of an address, sorted by a pass */
+#define RADIX_PASSES 6		/* 64 bits at most */
 
 /* Memory of this file's: never a root. */
 struct own {
@@ -115,7 +117,7 @@ struct scan {
 	unsigned long notes_lost;	/* notes that did not fit */
 	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
 	const struct mtrec_reach_out *to;
-	size_t counts[8][256];	/* the sort's */
+	uint32_t counts[RADIX_PASSES][1u << RADIX_BITS];	/* the sort's */
 };
 
 extern struct scan sc MTREC_HIDDEN;

@@ -17,7 +17,8 @@
 enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 
 #define BUF_SIZE (1u << 20)	/* memory is read through this, in pieces */
-#define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
+#define BATCH 1024		/* pieces of memory read by one system call (IOV_MAX) */
+#define IDS 16384		/* blocks taken off the stack at a time */
 #define GAP 256			/* blocks closer than this are read as one piece */
 #define OUT_SIZE (64u << 10)	/* without a region: lines are handed on in pieces of this */
 /* "# reach 0x", the address, " reachable\n": 21 bytes and the digits,
@@ -88,7 +89,7 @@ struct scan {
 	size_t nedge;
 	char *buf;
 	struct iovec iov[BATCH];
-	uint32_t ids[BATCH];
+	uint32_t ids[IDS];
 	uint64_t scanned;
 	uint64_t unreadable_bytes;	/* of blocks */
 	unsigned long unreadable;	/* blocks */

@@ -58,10 +58,10 @@
  * share, in digits of RADIX_BITS at most.  A million blocks of a heap of
  * 48 MB take 2 passes (22 bits), where a byte a pass took 4.  0, or -1
  * without memory. */
-static __attribute__((noinline)) int sort_blocks(void)
+static __attribute__((noinline)) int sort_blocks(struct ent *scratch)
 {
 	size_t len = sc.n * sizeof(struct ent);
-	struct ent *from = sc.blk, *to, *tmp;
+	struct ent *from = sc.blk, *to, *tmp = scratch;
 	uintptr_t lo = UINTPTR_MAX, hi = 0, bits = 0;
 	unsigned shift, width, passes, digit;
 
@@ -80,7 +80,7 @@ static __attribute__((noinline)) int sort_blocks(void)
 	width = 64 - (unsigned)__builtin_clzl((hi - lo) >> shift);
 	passes = (width + RADIX_BITS - 1) / RADIX_BITS;
 	digit = (width + passes - 1) / passes;
-	if ((tmp = prim_map_anon(len)) == NULL)
+	if (!tmp && (tmp = prim_map_anon(len)) == NULL)
 		return -1;
 	to = tmp;
 	memset(sc.counts, 0, sizeof(sc.counts));
@@ -109,7 +109,8 @@ static __attribute__((noinline)) int sort_blocks(void)
 	}
 	if (from != sc.blk)
 		memcpy(sc.blk, from, len);
-	munmap(tmp, len);
+	if (tmp != scratch)
+		munmap(tmp, len);
 	return 0;
 }
 
@@ -169,6 +170,61 @@ static size_t copy_stripe(const struct stripe *s, size_t room)
 	return left;
 }
 
+/* At exit, with every stripe let go: the table's own memory, already in
+ * place, becomes the scan's -- its stripes moved (mremap(), no copy) one
+ * after the other into one mapping, their entries packed at its start
+ * (sc.blk, sorted there), the rest the sort's scratch and then the
+ * marking's stack and states.  Fresh memory costs a page fault a page
+ * (a million blocks: 32 MB of table, where the copy and the sort mapped
+ * 16 MB each): the scratch, or NULL when a stripe could not be moved
+ * (those that were are read where they are now).  The table is frozen
+ * for good: a stripe moved is left empty, for a child forked later. */
+static struct ent *take_table(size_t n, size_t *left)
+{
+	size_t total = 0, at = 0, len;
+	struct ent *all;
+
+	for (int i = 0; i < NSTRIPES; i++)
+		total += stripes[i].cap;
+	if (total < 2 * n + 2)
+		total = 2 * n + 2;
+	len = (total * sizeof(struct ent) + PAGE - 1) & ~(PAGE - 1);
+	if ((all = scan_map(len)) == NULL)
+		return NULL;
+	for (int i = 0; i < NSTRIPES; i++) {
+		struct stripe *s = &stripes[i];
+		size_t bytes = s->cap * sizeof(struct ent);
+		void *to = (char *)all + at;
+
+		if (!s->cap)
+			continue;
+		if (bytes % PAGE || (uintptr_t)s->e % PAGE ||
+		    mremap(s->e, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to) {
+			/* the stripes moved stay there, and so does the mapping */
+			if (sc.nown && sc.own[sc.nown - 1].lo == (uintptr_t)all)
+				sc.own[sc.nown - 1].unmap = 0;
+			return NULL;
+		}
+		s->e = to;
+		at += bytes;
+	}
+	/* packed: an entry moves down or stays, never over one not read */
+	for (size_t i = 0, end = at / sizeof(struct ent); i < end; i++) {
+		if (all[i].addr <= TOMB)
+			continue;
+		if (sc.n < n)
+			all[sc.n++] = all[i];
+		else
+			++*left;
+	}
+	for (int i = 0; i < NSTRIPES; i++) {
+		stripes[i].e = NULL;
+		stripes[i].cap = stripes[i].used = stripes[i].live = 0;
+	}
+	sc.blk = all;
+	return all + n + 1;
+}
+
 /* The blocks a scan makes room for (the verdicts' room in the file):
  * those live now, and an eighth more for those allocated while the table
  * is copied (or before it is frozen); blocks beyond are said unscanned. */
@@ -192,6 +248,7 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 	uint64_t deadline = prim_monotonic_ns() + 500000000u;
 	int held[NSTRIPES], stuck = 0;
 	size_t n = 0, left = 0;
+	struct ent *scratch = NULL;
 
 	if (!live)
 		__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
@@ -218,6 +275,10 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 		n = room;
 	if (n > UINT32_MAX / 2)
 		return -1;
+	if (!live && !stuck && (scratch = take_table(n, &left)) != NULL)
+		goto sort;
+	sc.n = 0;
+	left = 0;
 	sc.blk = scan_map((n + 1) * sizeof(struct ent));
 	sc.state = scan_map(n + 1);
 	sc.stack = scan_map((2 * n + 1) * sizeof(uint32_t));
@@ -241,6 +302,7 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 		}
 		left += copy_stripe(&stripes[i], n - sc.n);
 	}
+sort:
 	if (left) {
 		char a[24];
 
@@ -253,8 +315,13 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 		note("# reach unscanned table: ", dec(a, (unsigned long)stuck), " of 64 parts held by a "
 		     "thread that did not let go (in a signal handler?), read as they were", SAY_END);
 	}
-	if (sort_blocks() < 0)
+	if (sort_blocks(scratch) < 0)
 		return -1;
+	if (scratch) {	/* the sort is done with it: (2n + 1) * 4 + n + 1 <= 16n bytes */
+		sc.stack = (uint32_t *)(void *)scratch;
+		sc.state = (unsigned char *)(sc.stack + 2 * n + 1);
+		memset(sc.state, 0, n + 1);
+	}
 	sc.lo = sc.n ? sc.blk[0].addr : 1;
 	sc.hi = sc.lo;
 	for (size_t i = 0; i < sc.n; i++) {

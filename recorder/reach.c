@@ -252,6 +252,9 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 
 	if (!live)
 		__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
+	/* where a growing stripe puts its entries aside: never a root */
+	own(__atomic_load_n(&table_aside.e, __ATOMIC_ACQUIRE),
+	    __atomic_load_n(&table_aside.cap, __ATOMIC_ACQUIRE) * sizeof(struct ent), 0);
 	for (int i = 0; i < NSTRIPES; i++) {
 		if (live) {
 			held[i] = 0;

@@ -195,7 +195,8 @@ static __thread uintptr_t last_add;	/* complemented: the scan reads our TLS, and
 
 static inline void fetch_next(uintptr_t p)
 {
-	uint64_t h = hash_addr(p + 16 * WINDOW);
+	const uintptr_t span = (uintptr_t)16 * WINDOW;	/* of addresses a window holds */
+	uint64_t h = hash_addr(p + span);
 	struct stripe *s = stripe_of(h);
 	struct ent *e = __atomic_load_n(&s->e, __ATOMIC_RELAXED);
 	size_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
@@ -204,7 +205,7 @@ static inline void fetch_next(uintptr_t p)
 	last_add = ~p;
 	/* only when this thread's blocks come in order: elsewhere a line
 	 * fetched for nothing */
-	if (p - last <= 16 * WINDOW && e && cap)
+	if (p - last <= span && e && cap)
 		__builtin_prefetch(&e[slot_of(h, cap)], 1);
 }
 

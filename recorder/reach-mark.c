@@ -94,17 +94,17 @@ __attribute__((sentinel)) void note(const char *first, ...)
 }
 
 /* "# reach ADDR KIND" (a million of them take a tenth of a second with
- * put_line, half of it in formatting). */
+ * put_line, half of it in formatting): the number of digits from the
+ * highest bit set, the kind's length known, not counted a line at a time. */
 void put_verdict(uintptr_t addr, int kind)
 {
 	static const char digits[] = "0123456789abcdef";
+	static const unsigned char name_len[] = { 8, 8, 9, 8 };
 	const char *name = kind_name[kind];
-	size_t nlen = strlen(name);
+	size_t nlen = name_len[kind];
+	int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
 	char *o;
-	int d = 1;
 
-	while (d < 16 && (addr >> (4 * d)) != 0)
-		d++;
 	if (!room_for(10 + (size_t)d + 1 + nlen + 1))
 		return;
 	o = sc.out + sc.outlen;
@@ -297,12 +297,30 @@ static void scan_block_alone(uint32_t b)
 	block_end(b);
 }
 
-/* Block numbers in increasing order, which is the blocks' address order
- * (a Shell sort: no recursion, no memory). */
+/* Block numbers in increasing order, which is the blocks' address order.
+ * Blocks pushed in address order (a table's entries, a list built in
+ * order) come off the stack in the reverse order: turned round, not
+ * sorted.  Otherwise a Shell sort: no recursion, no memory. */
 static void sort_ids(uint32_t *ids, int k)
 {
-	static const int gaps[] = { 701, 301, 132, 57, 23, 10, 4, 1 };
+	static const int gaps[] = { 4711, 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
+	int up = 1, down = 1;
 
+	for (int i = 1; i < k && (up || down); i++) {
+		up &= ids[i - 1] < ids[i];
+		down &= ids[i - 1] > ids[i];
+	}
+	if (up)
+		return;
+	if (down) {
+		for (int i = 0, j = k - 1; i < j; i++, j--) {
+			uint32_t v = ids[i];
+
+			ids[i] = ids[j];
+			ids[j] = v;
+		}
+		return;
+	}
 	for (unsigned g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++)
 		for (int gap = gaps[g], i = gap; i < k; i++) {
 			uint32_t v = ids[i];
@@ -314,18 +332,81 @@ static void sort_ids(uint32_t *ids, int k)
 		}
 }
 
-/* Scan the blocks on the stack until it is empty.  Up to BATCH of them at
- * a time are read by one system call, the ones that lie close together as
- * one piece of memory (a system call's cost is in the pieces, the bytes
- * between them are few). */
+/* Read blocks ids[0 .. k), in address order, by one system call, those
+ * that lie close together as one piece of memory (a system call's cost
+ * is in the pieces, the bytes between them are few), and scan them: the
+ * number of blocks taken, all k unless they make more than BATCH pieces. */
+static int read_batch(const uint32_t *ids, int k)
+{
+	size_t total = 0, len, off = 0;
+	int m = 0, took = 0;
+	long n;
+
+	for (; took < k; took++) {
+		uintptr_t at = sc.blk[ids[took]].addr;
+		struct iovec *v = m ? &sc.iov[m - 1] : NULL;
+
+		len = block_words(ids[took]);
+		if (v && at >= (uintptr_t)v->iov_base + v->iov_len &&
+		    at - ((uintptr_t)v->iov_base + v->iov_len) <= GAP) {
+			size_t more = at + len - ((uintptr_t)v->iov_base + v->iov_len);
+
+			if (total + more > BUF_SIZE)	/* the gaps count too */
+				break;
+			total += more;
+			v->iov_len = at + len - (uintptr_t)v->iov_base;
+		} else {
+			if (m == BATCH || total + len > BUF_SIZE)
+				break;
+			sc.iov[m].iov_base = (void *)at;
+			sc.iov[m++].iov_len = len;
+			total += len;
+		}
+	}
+	if (!sc.no_vm) {
+		struct iovec l = { sc.buf, total };
+
+		n = syscall(SYS_process_vm_readv, sc.pid, &l, 1ul, sc.iov, (unsigned long)m, 0ul);
+	} else {	/* through the pipe, piece by piece */
+		n = 0;
+		for (int j = 0; j < m; j++) {
+			size_t got = read_mem(sc.buf + n, (uintptr_t)sc.iov[j].iov_base,
+					      sc.iov[j].iov_len);
+
+			n += (long)got;
+			if (got < sc.iov[j].iov_len)
+				break;
+		}
+	}
+	if (n != (long)total) {
+		/* some of it could not be read: block by block, page by page */
+		for (int i = 0; i < took; i++)
+			scan_block_alone(ids[i]);
+		return took;
+	}
+	for (int i = 0, j = 0; i < took; i++) {
+		uintptr_t at = sc.blk[ids[i]].addr;
+
+		sc.scanned += block_words(ids[i]);
+		while (at >= (uintptr_t)sc.iov[j].iov_base + sc.iov[j].iov_len)
+			off += sc.iov[j++].iov_len;
+		block_begin(ids[i]);
+		scan_words(sc.buf + off + (at - (uintptr_t)sc.iov[j].iov_base), at,
+			   block_words(ids[i]), block_definite(ids[i]));
+		block_end(ids[i]);
+	}
+	return took;
+}
+
+/* Scan the blocks on the stack until it is empty, up to IDS of them at a
+ * time, read in address order. */
 void scan_blocks(void)
 {
 	while (sc.top) {
-		size_t total = 0, len, off = 0;
-		int k = 0, m = 0;
-		long n;
+		size_t total = 0, len;
+		int k = 0;
 
-		while (sc.top && k < BATCH) {
+		while (sc.top && k < IDS) {
 			uint32_t b = sc.stack[sc.top - 1];
 
 			len = block_words(b);
@@ -347,54 +428,7 @@ void scan_blocks(void)
 		if (!k)
 			continue;
 		sort_ids(sc.ids, k);
-		total = 0;
-		for (int i = 0; i < k; i++) {
-			uintptr_t at = sc.blk[sc.ids[i]].addr;
-			struct iovec *v = m ? &sc.iov[m - 1] : NULL;
-
-			len = block_words(sc.ids[i]);
-			if (v && at >= (uintptr_t)v->iov_base + v->iov_len &&
-			    at - ((uintptr_t)v->iov_base + v->iov_len) <= GAP) {
-				total += at + len - ((uintptr_t)v->iov_base + v->iov_len);
-				v->iov_len = at + len - (uintptr_t)v->iov_base;
-			} else {
-				sc.iov[m].iov_base = (void *)at;
-				sc.iov[m++].iov_len = len;
-				total += len;
-			}
-		}
-		if (!sc.no_vm) {
-			struct iovec l = { sc.buf, total };
-
-			n = syscall(SYS_process_vm_readv, sc.pid, &l, 1ul, sc.iov, (unsigned long)m, 0ul);
-		} else {	/* through the pipe, piece by piece */
-			n = 0;
-			for (int j = 0; j < m; j++) {
-				size_t got = read_mem(sc.buf + n, (uintptr_t)sc.iov[j].iov_base,
-						      sc.iov[j].iov_len);
-
-				n += (long)got;
-				if (got < sc.iov[j].iov_len)
-					break;
-			}
-		}
-		if (n != (long)total) {
-			/* some of it could not be read: block by block, page by page */
-			for (int i = 0; i < k; i++)
-				scan_block_alone(sc.ids[i]);
-			continue;
-		}
-		for (int i = 0, j = 0; i < k; i++) {
-			uintptr_t at = sc.blk[sc.ids[i]].addr;
-
-			sc.scanned += block_words(sc.ids[i]);
-			while (at >= (uintptr_t)sc.iov[j].iov_base + sc.iov[j].iov_len)
-				off += sc.iov[j++].iov_len;
-			block_begin(sc.ids[i]);
-			scan_words(sc.buf + off + (at - (uintptr_t)sc.iov[j].iov_base), at,
-				   block_words(sc.ids[i]), block_definite(sc.ids[i]));
-			block_end(sc.ids[i]);
-		}
+		for (int i = 0; i < k;)
+			i += read_batch(sc.ids + i, k - i);
 	}
 }
-

@@ -17,7 +17,8 @@
 enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 
 #define BUF_SIZE (1u << 20)	/* memory is read through this, in pieces */
-#define BATCH 1024		/* blocks read by one system call (IOV_MAX pieces) */
+#define BATCH 1024		/* pieces of memory read by one system call (IOV_MAX) */
+#define IDS 16384		/* blocks taken off the stack at a time */
 #define GAP 256			/* blocks closer than this are read as one piece */
 #define OUT_SIZE (64u << 10)	/* without a region: lines are handed on in pieces of this */
 /* "# reach 0x", the address, " reachable\n": 21 bytes and the digits,
@@ -32,6 +33,8 @@ enum { UNREACHED, POSSIBLE, REACHABLE, INDIRECT };
 #define MAX_ARENAS_RING 1024	/* arenas: glibc makes 8 per core at most */
 #define RED_ZONE 128		/* below the stack pointer, still the thread's */
 #define PAGE ((size_t)4096)
+#define RADIX_BITS 11		/* of an address, sorted by a pass */
+#define RADIX_PASSES 6		/* 64 bits at most */
 
 /* Memory of this file's: never a root. */
 struct own {
@@ -86,7 +89,7 @@ struct scan {
 	size_t nedge;
 	char *buf;
 	struct iovec iov[BATCH];
-	uint32_t ids[BATCH];
+	uint32_t ids[IDS];
 	uint64_t scanned;
 	uint64_t unreadable_bytes;	/* of blocks */
 	unsigned long unreadable;	/* blocks */
@@ -115,7 +118,7 @@ struct scan {
 	unsigned long notes_lost;	/* notes that did not fit */
 	unsigned long roots_lost;	/* roots beyond MAX_ROOTS */
 	const struct mtrec_reach_out *to;
-	size_t counts[8][256];	/* the sort's */
+	uint32_t counts[RADIX_PASSES][1u << RADIX_BITS];	/* the sort's */
 };
 
 extern struct scan sc MTREC_HIDDEN;

@@ -50,6 +50,8 @@ struct stripe {
 } __attribute__((aligned(64)));
 
 extern struct stripe stripes[NSTRIPES] MTREC_HIDDEN;
+/* Where a stripe's entries are put aside while it grows (its lock, e, cap). */
+extern struct stripe table_aside MTREC_HIDDEN;
 extern int enabled MTREC_HIDDEN;
 extern int frozen MTREC_HIDDEN;		/* the scan took its copy: no more updates */
 extern unsigned long missed MTREC_HIDDEN;	/* updates dropped (no memory, queue full) */

@@ -53,43 +53,64 @@
 
 /* ---- the copy of the table ------------------------------------------ */
 
-/* LSD radix sort of the blocks by address, a byte at a time, skipping
- * the bytes all addresses share: 0, or -1 without memory. */
-static int sort_blocks(void)
+/* LSD radix sort of the blocks by address, on the bits in which they
+ * differ only: (address - lowest) without the low bits all addresses
+ * share, in digits of RADIX_BITS at most.  A million blocks of a heap of
+ * 48 MB take 2 passes (22 bits), where a byte a pass took 4.  0, or -1
+ * without memory. */
+static __attribute__((noinline)) int sort_blocks(struct ent *scratch)
 {
 	size_t len = sc.n * sizeof(struct ent);
-	struct ent *from = sc.blk, *to, *tmp;
+	struct ent *from = sc.blk, *to, *tmp = scratch;
+	uintptr_t lo = UINTPTR_MAX, hi = 0, bits = 0;
+	unsigned shift, width, passes, digit;
 
 	if (sc.n < 2)
 		return 0;
-	if ((tmp = prim_map_anon(len)) == NULL)
+	for (size_t i = 0; i < sc.n; i++) {
+		uintptr_t a = sc.blk[i].addr;
+
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+		bits |= a;
+	}
+	if (lo == hi)
+		return 0;
+	shift = (unsigned)__builtin_ctzl(bits);	/* a - lo has those zero bits too */
+	width = 64 - (unsigned)__builtin_clzl((hi - lo) >> shift);
+	passes = (width + RADIX_BITS - 1) / RADIX_BITS;
+	digit = (width + passes - 1) / passes;
+	if (!tmp && (tmp = prim_map_anon(len)) == NULL)
 		return -1;
 	to = tmp;
 	memset(sc.counts, 0, sizeof(sc.counts));
-	for (size_t i = 0; i < sc.n; i++)
-		for (int d = 0; d < 8; d++)
-			sc.counts[d][(from[i].addr >> (8 * d)) & 0xff]++;
-	for (int d = 0; d < 8; d++) {
-		size_t *c = sc.counts[d], sum = 0;
+	for (size_t i = 0; i < sc.n; i++) {
+		uintptr_t key = (from[i].addr - lo) >> shift;
+
+		for (unsigned d = 0; d < passes; d++)
+			sc.counts[d][(key >> (digit * d)) & ((1u << digit) - 1)]++;
+	}
+	for (unsigned d = 0; d < passes; d++) {
+		uint32_t *c = sc.counts[d], sum = 0;
+		unsigned at = shift + digit * d;
 		struct ent *t;
 
-		if (c[(from[0].addr >> (8 * d)) & 0xff] == sc.n)
-			continue;	/* every address has that byte */
-		for (int v = 0; v < 256; v++) {
-			size_t x = c[v];
+		for (unsigned v = 0; v < (1u << digit); v++) {
+			uint32_t x = c[v];
 
 			c[v] = sum;
 			sum += x;
 		}
 		for (size_t i = 0; i < sc.n; i++)
-			to[c[(from[i].addr >> (8 * d)) & 0xff]++] = from[i];
+			to[c[((from[i].addr - lo) >> at) & ((1u << digit) - 1)]++] = from[i];
 		t = from;
 		from = to;
 		to = t;
 	}
 	if (from != sc.blk)
 		memcpy(sc.blk, from, len);
-	munmap(tmp, len);
+	if (tmp != scratch)
+		munmap(tmp, len);
 	return 0;
 }
 
@@ -149,6 +170,61 @@ static size_t copy_stripe(const struct stripe *s, size_t room)
 	return left;
 }
 
+/* At exit, with every stripe let go: the table's own memory, already in
+ * place, becomes the scan's -- its stripes moved (mremap(), no copy) one
+ * after the other into one mapping, their entries packed at its start
+ * (sc.blk, sorted there), the rest the sort's scratch and then the
+ * marking's stack and states.  Fresh memory costs a page fault a page
+ * (a million blocks: 32 MB of table, where the copy and the sort mapped
+ * 16 MB each): the scratch, or NULL when a stripe could not be moved
+ * (those that were are read where they are now).  The table is frozen
+ * for good: a stripe moved is left empty, for a child forked later. */
+static struct ent *take_table(size_t n, size_t *left)
+{
+	size_t total = 0, at = 0, len;
+	struct ent *all;
+
+	for (int i = 0; i < NSTRIPES; i++)
+		total += stripes[i].cap;
+	if (total < 2 * n + 2)
+		total = 2 * n + 2;
+	len = (total * sizeof(struct ent) + PAGE - 1) & ~(PAGE - 1);
+	if ((all = scan_map(len)) == NULL)
+		return NULL;
+	for (int i = 0; i < NSTRIPES; i++) {
+		struct stripe *s = &stripes[i];
+		size_t bytes = s->cap * sizeof(struct ent);
+		void *to = (char *)all + at;
+
+		if (!s->cap)
+			continue;
+		if (bytes % PAGE || (uintptr_t)s->e % PAGE ||
+		    mremap(s->e, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to) {
+			/* the stripes moved stay there, and so does the mapping */
+			if (sc.nown && sc.own[sc.nown - 1].lo == (uintptr_t)all)
+				sc.own[sc.nown - 1].unmap = 0;
+			return NULL;
+		}
+		s->e = to;
+		at += bytes;
+	}
+	/* packed: an entry moves down or stays, never over one not read */
+	for (size_t i = 0, end = at / sizeof(struct ent); i < end; i++) {
+		if (all[i].addr <= TOMB)
+			continue;
+		if (sc.n < n)
+			all[sc.n++] = all[i];
+		else
+			++*left;
+	}
+	for (int i = 0; i < NSTRIPES; i++) {
+		stripes[i].e = NULL;
+		stripes[i].cap = stripes[i].used = stripes[i].live = 0;
+	}
+	sc.blk = all;
+	return all + n + 1;
+}
+
 /* The blocks a scan makes room for (the verdicts' room in the file):
  * those live now, and an eighth more for those allocated while the table
  * is copied (or before it is frozen); blocks beyond are said unscanned. */
@@ -167,14 +243,18 @@ static size_t table_room(void)
  * stripe is copied under its lock, room kept for the blocks allocated
  * meanwhile.  Either way, a stripe not let go within half a second is
  * read as it is. */
-static int copy_table(int live, size_t room)
+static __attribute__((noinline)) int copy_table(int live, size_t room)
 {
 	uint64_t deadline = prim_monotonic_ns() + 500000000u;
 	int held[NSTRIPES], stuck = 0;
 	size_t n = 0, left = 0;
+	struct ent *scratch = NULL;
 
 	if (!live)
 		__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
+	/* where a growing stripe puts its entries aside: never a root */
+	own(__atomic_load_n(&table_aside.e, __ATOMIC_ACQUIRE),
+	    __atomic_load_n(&table_aside.cap, __ATOMIC_ACQUIRE) * sizeof(struct ent), 0);
 	for (int i = 0; i < NSTRIPES; i++) {
 		if (live) {
 			held[i] = 0;
@@ -198,6 +278,10 @@ static int copy_table(int live, size_t room)
 		n = room;
 	if (n > UINT32_MAX / 2)
 		return -1;
+	if (!live && !stuck && (scratch = take_table(n, &left)) != NULL)
+		goto sort;
+	sc.n = 0;
+	left = 0;
 	sc.blk = scan_map((n + 1) * sizeof(struct ent));
 	sc.state = scan_map(n + 1);
 	sc.stack = scan_map((2 * n + 1) * sizeof(uint32_t));
@@ -221,6 +305,7 @@ static int copy_table(int live, size_t room)
 		}
 		left += copy_stripe(&stripes[i], n - sc.n);
 	}
+sort:
 	if (left) {
 		char a[24];
 
@@ -233,8 +318,13 @@ static int copy_table(int live, size_t room)
 		note("# reach unscanned table: ", dec(a, (unsigned long)stuck), " of 64 parts held by a "
 		     "thread that did not let go (in a signal handler?), read as they were", SAY_END);
 	}
-	if (sort_blocks() < 0)
+	if (sort_blocks(scratch) < 0)
 		return -1;
+	if (scratch) {	/* the sort is done with it: (2n + 1) * 4 + n + 1 <= 16n bytes */
+		sc.stack = (uint32_t *)(void *)scratch;
+		sc.state = (unsigned char *)(sc.stack + 2 * n + 1);
+		memset(sc.state, 0, n + 1);
+	}
 	sc.lo = sc.n ? sc.blk[0].addr : 1;
 	sc.hi = sc.lo;
 	for (size_t i = 0; i < sc.n; i++) {
@@ -331,6 +421,20 @@ static __attribute__((noinline)) void scan(void)
 	}
 	scan_roots();
 	cliques();
+}
+
+/* Zero the stack the copy of the table used, below the caller's frame:
+ * the scan reads the stack from its own frame up, and a block's address
+ * left in a slot of it that the scan's frame does not overwrite (the
+ * sort keeps the lowest one) would make that block reachable.  Hence
+ * also copy_table() and sort_blocks() not inlined: their frames below
+ * ours, not in it. */
+static __attribute__((noinline)) void wipe_stack(void)
+{
+	volatile char pad[2048];
+
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = 0;
 }
 
 static void release(void)
@@ -446,6 +550,7 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 		put_line("# reach unscanned all: no memory for the scan", SAY_END);
 	} else {
 		put_line("# reach begin ", dec(a, sc.n), SAY_END);
+		wipe_stack();
 		if (sc.n)
 			scan();
 	}

@@ -22,6 +22,13 @@
  *        rec-reach lost N    N blocks of 32 bytes lost, in pairs (the
  *                            first definite, the second indirect), then
  *                            the fixture
+ *        rec-reach gaps N    N blocks of 16 bytes 240 bytes apart (freed
+ *                            blocks between them), by fours: the first
+ *                            kept from a global array, the second only
+ *                            from the first (reachable both), the third
+ *                            dropped (definite), the fourth only from the
+ *                            third (indirect) -- many small blocks whose
+ *                            gaps a scan reads with them; then the fixture
  *        rec-reach seccomp   the fixture under a seccomp filter that
  *                            refuses process_vm_readv() (EPERM), as some
  *                            containers' do: the scan reads through a pipe
@@ -159,6 +166,30 @@ static NOINLINE void busy(void)
 }
 
 static void *volatile sink;
+static void **volatile gaps;		/* rec-reach gaps N: every fourth block */
+
+static NOINLINE void keep_gaps(long n)
+{
+	void **g = calloc((size_t)n / 4 + 1, sizeof(void *));
+	void **b = malloc((size_t)n * sizeof(void *)), **spacer = malloc((size_t)n * sizeof(void *));
+
+	/* all first, then the spacers freed: between two blocks in use,
+	 * they cannot merge, nor be split for the next block */
+	for (long i = 0; i < n; i++) {
+		b[i] = calloc(1, 16);
+		spacer[i] = malloc(200);
+	}
+	for (long i = 0; i + 1 < n; i += 2)
+		*(void **)b[i] = b[i + 1];
+	for (long i = 0; i < n; i += 4)
+		g[i / 4] = b[i];
+	for (long i = 0; i < n; i++)
+		free(spacer[i]);
+	memset(b, 0, (size_t)n * sizeof(void *));
+	free(b);
+	free(spacer);
+	gaps = g;
+}
 
 static NOINLINE void lose_many(long n)
 {
@@ -199,6 +230,10 @@ int main(int argc, char **argv)
 		keep_many(atol(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "lost") == 0) {
 		lose_many(atol(argv[2]));
+		clear_stack();
+	}
+	if (argc > 2 && strcmp(argv[1], "gaps") == 0) {
+		keep_gaps(atol(argv[2]));
 		clear_stack();
 	}
 	if (argc > 1 && strcmp(argv[1], "busy") == 0)

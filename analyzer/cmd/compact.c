@@ -47,7 +47,7 @@ static gint64 opt_pid;
 
 const GOptionEntry mta_compact_entries[] = {
 	{ "follow", 'f', 0, G_OPTION_ARG_NONE, &opt_follow,
-	  "Keep compacting (every second) until the process writing TRACE has exited", NULL },
+	  "Keep compacting (a look every 0.1 s) until the process writing TRACE has exited", NULL },
 	{ "delete", 0, 0, G_OPTION_ARG_NONE, &opt_delete,
 	  "Delete the parts once TRACE.compact holds them", NULL },
 	{ "pid", 0, 0, G_OPTION_ARG_INT64, &opt_pid,
@@ -1005,6 +1005,6 @@ mta_compact (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 			finished = mta_compact_process_exited (opt_pid > 0 ? opt_pid : -1);
 		if (!opt_follow || finished)
 			return TRUE;
-		g_usleep (G_USEC_PER_SEC);
+		g_usleep (G_USEC_PER_SEC / 10);
 	}
 }

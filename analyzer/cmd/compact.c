@@ -309,17 +309,26 @@ typedef struct {
 	gboolean have_tid, have_out_tid;
 	Acct full, kept;
 	GHashTable *path_by_stack; /* int64 -> index + 1 */
+	GArray *path_of_stack;     /* guint32 index + 1 by stack id, for ids below DENSE_STACKS */
 	GHashTable *path_by_caller;/* char * -> index + 1 */
 	GPtrArray *paths;          /* CPath *, by index */
 	uint64_t events_in, events_out, lines;
 	uint64_t first, last;      /* the parts read */
 } Compact;
 
+/* The recorder numbers stacks from 1 up: an array finds their paths, a
+ * hash table the ids of a trace that does not. */
+#define DENSE_STACKS (1 << 24)
+
 static uint32_t
 path_index (Compact *s, int64_t stack_id, MtaSpan caller, uint64_t lineno)
 {
 	gpointer v;
-	if (stack_id >= 0) {
+	GArray *dense = s->path_of_stack;
+	if (stack_id >= 0 && stack_id < DENSE_STACKS) {
+		if ((guint) stack_id < dense->len && g_array_index (dense, guint32, stack_id) != 0)
+			return g_array_index (dense, guint32, stack_id) - 1;
+	} else if (stack_id >= 0) {
 		if ((v = g_hash_table_lookup (s->path_by_stack, &stack_id)) != NULL)
 			return GPOINTER_TO_UINT (v) - 1;
 	} else {
@@ -332,7 +341,11 @@ path_index (Compact *s, int64_t stack_id, MtaSpan caller, uint64_t lineno)
 	p->stack_id = stack_id;
 	p->caller = g_strndup (caller.p, caller.len);
 	g_ptr_array_add (s->paths, p);
-	if (stack_id >= 0)
+	if (stack_id >= 0 && stack_id < DENSE_STACKS) {
+		if ((guint) stack_id >= dense->len)
+			g_array_set_size (dense, MAX ((guint) stack_id + 1, dense->len * 2));
+		g_array_index (dense, guint32, stack_id) = i + 1;
+	} else if (stack_id >= 0)
 		g_hash_table_insert (s->path_by_stack, g_memdup2 (&stack_id, sizeof stack_id),
 				     GUINT_TO_POINTER (i + 1));
 	else
@@ -782,6 +795,7 @@ compact_init (Compact *s)
 	s->stacks_out = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s->path_by_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s->path_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	s->path_of_stack = g_array_new (FALSE, TRUE, sizeof (guint32));
 	s->paths = g_ptr_array_new_with_free_func (cpath_free);
 	acct_init (&s->full);
 	acct_init (&s->kept);
@@ -799,6 +813,7 @@ compact_release (Compact *s)
 	g_hash_table_destroy (s->stacks_out);
 	g_hash_table_destroy (s->path_by_stack);
 	g_hash_table_destroy (s->path_by_caller);
+	g_array_free (s->path_of_stack, TRUE);
 	g_ptr_array_free (s->paths, TRUE);
 	acct_release (&s->full);
 	acct_release (&s->kept);

@@ -788,24 +788,28 @@ static int part_gone(unsigned k)
  * program that writes its trace faster than the compactor folds it would
  * fill the disk with parts waiting their turn.  So before part k begins,
  * the thread that needs it waits, outside every lock of ours, until
- * part k - 2 is deleted: on disk stay the part the compactor folds, the
- * part just filled, and the one that begins.  Only where a compactor
- * follows this process's trace (MTREC_COMPACT_PID: not in its children,
- * whose traces it does not fold), only for a part already unmapped (one
- * the compactor can take), and for MTREC_COMPACT_WAIT seconds at most: a
- * compactor that died or stopped must not stop the program, which then
- * says so once and never waits again. */
+ * part k - 2 is deleted: on disk stay the part just filled and the one
+ * that begins.  Only for a part already unmapped, one the compactor can
+ * take: when part k - 2 is not yet (a thread still writes there, chunk.c;
+ * a waiting thread also holds back the unmapping), for the latest one
+ * that is.  Only where a compactor follows this process's trace
+ * (MTREC_COMPACT_PID: not in its children, whose traces it does not
+ * fold), and for MTREC_COMPACT_WAIT seconds at most: a compactor that died
+ * or stopped must not stop the program, which then says so once and never
+ * waits again. */
 static MTREC_COLD void compact_backlog(void)
 {
 	unsigned k = __atomic_load_n(&mtrec_file.part_no, __ATOMIC_ACQUIRE) + 1;
+	unsigned old = __atomic_load_n(&retired, __ATOMIC_ACQUIRE);
 	uint64_t t0, limit = (uint64_t)__atomic_load_n(&compact_wait_ms, __ATOMIC_RELAXED) * 1000000u;
 	int saved = errno;
 
-	if (k < 3 || limit == 0 || getpid() != compact_pid ||
-	    __atomic_load_n(&retired, __ATOMIC_ACQUIRE) < k - 2)
+	if (k >= 3 && old > k - 2)
+		old = k - 2;
+	if (old == 0 || limit == 0 || getpid() != compact_pid)
 		return;
 	t0 = prim_monotonic_ns();
-	while (!part_gone(k - 2) && !__atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
+	while (!part_gone(old) && !__atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
 		struct timespec ms = { 0, 1000000 };
 		unsigned wait = __atomic_load_n(&compact_wait_ms, __ATOMIC_RELAXED);
 
@@ -813,7 +817,7 @@ static MTREC_COLD void compact_backlog(void)
 			break;
 		if (prim_monotonic_ns() - t0 > limit) {
 			char n[24];
-			*prim_putu(n, n + sizeof(n) - 1, k - 2) = '\0';
+			*prim_putu(n, n + sizeof(n) - 1, old) = '\0';
 			if (__atomic_compare_exchange_n(&compact_wait_ms, &wait, 0, 0,
 							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 				prim_say("the compactor has not taken part ", n, " of the trace in "

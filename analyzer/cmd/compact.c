@@ -14,8 +14,10 @@
  * and peak, each call path's totals and growth evidence, each thread's
  * latest allocation -- computed as "full minus what the kept lines will
  * count again", by simulating the run's bookkeeping (run.c) on all events
- * and on the kept ones.  Memory follows the live blocks and the call
- * paths, never the length of the trace.
+ * and on the kept ones (these as the merged file has them, pass_line and
+ * merge).  Each input is read once.  Memory follows the live blocks (with
+ * the text of their allocation lines) and the call paths, never the
+ * length of the trace.
  *
  * The new file is written under a hidden temporary name beside TRACE
  * (not matched by 'TRACE*') and renamed over TRACE.compact: a crash never

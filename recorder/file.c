@@ -113,6 +113,9 @@ static unsigned compact_wait_ms;	/* MTREC_COMPACT_WAIT: the longest wait; 0: non
 static unsigned compact_gone;	/* parts 1 .. compact_gone were seen deleted */
 static int compact_looking;	/* a thread looks for a part (owns compact_name) */
 static char compact_name[sizeof(mtrec_file.path)];
+/* This thread waits (a signal handler that allocates meanwhile must not:
+ * the part it looks for may be held by the wait it interrupted). */
+static __thread int compact_waiting;
 
 void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 {
@@ -806,8 +809,10 @@ static MTREC_COLD void compact_backlog(void)
 
 	if (k >= 3 && old > k - 2)
 		old = k - 2;
-	if (old == 0 || limit == 0 || getpid() != compact_pid)
+	if (old == 0 || limit == 0 || compact_waiting || getpid() != compact_pid)
 		return;
+	compact_waiting = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t0 = prim_monotonic_ns();
 	while (!part_gone(old) && !__atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
 		struct timespec ms = { 0, 1000000 };
@@ -828,6 +833,8 @@ static MTREC_COLD void compact_backlog(void)
 		/* the system call: nanosleep() is a cancellation point */
 		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ms, NULL);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	compact_waiting = 0;
 	errno = saved;
 }
 

@@ -75,6 +75,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GROW_STEP (4u << 20)	/* the largest step the file grows by */
@@ -106,6 +107,15 @@ static int as_limited;		/* the reservation was sized by RLIMIT_AS */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
 static unsigned retired;	/* parts 1 .. retired are unmapped */
 static unsigned part_at_few[64];	/* mtrec_file.part_at for few places */
+/* Back-pressure for a compacted trace (compact_backlog) */
+static pid_t compact_pid;	/* MTREC_COMPACT_PID: the process whose trace is compacted */
+static unsigned compact_wait_ms;	/* MTREC_COMPACT_WAIT: the longest wait; 0: none */
+static unsigned compact_gone;	/* parts 1 .. compact_gone were seen deleted */
+static int compact_looking;	/* a thread looks for a part (owns compact_name) */
+static char compact_name[sizeof(mtrec_file.path)];
+/* This thread waits (a signal handler that allocates meanwhile must not:
+ * the part it looks for may be held by the wait it interrupted). */
+static __thread int compact_waiting;
 
 void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 {
@@ -401,6 +411,30 @@ int mtrec_file_lost(void)
 	return __atomic_load_n(&mapping_lost, __ATOMIC_ACQUIRE);
 }
 
+/* A decimal number at the start of V, or dflt. */
+static unsigned long env_number(const char *v, unsigned long dflt)
+{
+	unsigned long n = 0;
+	const char *p;
+
+	if (!v)
+		return dflt;
+	for (p = v; *p >= '0' && *p <= '9' && n < 1000000000ul; p++)
+		n = n * 10 + (unsigned long)(*p - '0');
+	return p == v ? dflt : n;
+}
+
+/* MTREC_COMPACT_PID (set by mtrec --compact for the program it starts)
+ * and MTREC_COMPACT_WAIT (seconds, 30 when unset, 0: no waiting). */
+static void compact_settings(void)
+{
+	unsigned long s = env_number(prim_getenv("MTREC_COMPACT_WAIT"), 30);
+
+	compact_pid = (pid_t)env_number(prim_getenv("MTREC_COMPACT_PID"), 0);
+	compact_wait_ms = s > 3600 ? 3600000u : (unsigned)s * 1000u;
+	compact_gone = 0;
+}
+
 static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e);
 
 int mtrec_file_open(int first, struct mtrec_file_err *e)
@@ -443,6 +477,7 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 	mtrec_file.part_start = 0;
 	mtrec_file.part_no = 1;
 	memcpy(first_path, mtrec_file.path, sizeof(first_path));
+	compact_settings();
 	if (grow_to(sizeof(MAGIC) - 1, sizeof(MAGIC) - 1, e) < 0)
 		return -1;
 	memcpy(mtrec_file.base, MAGIC, sizeof(MAGIC) - 1);
@@ -726,6 +761,83 @@ static size_t with_margin(size_t end)
 	return end + MARGIN;
 }
 
+/* Has part k's file been deleted?  0 also when another thread is looking:
+ * the caller asks again a moment later. */
+static int part_gone(unsigned k)
+{
+	char *o = compact_name, *lim = compact_name + sizeof(compact_name) - 1;
+	struct stat st;
+	int free_ = 0, gone;
+
+	if (__atomic_load_n(&compact_gone, __ATOMIC_ACQUIRE) >= k)
+		return 1;
+	if (!__atomic_compare_exchange_n(&compact_looking, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return 0;
+	o = prim_puts(o, lim, first_path);
+	if (k > 1) {
+		o = prim_puts(o, lim, ".part");
+		o = prim_putu(o, lim, k);
+	}
+	*o = '\0';
+	gone = stat(compact_name, &st) < 0 && errno == ENOENT;
+	if (gone && __atomic_load_n(&compact_gone, __ATOMIC_RELAXED) < k)
+		__atomic_store_n(&compact_gone, k, __ATOMIC_RELEASE);
+	__atomic_store_n(&compact_looking, 0, __ATOMIC_RELEASE);
+	return gone;
+}
+
+/* Back-pressure for mtrec --compact (share/compact.md, "Keeping up"): a
+ * program that writes its trace faster than the compactor folds it would
+ * fill the disk with parts waiting their turn.  So before part k begins,
+ * the thread that needs it waits, outside every lock of ours, until
+ * part k - 2 is deleted: on disk stay the part just filled and the one
+ * that begins.  Only for a part already unmapped, one the compactor can
+ * take: when part k - 2 is not yet (a thread still writes there, chunk.c;
+ * a waiting thread also holds back the unmapping), for the latest one
+ * that is.  Only where a compactor follows this process's trace
+ * (MTREC_COMPACT_PID: not in its children, whose traces it does not
+ * fold), and for MTREC_COMPACT_WAIT seconds at most: a compactor that died
+ * or stopped must not stop the program, which then says so once and never
+ * waits again. */
+static MTREC_COLD void compact_backlog(void)
+{
+	unsigned k = __atomic_load_n(&mtrec_file.part_no, __ATOMIC_ACQUIRE) + 1;
+	unsigned old = __atomic_load_n(&retired, __ATOMIC_ACQUIRE);
+	uint64_t t0, limit = (uint64_t)__atomic_load_n(&compact_wait_ms, __ATOMIC_RELAXED) * 1000000u;
+	int saved = errno;
+
+	if (k >= 3 && old > k - 2)
+		old = k - 2;
+	if (old == 0 || limit == 0 || compact_waiting || getpid() != compact_pid)
+		return;
+	compact_waiting = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t0 = prim_monotonic_ns();
+	while (!part_gone(old) && !__atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
+		struct timespec ms = { 0, 1000000 };
+		unsigned wait = __atomic_load_n(&compact_wait_ms, __ATOMIC_RELAXED);
+
+		if (wait == 0)
+			break;
+		if (prim_monotonic_ns() - t0 > limit) {
+			char n[24];
+			*prim_putu(n, n + sizeof(n) - 1, old) = '\0';
+			if (__atomic_compare_exchange_n(&compact_wait_ms, &wait, 0, 0,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				prim_say("the compactor has not taken part ", n, " of the trace in "
+					 "MTREC_COMPACT_WAIT seconds; not waiting for it any more",
+					 SAY_END);
+			break;
+		}
+		/* the system call: nanosleep() is a cancellation point */
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ms, NULL);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	compact_waiting = 0;
+	errno = saved;
+}
+
 /* The file grows LOOKAHEAD before it must: a signal handler that
  * interrupts its own thread's growth (which holds the lock) still finds
  * backed room for its chunks. */
@@ -734,8 +846,13 @@ int mtrec_file_ensure(size_t end, struct mtrec_file_err *e)
 	size_t need = with_margin(end);
 
 	shed_written(end);
-	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need + LOOKAHEAD ||
-	    grow_to(need, need + LOOKAHEAD, e) == 0)
+	if (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) >= need + LOOKAHEAD)
+		return 0;
+	if (unlikely(compact_pid != 0) &&
+	    need > __atomic_load_n(&mtrec_file.part_start, __ATOMIC_ACQUIRE) + mtrec_file.part_size &&
+	    mtrec_file.part_size < mtrec_file.maplen)
+		compact_backlog();
+	if (grow_to(need, need + LOOKAHEAD, e) == 0)
 		return 0;
 	if (e->why)
 		return -1;
@@ -1046,6 +1163,7 @@ void mtrec_file_fork_child(void)
 	shed_upto = 0;
 	watch_due = 0;
 	retired = 0;
+	compact_looking = 0;
 	mtrec_file.maplen = 0;
 	mtrec_file.fd = -1;
 	mtrec_file.tail = mtrec_file.size = 0;

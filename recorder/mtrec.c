@@ -604,6 +604,11 @@ static int run_program(char **argv, int *status, int *exec_err)
 		return -1;
 	if (child == 0) {
 		close(pfd[0]);
+		if (opt_compact) {	/* the recorder waits for the compactor (file.c) */
+			char self[24];
+			snprintf(self, sizeof(self), "%ld", (long)getpid());
+			setenv("MTREC_COMPACT_PID", self, 1);
+		}
 		execvp(argv[0], argv);
 		err = errno;
 		n = write(pfd[1], &err, sizeof(err));	/* nothing to do if it fails */

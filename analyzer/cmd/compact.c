@@ -14,8 +14,10 @@
  * and peak, each call path's totals and growth evidence, each thread's
  * latest allocation -- computed as "full minus what the kept lines will
  * count again", by simulating the run's bookkeeping (run.c) on all events
- * and on the kept ones.  Memory follows the live blocks and the call
- * paths, never the length of the trace.
+ * and on the kept ones (these as the merged file has them, pass_line and
+ * merge).  Each input is read once.  Memory follows the live blocks (with
+ * the text of their allocation lines) and the call paths, never the
+ * length of the trace.
  *
  * The new file is written under a hidden temporary name beside TRACE
  * (not matched by 'TRACE*') and renamed over TRACE.compact: a crash never
@@ -23,6 +25,7 @@
  * the file that holds them is in place.
  */
 #include "compact.h"
+#include "compact-text.h"
 #include "trace-header.h"
 #include "compact-sum.h"
 #include "compact-watch.h"
@@ -46,7 +49,7 @@ static gint64 opt_pid;
 
 const GOptionEntry mta_compact_entries[] = {
 	{ "follow", 'f', 0, G_OPTION_ARG_NONE, &opt_follow,
-	  "Keep compacting (every second) until the process writing TRACE has exited", NULL },
+	  "Keep compacting (a look every 0.1 s) until the process writing TRACE has exited", NULL },
 	{ "delete", 0, 0, G_OPTION_ARG_NONE, &opt_delete,
 	  "Delete the parts once TRACE.compact holds them", NULL },
 	{ "pid", 0, 0, G_OPTION_ARG_INT64, &opt_pid,
@@ -283,13 +286,21 @@ acct_add_sum (Acct *a, const MtaCompactSum *c, uint32_t pi)
 
 #define KEPT 1u
 
+/* A line kept whose place comes from its line number: an allocation
+ * decided on after the lines that follow it were written. */
 typedef struct {
-	int pass;
-	/* pass 1: the script's bookkeeping (as shrink's), the blocks kept */
+	uint64_t lineno;
+	uint64_t text;             /* in the text store */
+	int64_t tid;               /* its thread, -1: before any "# T" */
+} Pending;
+
+typedef struct {
+	/* the script's bookkeeping (as shrink's): each live block's entry
+	 * holds its line's text (size: a reference in texts) and thread
+	 * (tid), its KEPT flag set when a duplicate of its address came */
 	MtaScriptHash allocated;
-	GArray *kept_lines;
-	guint kept_next;
-	/* pass 2 */
+	MtaTextStore texts;
+	GArray *pending;           /* Pending: kept blocks freed */
 	FILE *body;
 	GString *head;             /* "# mtrec", "# compacted", the process header */
 	GHashTable *header_seen;   /* header lines already in head */
@@ -300,17 +311,26 @@ typedef struct {
 	gboolean have_tid, have_out_tid;
 	Acct full, kept;
 	GHashTable *path_by_stack; /* int64 -> index + 1 */
+	GArray *path_of_stack;     /* guint32 index + 1 by stack id, for ids below DENSE_STACKS */
 	GHashTable *path_by_caller;/* char * -> index + 1 */
 	GPtrArray *paths;          /* CPath *, by index */
 	uint64_t events_in, events_out, lines;
 	uint64_t first, last;      /* the parts read */
 } Compact;
 
+/* The recorder numbers stacks from 1 up: an array finds their paths, a
+ * hash table the ids of a trace that does not. */
+#define DENSE_STACKS (1 << 24)
+
 static uint32_t
 path_index (Compact *s, int64_t stack_id, MtaSpan caller, uint64_t lineno)
 {
 	gpointer v;
-	if (stack_id >= 0) {
+	GArray *dense = s->path_of_stack;
+	if (stack_id >= 0 && stack_id < DENSE_STACKS) {
+		if ((guint) stack_id < dense->len && g_array_index (dense, guint32, stack_id) != 0)
+			return g_array_index (dense, guint32, stack_id) - 1;
+	} else if (stack_id >= 0) {
 		if ((v = g_hash_table_lookup (s->path_by_stack, &stack_id)) != NULL)
 			return GPOINTER_TO_UINT (v) - 1;
 	} else {
@@ -323,7 +343,11 @@ path_index (Compact *s, int64_t stack_id, MtaSpan caller, uint64_t lineno)
 	p->stack_id = stack_id;
 	p->caller = g_strndup (caller.p, caller.len);
 	g_ptr_array_add (s->paths, p);
-	if (stack_id >= 0)
+	if (stack_id >= 0 && stack_id < DENSE_STACKS) {
+		if ((guint) stack_id >= dense->len)
+			g_array_set_size (dense, MAX ((guint) stack_id + 1, dense->len * 2));
+		g_array_index (dense, guint32, stack_id) = i + 1;
+	} else if (stack_id >= 0)
 		g_hash_table_insert (s->path_by_stack, g_memdup2 (&stack_id, sizeof stack_id),
 				     GUINT_TO_POINTER (i + 1));
 	else
@@ -332,61 +356,28 @@ path_index (Compact *s, int64_t stack_id, MtaSpan caller, uint64_t lineno)
 	return i;
 }
 
+/* An allocation not decided on yet: its text held until its free. */
 static void
-store (Compact *s, const MtaScriptEvent *ev, const MtaLine *l, uint16_t flags)
+store (Compact *s, const MtaScriptEvent *ev, const MtaLine *l)
 {
 	MtaLiveEntry *e = mta_script_hash_insert (&s->allocated, ev);
 	e->seq = l->lineno;
-	e->flags = flags;
+	e->flags = 0;
+	e->size = mta_text_put (&s->texts, l->text.p, l->text.len);
+	e->tid = s->have_tid ? (int64_t) s->tid : -1;
+}
+
+static void
+add_pending (Compact *s, const MtaLiveEntry *e)
+{
+	Pending p = { e->seq, e->size, e->tid };
+	g_array_append_val (s->pending, p);
 }
 
 static gboolean
 is_heap_key (const MtaScriptEvent *ev)
 {
 	return ev->op == '>' || (ev->key.len >= 2 && ev->key.p[0] == '0' && ev->key.p[1] == 'x');
-}
-
-/* Pass 1: the blocks a duplicate met stay, with their frees. */
-static gboolean
-pass1_line (const MtaLine *l, gpointer data, GError **error)
-{
-	Compact *s = data;
-	MtaScriptEvent ev;
-	MtaLiveEntry *e;
-
-	(void) error;
-	mta_script_event (l, &ev);
-	switch (ev.op) {
-	case '+':
-	case '>':
-		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
-			if (!(e->flags & KEPT)) {
-				e->flags |= KEPT;
-				g_array_append_val (s->kept_lines, e->seq);
-			}
-		} else if (is_heap_key (&ev))
-			store (s, &ev, l, 0);
-		break;
-	case '-':
-	case '<':
-		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL)
-			mta_script_hash_remove (&s->allocated, &ev, e);
-		break;
-	default:
-		break;
-	}
-	return TRUE;
-}
-
-/* ... and the blocks live at the end. */
-static void
-keep_live (const char *key, size_t len, const MtaLiveEntry *e, gpointer data)
-{
-	Compact *s = data;
-	(void) key;
-	(void) len;
-	if (!(e->flags & KEPT))
-		g_array_append_val (s->kept_lines, e->seq);
 }
 
 static void
@@ -413,7 +404,6 @@ put_event (Compact *s, const MtaLine *l)
 		s->have_out_tid = TRUE;
 	}
 	put (s, l->text.p, l->text.len, l->lineno);
-	s->events_out++;
 }
 
 static gboolean
@@ -491,8 +481,14 @@ kept_path (Compact *s, const MtaLine *l)
 	return path_index (s, l->stack_id, l->caller, l->lineno);
 }
 
+/* One pass over the lines: what is kept for sure is written at once (in
+ * the body, in order); an allocation waits in the table of live blocks
+ * until its free (dropped with it unless a duplicate met it) or the end
+ * (kept: live), and the body and those are merged by line number
+ * (merge).  The two streaming passes this replaced (the first to find the
+ * blocks a duplicate meets) read each part twice. */
 static gboolean
-pass2_line (const MtaLine *l, gpointer data, GError **error)
+pass_line (const MtaLine *l, gpointer data, GError **error)
 {
 	Compact *s = data;
 	MtaScriptEvent ev;
@@ -518,20 +514,20 @@ pass2_line (const MtaLine *l, gpointer data, GError **error)
 	switch (ev.op) {
 	case '+':
 	case '>':
-		if (mta_script_hash_lookup (&s->allocated, &ev) != NULL)
-			keep = TRUE;         /* a duplicate */
-		else if (is_heap_key (&ev)) {
-			GArray *k = s->kept_lines;
-			while (s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) < l->lineno)
-				s->kept_next++;
-			keep = s->kept_next < k->len && g_array_index (k, uint64_t, s->kept_next) == l->lineno;
-			store (s, &ev, l, keep ? KEPT : 0);
-		}
+		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
+			e->flags |= KEPT;    /* the block a duplicate meets stays */
+			keep = TRUE;         /* and so does the duplicate */
+		} else if (is_heap_key (&ev))
+			store (s, &ev, l);
 		break;
 	case '-':
 	case '<':
 		if ((e = mta_script_hash_lookup (&s->allocated, &ev)) != NULL) {
 			keep = (e->flags & KEPT) != 0;
+			if (keep)
+				add_pending (s, e);
+			else
+				mta_text_drop (&s->texts, e->size);
 			mta_script_hash_remove (&s->allocated, &ev, e);
 		} else
 			keep = TRUE;         /* never allocated */
@@ -539,11 +535,122 @@ pass2_line (const MtaLine *l, gpointer data, GError **error)
 	default:
 		break;
 	}
-	if (keep) {
+	if (keep)
 		put_event (s, l);
-		s->kept.cur = acct_thread (&s->kept, s->tid);
-		acct_event (&s->kept, l, pi, s->tid);
+	return TRUE;
+}
+
+/* The blocks live at the end stay. */
+static void
+keep_live (const char *key, size_t len, const MtaLiveEntry *e, gpointer data)
+{
+	(void) key;
+	(void) len;
+	add_pending (data, e);
+}
+
+static FILE *open_body (const char *trace, GError **error);
+
+static int
+pending_cmp (const void *a, const void *b)
+{
+	uint64_t x = ((const Pending *) a)->lineno, y = ((const Pending *) b)->lineno;
+	return x < y ? -1 : x > y;
+}
+
+/* Kept event TEXT at line LINENO of thread TID (-1: none), into the
+ * merged body: after the "# T" of its thread when the lines written so far
+ * were another thread's (as put_event); counted as the compacted file
+ * will count it. */
+static void
+merge_event (Compact *s, const char *text, size_t len, uint64_t lineno, int64_t tid)
+{
+	MtaLine l;
+
+	memset (&l, 0, sizeof l);
+	mta_line_parse (&l, text, len);
+	l.lineno = lineno;
+	if (l.kind != MTA_LINE_EVENT) {
+		put (s, text, len, lineno);
+		return;
 	}
+	if (tid >= 0 && (!s->have_out_tid || (uint32_t) tid != s->out_tid)) {
+		char buf[32];
+		int n = g_snprintf (buf, sizeof buf, "# T %u", (uint32_t) tid);
+		put (s, buf, (size_t) n, lineno - 1);
+		s->out_tid = (uint32_t) tid;
+		s->have_out_tid = TRUE;
+	}
+	put (s, text, len, lineno);
+	s->events_out++;
+	uint32_t t = tid >= 0 ? (uint32_t) tid : 0;
+	s->kept.cur = acct_thread (&s->kept, t);
+	acct_event (&s->kept, &l, path_index (s, l.stack_id, l.caller, lineno), t);
+}
+
+/* The pending lines before line number UPTO, into the merged body. */
+static void
+merge_pending (Compact *s, guint *next, uint64_t upto)
+{
+	while (*next < s->pending->len) {
+		const Pending *p = &g_array_index (s->pending, Pending, *next);
+		size_t len;
+		if (p->lineno >= upto)
+			break;
+		const char *text = mta_text_get (&s->texts, p->text, &len);
+		merge_event (s, text, len, p->lineno, p->tid);
+		(*next)++;
+	}
+}
+
+/* The body written in the pass and the pending lines, in the order of
+ * their line numbers, into a new body: "# at" and "# T" lines written
+ * anew for the merged order (the body's own say where its lines are and
+ * whose its events are). */
+static gboolean
+merge (Compact *s, const char *trace, GError **error)
+{
+	FILE *in = s->body;
+	g_autofree char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t next = 1;
+	int64_t tid = -1;
+	guint pi = 0;
+
+	mta_script_hash_foreach (&s->allocated, keep_live, s);
+	g_array_sort (s->pending, pending_cmp);
+	if ((s->body = open_body (trace, error)) == NULL) {
+		s->body = in;
+		return FALSE;
+	}
+	rewind (in);
+	s->out_next = 0;
+	s->have_out_tid = FALSE;
+	while ((n = getline (&buf, &cap, in)) > 0) {
+		size_t len = (size_t) n - (buf[n - 1] == '\n');
+		if (len > 5 && memcmp (buf, "# at ", 5) == 0) {
+			next = g_ascii_strtoull (buf + 5, NULL, 10);
+			continue;
+		}
+		uint64_t lineno = next++;
+		if (len > 4 && memcmp (buf, "# T ", 4) == 0) {
+			tid = (int64_t) g_ascii_strtoull (buf + 4, NULL, 10);
+			continue;
+		}
+		merge_pending (s, &pi, lineno);
+		if (buf[0] == '#' || buf[0] == '=')
+			put (s, buf, len, lineno);
+		else
+			merge_event (s, buf, len, lineno, tid);
+	}
+	merge_pending (s, &pi, UINT64_MAX);
+	if (ferror (in)) {
+		fclose (in);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot read back the compacted body");
+		return FALSE;
+	}
+	fclose (in);
 	return TRUE;
 }
 
@@ -680,7 +787,8 @@ compact_init (Compact *s)
 {
 	memset (s, 0, sizeof *s);
 	mta_script_hash_init (&s->allocated);
-	s->kept_lines = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	mta_text_init (&s->texts);
+	s->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
 	s->head = g_string_new (NULL);
 	s->header_seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
 						(GDestroyNotify) g_bytes_unref, NULL);
@@ -689,6 +797,7 @@ compact_init (Compact *s)
 	s->stacks_out = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s->path_by_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	s->path_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	s->path_of_stack = g_array_new (FALSE, TRUE, sizeof (guint32));
 	s->paths = g_ptr_array_new_with_free_func (cpath_free);
 	acct_init (&s->full);
 	acct_init (&s->kept);
@@ -698,25 +807,20 @@ static void
 compact_release (Compact *s)
 {
 	mta_script_hash_release (&s->allocated);
-	g_array_free (s->kept_lines, TRUE);
+	mta_text_release (&s->texts);
+	g_array_free (s->pending, TRUE);
 	g_string_free (s->head, TRUE);
 	g_hash_table_destroy (s->header_seen);
 	g_hash_table_destroy (s->objects_out);
 	g_hash_table_destroy (s->stacks_out);
 	g_hash_table_destroy (s->path_by_stack);
 	g_hash_table_destroy (s->path_by_caller);
+	g_array_free (s->path_of_stack, TRUE);
 	g_ptr_array_free (s->paths, TRUE);
 	acct_release (&s->full);
 	acct_release (&s->kept);
 	if (s->body != NULL)
 		fclose (s->body);
-}
-
-static int
-line_cmp (const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-	return x < y ? -1 : x > y;
 }
 
 static gboolean
@@ -762,15 +866,9 @@ fold (const char *trace, const char *out, GPtrArray *files, uint64_t last, GErro
 
 	compact_init (&s);
 	char **f = (char **) files->pdata;
-	if (!read_all (pass1_line, &s, f, files->len, error))
-		goto done;
-	mta_script_hash_foreach (&s.allocated, keep_live, &s);
-	g_array_sort (s.kept_lines, line_cmp);
-	mta_script_hash_release (&s.allocated);
-	mta_script_hash_init (&s.allocated);
 	if ((s.body = open_body (trace, error)) == NULL)
 		goto done;
-	if (!read_all (pass2_line, &s, f, files->len, error))
+	if (!read_all (pass_line, &s, f, files->len, error) || !merge (&s, trace, error))
 		goto done;
 	write_threads (&s);
 	/* the head: "# mtrec 1", what it holds, the process, the sums */
@@ -924,6 +1022,6 @@ mta_compact (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 			finished = mta_compact_process_exited (opt_pid > 0 ? opt_pid : -1);
 		if (!opt_follow || finished)
 			return TRUE;
-		g_usleep (G_USEC_PER_SEC);
+		g_usleep (G_USEC_PER_SEC / 10);
 	}
 }

@@ -10,7 +10,10 @@
 #
 #   whole    mtrec --rotate 256M: the trace kept whole
 #   compact  mtrec --rotate 256M --compact: the compactor follows the run
-#            and deletes what it folded
+#            and deletes what it folded; the program waits for it at a
+#            part's start when two parts are on disk
+#   nowait   the same without the waiting (MTREC_COMPACT_WAIT=0): whether
+#            the compactor keeps up by itself
 #   replay   the whole run's parts handed over one by one (a copy and a
 #            rename) to `mtanalyze compact --delete` after each one
 #   paced    as compact, the program slowed to about 45 MB of trace a
@@ -30,7 +33,7 @@ PROG="$TOP/tests/helper/ana-compact"
 
 [ -x "$ANA" ] && [ -x "$MTREC" ] && [ -x "$PROG" ] ||
 	{ echo "compact bench: needs analyzer/mtanalyze, recorder/mtrec, tests/helper/ana-compact"; exit 1; }
-rm -rf "$DIR" && mkdir -p "$DIR/whole" "$DIR/compact" "$DIR/replay" || exit 1
+rm -rf "$DIR" && mkdir -p "$DIR/whole" "$DIR/compact" "$DIR/nowait" "$DIR/replay" || exit 1
 df -h "$DIR"
 
 now_ms() { date +%s%N | cut -c1-13; }
@@ -46,19 +49,30 @@ sample_du() {
 	done
 }
 
-# measured SUBDIR CMD...: run CMD with du sampled; prints the peak and end
+# cpu_s FILE: the CPU seconds (user + system) of the children so far,
+# from the output of the shell's 'times' in FILE (run in this shell: a
+# subshell counts none of them)
+cpu_s() {
+	tail -1 "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.1f", t }'
+}
+
+# measured SUBDIR CMD...: run CMD with du sampled; prints the wall and CPU
+# time (the program's and the compactor's), the peak and the end
 measured() {
 	sub=$1; shift
 	echo 0 >"$DIR/$sub.peak"
 	sample_du "$sub" &
 	sampler=$!
 	t0=$(now_ms)
+	times >"$DIR/$sub.cpu0"
 	"$@" || echo "compact bench: '$*' failed"
+	times >"$DIR/$sub.cpu1"
 	t1=$(now_ms)
 	touch "$DIR/$sub.stop"
 	wait $sampler
 	end=$(du -sk "$DIR/$sub" | cut -f1)
-	printf '%-8s %6d s  peak disk %8d MB, at the end %8d MB (%s)\n' "$sub" $(((t1 - t0) / 1000)) \
+	cpu=$(awk -v a="$(cpu_s "$DIR/$sub.cpu0")" -v b="$(cpu_s "$DIR/$sub.cpu1")" 'BEGIN { print b - a }')
+	printf '%-8s %6d s  CPU %5.1f s  peak disk %8d MB, at the end %8d MB (%s)\n' "$sub" $(((t1 - t0) / 1000)) "$cpu" \
 		$(($(cat "$DIR/$sub.peak") / 1024)) $((end / 1024)) "$(ls "$DIR/$sub" | tr '\n' ' ')"
 }
 
@@ -76,6 +90,8 @@ replay() {
 cd "$DIR" || exit 1
 measured whole "$MTREC" -q --rotate 256M -d 4 -o "$DIR/whole/t.log" "$PROG" "$ITER" 10000
 measured compact "$MTREC" -q --rotate 256M --compact -d 4 -o "$DIR/compact/t.log" "$PROG" "$ITER" 10000
+MTREC_COMPACT_WAIT=0 measured nowait "$MTREC" -q --rotate 256M --compact -d 4 -o "$DIR/nowait/t.log" \
+	"$PROG" "$ITER" 10000
 measured replay replay
 # The compactor at a daemon's pace: the same run slowed to about 45 MB of
 # trace a second (1 ms asleep every 150 iterations), which a pass keeps up

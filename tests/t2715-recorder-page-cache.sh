@@ -23,12 +23,15 @@ ops() {
 	strip_ext "$1" | awk '/^@ / { n[$3]++ } END { for (k in n) print k, n[k] }' | sort
 }
 
-test_expect_success FINCORE 'a 300 MB trace: at most a quarter of it left in the page cache' '
+# Measured: 9-15 MB of 323 MB left, beside a dd writer too; without the
+# recorder's advice, all of it.  Half leaves room for a slow disk, whose
+# writeback ends after the 32 MB window moved on.
+test_expect_success FINCORE 'a 300 MB trace: less than half of it left in the page cache' '
 	env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/big.log" "$PROG" 2 1000000 &&
 	size=$(stat -c %s big.log) && res=$(cached big.log) &&
 	echo "trace $size bytes, $res in the page cache" &&
 	test "$size" -gt $((200 << 20)) &&
-	test "$res" -lt $((size / 4)) &&
+	test "$res" -lt $((size / 2)) &&
 	test_when_passed "rm -f big.log"
 '
 

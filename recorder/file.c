@@ -85,6 +85,7 @@
 #define LOOKAHEAD (256u << 10)	/* grown ahead of need (mtrec_file_ensure) */
 #define KEEP_RESIDENT (1u << 20)	/* written pages left mapped behind the tail */
 #define SHED_STEP (2u << 20)	/* and dropped in steps of this */
+#define CACHE_RETRY ((size_t)32 << 20)	/* written pages offered again to leave the cache */
 #define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
 /* The first line says what the file is; a pad line takes the file to 64
  * bytes, so that every chunk after it is aligned (see chunk.c). */
@@ -712,6 +713,42 @@ static int next_part(struct mtrec_file_err *e)
 	return 0;
 }
 
+/* Written pages leave the page cache too, once on disk: each new page
+ * of the trace is a page the kernel must find free and zero, and memory
+ * freed long ago costs far more to touch again than memory freed just
+ * now (on a virtual machine whose host took the free pages back, 0.35 to
+ * 1.2 GB/s against 7 GB/s: the zeroing was half of a depth-1 run's CPU
+ * time).  So the written range behind shed_upto is handed to writeback
+ * and dropped from the cache (POSIX_FADV_DONTNEED does both: pages still
+ * dirty or being written are only started, and kept), and the pages
+ * freed become the next ones the trace takes: the trace's page cache
+ * stays a window of tens of megabytes instead of its whole length.  The
+ * last CACHE_RETRY bytes are offered again at each step, for the pages
+ * whose writeback had not ended.  Nothing is lost: a page leaves only
+ * once written back, and a late writer in an old chunk faults it back
+ * from the disk.  Under the grow lock, taken only if free (the descriptor
+ * may change under it, and a thread must not wait here), on the current
+ * part's file alone: an older part's descriptor is closed. */
+static size_t cache_kept_from;	/* offsets before this were offered */
+
+static void let_cache_go(size_t upto)
+{
+	size_t from, start;
+	struct stat st;
+
+	if ((mtrec_held & MTREC_LOCK_GROW) || pthread_mutex_trylock(&grow_lock) != 0)
+		return;
+	mtrec_held |= MTREC_LOCK_GROW;
+	start = mtrec_file.part_start;
+	from = cache_kept_from > start ? cache_kept_from : start;
+	if (upto > from && !stopped && !closed && !mapping_lost && still_ours(&st)) {
+		posix_fadvise(mtrec_file.fd, (off_t)(from - start), (off_t)(upto - from),
+			      POSIX_FADV_DONTNEED);
+		cache_kept_from = upto > CACHE_RETRY ? upto - CACHE_RETRY : 0;
+	}
+	mtrec_unlock(&grow_lock, MTREC_LOCK_GROW);
+}
+
 /* Written pages leave the program's resident set: VmRSS is what people
  * watch for a leak, and a mapped trace counted there (400 MB against 15 MB
  * for ovs-vswitchd) misleads them.  For a shared file mapping,
@@ -748,6 +785,7 @@ static void shed_written(size_t tail)
 		madvise(mtrec_file.base + at, ring - at, MADV_DONTNEED);
 		madvise(mtrec_file.base, len - (ring - at), MADV_DONTNEED);
 	}
+	let_cache_go(upto);
 }
 
 /* What the file must reach for a chunk ending at end: the margin past it,
@@ -1161,6 +1199,7 @@ void mtrec_file_fork_child(void)
 	drop_places();
 	stopped = mapping_lost = closed = broken = 0;
 	shed_upto = 0;
+	cache_kept_from = 0;
 	watch_due = 0;
 	retired = 0;
 	compact_looking = 0;

@@ -7,9 +7,9 @@
 # BENCH_RUNS (5) rounds; the machine is shared, so each round runs every
 # configuration once, one after the other (interleaved: a burst of load
 # from other jobs falls on all of them alike), and each figure is the
-# median of its rounds.  Each trace goes to a fresh file that is removed
-# afterwards, with a sync before each timed run so that one run's
-# write-back does not land on the next.  BENCH_WRITER=0 skips the rounds
+# median of its rounds, in wall-clock and in CPU time.  Each trace goes
+# to a fresh file that is removed afterwards, with a sync before each
+# timed run so that one run's write-back does not land on the next.  BENCH_WRITER=0 skips the rounds
 # beside a concurrent writer (dd of BENCH_WRITER_MB, 2000, to BENCH_DIR's
 # filesystem).
 set -u
@@ -26,16 +26,43 @@ rm -rf "$DIR" && mkdir -p "$DIR" || exit 1
 
 now_ms() { date +%s%N | cut -c1-13; }
 
-# run_once NAME CMD...: one timed run, appended to $DIR/t.NAME (and the
-# trace's bytes per event line to $DIR/b.NAME)
+# The CPU time of each run too (the program and what it waited for), from
+# perf stat's task-clock (to the microsecond) or else /usr/bin/time (to
+# 10 ms): on a shared machine the wall-clock time is the other jobs' as
+# much as ours.
+TIMED=
+if perf stat -x, -e task-clock -o /dev/null true 2>/dev/null; then
+	TIMED=perf
+elif [ -x /usr/bin/time ]; then
+	TIMED=time
+fi
+timed() {
+	[ -n "$TIMED" ] || { "$@"; return; }
+	# they run programs, not the shell function rec
+	if [ "$1" = rec ]; then
+		shift; d=$1; shift
+		set -- env MTREC_DEPTH="$d" LD_PRELOAD="$LIB" MALLOC_TRACE="$DIR/trace.log" "$@"
+	fi
+	if [ $TIMED = perf ]; then
+		perf stat -x, -e task-clock -o "$DIR/cpu.out" "$@" &&
+		awk -F, '$3 == "task-clock" { printf "%d\n", $1 + 0.5 }' "$DIR/cpu.out" >"$DIR/cpu"
+	else
+		/usr/bin/time -f '%U %S' -o "$DIR/cpu.out" "$@" &&
+		awk '{ printf "%d\n", ($1 + $2) * 1000 + 0.5 }' "$DIR/cpu.out" >"$DIR/cpu"
+	fi
+}
+
+# run_once NAME CMD...: one timed run, appended to $DIR/t.NAME (its CPU
+# time to $DIR/c.NAME, the trace's bytes per event to $DIR/b.NAME)
 run_once() {
 	name=$1; shift
 	rm -f "$DIR"/trace* "$DIR"/heaptrack*
 	sync
 	t0=$(now_ms)
-	"$@" >/dev/null 2>"$DIR/stderr" || { echo "bench: '$name' failed:"; cat "$DIR/stderr"; return 1; }
+	timed "$@" >/dev/null 2>"$DIR/stderr" || { echo "bench: '$name' failed:"; cat "$DIR/stderr"; return 1; }
 	t1=$(now_ms)
 	echo $((t1 - t0)) >>"$DIR/t.$name"
+	[ -z "$TIMED" ] || cat "$DIR/cpu" >>"$DIR/c.$name"
 	if [ -f "$DIR/trace.log" ]; then
 		cat "$DIR"/trace* | awk '{ b += length($0) + 1 } /^@ / { n++ } END { if (n) printf "%.1f\n", b / n }' \
 			>>"$DIR/b.$name"
@@ -45,11 +72,13 @@ run_once() {
 
 median_of() { sort -n "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# report NAME: its median (into $median) and its runs
+# report NAME: its median (into $median, its CPU time's into $cpu) and its runs
 report() {
 	median=$(median_of "$DIR/t.$1")
+	cpu=0
 	extra=
-	[ -s "$DIR/b.$1" ] && extra="  $(median_of "$DIR/b.$1") bytes/event"
+	[ -s "$DIR/c.$1" ] && cpu=$(median_of "$DIR/c.$1") && extra="  cpu $cpu ms"
+	[ -s "$DIR/b.$1" ] && extra="$extra  $(median_of "$DIR/b.$1") bytes/event"
 	printf '%-28s %8s ms   (runs: %s)%s\n' "$1" "$median" "$(tr '\n' ' ' <"$DIR/t.$1")" "$extra"
 }
 
@@ -74,13 +103,15 @@ while [ $r -lt "$RUNS" ]; do
 	run_once "deep stack depth 64" rec 64 "$DEEP" 800000 80 || exit 1
 	r=$((r + 1))
 done
-report native; native=$median
-report "libmtrec depth 1"; d1=$median
-report "libmtrec depth 16"; d16=$median
+report native; native=$median; native_cpu=$cpu
+report "libmtrec depth 1"; d1=$median; d1_cpu=$cpu
+report "libmtrec depth 16"; d16=$median; d16_cpu=$cpu
 report "glibc mtrace"; glibc=$median
 heap=0
+heap_cpu_ratio=
 if [ $HEAP = yes ]; then
 	report heaptrack; heap=$median
+	heap_cpu_ratio=", heaptrack / depth 1 $(ratio "$cpu" "$d1_cpu")"
 else
 	echo "heaptrack                    not installed (apt-get install heaptrack)"
 fi
@@ -91,6 +122,9 @@ echo
 echo "ratios (issue 30's goals in brackets):"
 echo "  libmtrec depth 1 / native:          $(ratio "$d1" "$native")   (<= 3x)"
 echo "  libmtrec depth 16 / native:         $(ratio "$d16" "$native")   (<= 5x)"
+if [ -n "$TIMED" ]; then
+	echo "  in CPU time ($TIMED): depth 1 / native $(ratio "$d1_cpu" "$native_cpu"), depth 16 / native $(ratio "$d16_cpu" "$native_cpu")$heap_cpu_ratio"
+fi
 echo "  glibc mtrace / libmtrec depth 1:    $(ratio "$glibc" "$d1")   (>= 8x)"
 [ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 1:       $(ratio "$heap" "$d1")   (>= 6x)"
 [ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 16:      $(ratio "$heap" "$d16")   (> 1x)"

@@ -23,15 +23,24 @@ ops() {
 	strip_ext "$1" | awk '/^@ / { n[$3]++ } END { for (k in n) print k, n[k] }' | sort
 }
 
-# Measured: 9-15 MB of 323 MB left, beside a dd writer too; without the
-# recorder's advice, all of it.  Half leaves room for a slow disk, whose
-# writeback ends after the 32 MB window moved on.
-test_expect_success FINCORE 'a 300 MB trace: less than half of it left in the page cache' '
-	env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/big.log" "$PROG" 2 1000000 &&
+# What the recorder does is deterministic: it advises the kernel to drop
+# each 2 MiB it wrote once the program no longer maps it (fadvise64
+# POSIX_FADV_DONTNEED on the trace, seen by strace), up to the pages kept
+# at the tail.  What the kernel then drops depends on the disk (a dirty
+# page stays until it is written back): measured here, 9-15 MB of 323 MB
+# left, beside a dd writer too, and without the advice all of it; a slow
+# disk keeps more, so the bound is only that some of it left.
+test_lazy_prereq STRACE 'strace -f --seccomp-bpf -e trace=none true'
+test_expect_success FINCORE,STRACE 'a 300 MB trace: its written range advised out of the page cache' '
+	strace -f --seccomp-bpf -e trace=fadvise64 -o advice \
+		env LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/big.log" "$PROG" 2 1000000 &&
 	size=$(stat -c %s big.log) && res=$(cached big.log) &&
-	echo "trace $size bytes, $res in the page cache" &&
+	upto=$(sed -n "s/.*fadvise64([0-9]*, \([0-9]*\), \([0-9]*\), POSIX_FADV_DONTNEED) = 0\$/\1 \2/p" advice |
+		awk "{ e = \$1 + \$2; if (e > m) m = e } END { print m + 0 }") &&
+	echo "trace $size bytes, advised up to $upto, $res in the page cache" &&
 	test "$size" -gt $((200 << 20)) &&
-	test "$res" -lt $((size / 2)) &&
+	test "$upto" -gt $((size - (40 << 20))) &&
+	test "$res" -lt $((size - (16 << 20))) &&
 	test_when_passed "rm -f big.log"
 '
 
@@ -55,9 +64,11 @@ test_expect_success FINCORE 'SIGKILL after pages left the cache: every returned 
 	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=k.log "$CRASH" loop counts 2 >out 2>err & } &&
 	pid=$! &&
 	i=0 &&
-	while [ "$(stat -c %s k.log 2>/dev/null || echo 0)" -lt $((128 << 20)) ]; do
+	# past 128 MB, and (at the pace of the disk) 16 MB of it out of the cache
+	while size=$(stat -c %s k.log 2>/dev/null || echo 0) &&
+	      { [ "$size" -lt $((128 << 20)) ] || [ "$(cached k.log)" -gt $((size - (16 << 20))) ]; }; do
 		i=$((i + 1)) &&
-		{ [ $i -lt 1200 ] || { kill -9 $pid; echo "trace never reached 128 MB"; exit 1; }; } &&
+		{ [ $i -lt 1200 ] || { kill -9 $pid; echo "trace never reached 128 MB, 16 MB of it uncached"; exit 1; }; } &&
 		sleep 0.05 || exit 1
 	done &&
 	res=$(cached k.log) && size=$(stat -c %s k.log) &&
@@ -66,7 +77,7 @@ test_expect_success FINCORE 'SIGKILL after pages left the cache: every returned 
 	test "$st" -eq 137 &&
 	test_must_be_empty err &&
 	echo "at the kill: $size bytes mapped, $res in the page cache" &&
-	test "$res" -lt $((size / 2)) &&
+	test "$res" -lt $((size - (16 << 20))) &&
 	t=0 &&
 	for c in $(od -An -t u8 -N 16 counts); do
 		n=$(strip_ext k.log | grep -c " + 0x[0-9a-f]* $(printf "%#x" $((3000 + t)))\$") &&

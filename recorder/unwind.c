@@ -300,14 +300,38 @@ static int parse_cie(const uint8_t *at, const uint8_t *limit, struct cie *cie)
 	return 0;
 }
 
+/* The bounds of the mapping that holds the object's .eh_frame_hdr, in
+   *START and *LIMIT.  glibc describes a main program whose segments are
+   not contiguous (a gap between two PT_LOADs: binutils up to 2.35 left
+   one before the data, and so does -z max-page-size=0x10000) segment by
+   segment, so its FO covers only the text the address lies in, not the
+   read-only segment the unwind tables are in: that segment is then asked
+   for on its own (lock-free as well). */
+static int eh_bounds(const struct dl_find_object *fo, const uint8_t **start,
+		     const uint8_t **limit)
+{
+	const uint8_t *hdr = fo->dlfo_eh_frame;
+	struct dl_find_object seg;
+
+	*start = fo->dlfo_map_start;
+	*limit = fo->dlfo_map_end;
+	if (hdr >= *start && hdr < *limit)
+		return 0;
+	if (_dl_find_object((void *)hdr, &seg) != 0 || seg.dlfo_link_map != fo->dlfo_link_map)
+		return -1;
+	*start = seg.dlfo_map_start;
+	*limit = seg.dlfo_map_end;
+	return hdr >= *start && hdr < *limit ? 0 : -1;
+}
+
 /* Find the FDE covering PC through the object's .eh_frame_hdr search
    table.  Only the table encoding every linker emits (datarel sdata4
    pairs, sorted) is used; without it the object has no usable unwind
    data for us. */
 static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *fo)
 {
-	const uint8_t *hdr = fo->dlfo_eh_frame, *limit = fo->dlfo_map_end;
-	struct cur c = { hdr, limit, 0 };
+	const uint8_t *hdr = fo->dlfo_eh_frame, *start, *limit;
+	struct cur c;
 	uint8_t version, ptr_enc, count_enc, table_enc;
 	uintptr_t count;
 	const int32_t *tab;
@@ -315,8 +339,9 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 	const uint8_t *fde, *end, *cie_at;
 	int is64;
 
-	if (hdr < (const uint8_t *)fo->dlfo_map_start || hdr >= limit)
+	if (eh_bounds(fo, &start, &limit) < 0)
 		return -1;
+	c = (struct cur){ hdr, limit, 0 };
 	version = rd_u8(&c);
 	ptr_enc = rd_u8(&c);
 	count_enc = rd_u8(&c);
@@ -343,7 +368,7 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 			hi = mid;
 	}
 	fde = hdr + tab[2 * lo + 1];
-	if (fde < (const uint8_t *)fo->dlfo_map_start || fde >= limit)
+	if (fde < start || fde >= limit)
 		return -1;
 
 	c = (struct cur){ fde, limit, 0 };
@@ -353,7 +378,7 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 	cie_at = c.p;
 	{
 		uint64_t id = rd_fixed(&c, is64 ? 8 : 4);
-		if (c.bad || id == 0 || id > (uintptr_t)(cie_at - (const uint8_t *)fo->dlfo_map_start))
+		if (c.bad || id == 0 || id > (uintptr_t)(cie_at - start))
 			return -1;
 		cie_at -= id;
 	}

@@ -807,6 +807,97 @@ static inline uintptr_t stack_end(uintptr_t sp)
 	return 0;
 }
 
+/* ------------------------------------------------------------ step memo
+ *
+ * With the rule cache alone a walk is a chain of dependent loads: the
+ * return address, from it the cache slot, from it the CFA and so the next
+ * return address -- some 20 cycles a frame, and a deep stack costs ten
+ * times a shallow one.  A program's stacks repeat, so each thread also
+ * remembers, for each step of its walks, the code address seen there, its
+ * rule, and the RBP value loaded there.  A step whose address is the one
+ * remembered takes the rule from the memo, whose address depends on the
+ * step number only, and a loaded RBP equal to the remembered one is used
+ * in its remembered form: the processor then runs ahead through the frames
+ * of a repeated stack while the loads that confirm them complete.  Every
+ * rule used is still the rule of the address actually found, so a stack
+ * that differs anywhere is walked as it is.
+ *
+ * A memo is a block of a shared pool (the TLS of a library that mtrec
+ * attach loads late must stay small), taken round-robin by threads; the
+ * walk that uses one holds it (seq odd), so a thread sharing it or a
+ * signal handler nested in the walk goes without.
+ */
+#define MEMO_STEPS 72
+#define MEMO_POOL  256
+
+struct memo_step {
+	uintptr_t key;
+	uint64_t rule;
+	uintptr_t bp;		/* the RBP loaded at this step */
+};
+
+struct memo {
+	unsigned seq;
+	unsigned gen;
+	struct memo_step step[MEMO_STEPS];
+};
+
+static struct memo *memo_pool;
+static unsigned memo_next, memo_gen;
+static __thread struct memo *tls_memo;
+
+static __attribute__((noinline, cold)) struct memo *memo_assign(void)
+{
+	struct memo *pool = __atomic_load_n(&memo_pool, __ATOMIC_ACQUIRE);
+
+	if (!pool) {
+		int saved = errno;
+		void *m = mmap(NULL, MEMO_POOL * sizeof(struct memo), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		struct memo *expect = NULL;
+		errno = saved;
+		if (m == MAP_FAILED)
+			return NULL;
+		if (__atomic_compare_exchange_n(&memo_pool, &expect, (struct memo *)m, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			pool = m;
+		} else {
+			munmap(m, MEMO_POOL * sizeof(struct memo));
+			pool = expect;
+		}
+	}
+	tls_memo = &pool[__atomic_fetch_add(&memo_next, 1, __ATOMIC_RELAXED) % MEMO_POOL];
+	return tls_memo;
+}
+
+/* This thread's memo, held for one walk (*SEQ for memo_give), or NULL. */
+static inline struct memo *memo_take(unsigned *seq)
+{
+	struct memo *mo = tls_memo;
+	unsigned s, gen;
+
+	if (unlikely(mo == NULL) && (mo = memo_assign()) == NULL)
+		return NULL;
+	s = __atomic_load_n(&mo->seq, __ATOMIC_RELAXED);
+	if ((s & 1) || !__atomic_compare_exchange_n(&mo->seq, &s, s + 1, 0, __ATOMIC_ACQUIRE,
+						    __ATOMIC_RELAXED))
+		return NULL;
+	gen = __atomic_load_n(&memo_gen, __ATOMIC_RELAXED);
+	if (unlikely(mo->gen != gen)) {
+		/* Code was unmapped since: its rules may be wrong now. */
+		memset(mo->step, 0, sizeof(mo->step));
+		mo->gen = gen;
+	}
+	*seq = s;
+	return mo;
+}
+
+static inline void memo_give(struct memo *mo, unsigned seq)
+{
+	if (mo)
+		__atomic_store_n(&mo->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
 /* ------------------------------------------------------------ the walk */
 
 int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
@@ -840,6 +931,8 @@ void mtrec_unwind_init(void)
 void mtrec_unwind_flush(void)
 {
 	uint64_t *cache = __atomic_load_n(&rule_cache, __ATOMIC_ACQUIRE);
+
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);	/* the memos' rules too */
 	if (cache) {
 		int saved = errno;
 		/* Private anonymous pages read back as zero: every entry empty. */
@@ -865,36 +958,54 @@ static __attribute__((noinline)) uint64_t rule_miss(uint64_t *cache, uintptr_t k
 	return rule;
 }
 
-/* Walk from the state right after a return from mtrec_unwind: SP points at
-   that return address, BP is the caller's RBP. */
-int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
+static inline uint64_t rule_of(uint64_t *cache, uintptr_t key)
 {
+	uint64_t rule = K_EMPTY;
+
+	if (likely(cache != NULL) && likely((key >> 47) == 0))
+		rule = cache_get(cache, key);
+	if (unlikely(rule == K_EMPTY))
+		rule = rule_miss(cache, key);
+	return rule;
+}
+
+/* The word at slot_at, RBP's saved value: the memo's copy when equal, so
+   that what follows does not wait for the load. */
+static inline uintptr_t load_bp(uintptr_t slot_at, struct memo_step *st)
+{
+	uintptr_t v = *(const uintptr_t *)slot_at, known;
+
+	if (!st)
+		return v;
+	known = st->bp;
+	if (unlikely(v != known)) {
+		st->bp = v;
+		return v;
+	}
+	__asm__("" : "+r"(known));	/* not to be replaced by v */
+	return known;
+}
+
+struct walk {
+	void **ips;
+	int max;
+	uintptr_t hi, lo_self, len_self;
 	uint64_t *cache;
-	uintptr_t hi, ip, lo_self, len_self;
+	struct memo *mo;
+};
+
+static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
+{
+	uintptr_t hi = w->hi, ip;
 	int n = 0, exact = 0, bp_ok = 1, steps = 0;
 
-	if (max <= 0)
-		return 0;
-	if (unlikely(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)))
-		mtrec_unwind_init();
-	cache = __atomic_load_n(&rule_cache, __ATOMIC_RELAXED);
-	if (unlikely(__atomic_load_n(&cache_off, __ATOMIC_RELAXED)))
-		cache = NULL;
-	lo_self = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
-	len_self = __atomic_load_n(&self_len, __ATOMIC_RELAXED);
-
-	hi = stack_end(sp);
-	if (unlikely(hi == 0)) {
-		hi = stack_refresh(sp);
-		if (hi == 0)
-			return 0;
-	}
 	if (hi - sp < 8)
 		return 0;
 	ip = *(const uintptr_t *)sp;
 	sp += 8;
 
 	for (;;) {
+		struct memo_step *st = NULL;
 		uintptr_t key, cfa, slot_at;
 		uint64_t rule;
 		int slot;
@@ -904,18 +1015,25 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 		/* Not only the leading frames: a tracked function's wrapper
 		   (rec-track.c) stays on the stack while the function runs,
 		   and the malloc it makes unwinds through it to the program. */
-		if (ip - lo_self >= len_self) {
-			ips[n++] = (void *)ip;
-			if (n == max)
+		if (ip - w->lo_self >= w->len_self) {
+			w->ips[n++] = (void *)ip;
+			if (n == w->max)
 				break;
 		}
 
 		key = exact ? ip : ip - 1;
-		rule = K_EMPTY;
-		if (likely(cache != NULL) && likely((key >> 47) == 0))
-			rule = cache_get(cache, key);
-		if (unlikely(rule == K_EMPTY))
-			rule = rule_miss(cache, key);
+		if (likely(w->mo != NULL) && likely(steps <= MEMO_STEPS)) {
+			st = &w->mo->step[steps - 1];
+			if (likely(st->key == key)) {
+				rule = st->rule;
+			} else {
+				rule = rule_of(w->cache, key);
+				st->key = key;
+				st->rule = rule;
+			}
+		} else {
+			rule = rule_of(w->cache, key);
+		}
 
 		switch (rule & RULE_KIND) {
 		case K_FRAME:
@@ -937,7 +1055,7 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 				slot_at = cfa + (intptr_t)slot * 8;
 				if (slot_at < sp || slot_at > hi - 8)
 					return n;
-				bp = *(const uintptr_t *)slot_at;
+				bp = load_bp(slot_at, st);
 				bp_ok = 1;
 			}
 			ip = *(const uintptr_t *)(cfa - 8);
@@ -969,6 +1087,37 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 			return n;
 		}
 	}
+	return n;
+}
+
+/* Walk from the state right after a return from mtrec_unwind: SP points at
+   that return address, BP is the caller's RBP. */
+int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
+{
+	struct walk w;
+	unsigned seq = 0;
+	int n;
+
+	if (max <= 0)
+		return 0;
+	if (unlikely(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)))
+		mtrec_unwind_init();
+	w.ips = ips;
+	w.max = max;
+	w.cache = __atomic_load_n(&rule_cache, __ATOMIC_RELAXED);
+	w.lo_self = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
+	w.len_self = __atomic_load_n(&self_len, __ATOMIC_RELAXED);
+	w.mo = NULL;
+	if (unlikely(__atomic_load_n(&cache_off, __ATOMIC_RELAXED)))
+		w.cache = NULL;
+	else
+		w.mo = memo_take(&seq);
+
+	w.hi = stack_end(sp);
+	if (unlikely(w.hi == 0))
+		w.hi = stack_refresh(sp);
+	n = w.hi ? walk(&w, sp, bp) : 0;
+	memo_give(w.mo, seq);
 	return n;
 }
 

@@ -829,6 +829,7 @@ static inline uintptr_t stack_end(uintptr_t sp)
  */
 #define MEMO_STEPS 72
 #define MEMO_POOL  256
+#define MEMO_LOADS 160
 
 struct memo_step {
 	uintptr_t key;
@@ -836,10 +837,28 @@ struct memo_step {
 	uintptr_t bp;		/* the RBP loaded at this step */
 };
 
+/* The last walk as a function of what it read: from the same entry (SP,
+   the stack's end, RBP when the walk used it before reloading it) and the
+   same words at the same addresses, a walk takes the same steps to the
+   same end, so checking those words is the whole walk.  They all lie in
+   [sp0, hi), which is mapped while this stack is. */
+struct memo_rec {
+	int ok, need_bp0, max, n;
+	unsigned nloads;
+	uintptr_t sp0, bp0, hi;
+	uintptr_t at[MEMO_LOADS], word[MEMO_LOADS];
+	void *ips[MEMO_STEPS];
+};
+
+/* Records per memo: malloc and free reach the walk through different
+   frames of the recorder, so a loop's events alternate between entries. */
+#define MEMO_RECS 4
+
 struct memo {
 	unsigned seq;
 	unsigned gen;
 	struct memo_step step[MEMO_STEPS];
+	struct memo_rec rec[MEMO_RECS];
 };
 
 static struct memo *memo_pool;
@@ -886,6 +905,8 @@ static inline struct memo *memo_take(unsigned *seq)
 	if (unlikely(mo->gen != gen)) {
 		/* Code was unmapped since: its rules may be wrong now. */
 		memset(mo->step, 0, sizeof(mo->step));
+		for (int i = 0; i < MEMO_RECS; i++)
+			mo->rec[i].ok = 0;
 		mo->gen = gen;
 	}
 	*seq = s;
@@ -952,7 +973,7 @@ static __attribute__((noinline)) uint64_t rule_miss(uint64_t *cache, uintptr_t k
 {
 	uint64_t rule = compute_rule(key);
 	if (rule & RULE_NOCACHE)
-		return rule & RULE_MASK;
+		return rule;	/* K_STOP: the walk ends, not to be replayed */
 	if (cache && (key >> 47) == 0)
 		cache_put(cache, key, rule);
 	return rule;
@@ -992,16 +1013,60 @@ struct walk {
 	uintptr_t hi, lo_self, len_self;
 	uint64_t *cache;
 	struct memo *mo;
+	struct memo_rec *rec;	/* being recorded, or NULL */
 };
+
+/* Note a word the walk read, the *NL'th (the walk stays replayable while
+   they fit). */
+static inline uintptr_t noted(struct memo_rec *rec, unsigned *nl, uintptr_t at, uintptr_t word)
+{
+	if (rec) {
+		if (likely(*nl < MEMO_LOADS)) {
+			rec->at[*nl] = at;
+			rec->word[*nl] = word;
+		}
+		++*nl;
+	}
+	return word;
+}
+
+/* The record for a walk from SP: chosen by the return address there too
+   (SP is not enough: the same entry serves every allocating call). */
+static inline struct memo_rec *memo_rec_for(struct memo *mo, uintptr_t sp, uintptr_t hi)
+{
+	uintptr_t ra = hi - sp >= 8 ? *(const uintptr_t *)sp : 0;
+
+	return &mo->rec[((sp >> 3) ^ (ra >> 2) ^ (ra >> 9)) % MEMO_RECS];
+}
+
+/* The walk, when the record R of an earlier one holds: its frames
+   into W->ips and their number, else -1. */
+static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, uintptr_t bp)
+{
+	uintptr_t diff = 0;
+
+	if (!r->ok || r->sp0 != sp || r->hi != w->hi || r->max != w->max ||
+	    (r->need_bp0 && r->bp0 != bp))
+		return -1;
+	for (unsigned i = 0; i < r->nloads; i++)
+		diff |= *(const uintptr_t *)r->at[i] ^ r->word[i];
+	if (diff)
+		return -1;
+	memcpy(w->ips, r->ips, (size_t)r->n * sizeof(void *));
+	return r->n;
+}
 
 static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 {
+	struct memo_rec *rec = w->rec;
 	uintptr_t hi = w->hi, ip;
-	int n = 0, exact = 0, bp_ok = 1, steps = 0;
+	int n = 0, exact = 0, bp_ok = 1, steps = 0, bp_entry = 1, bp_pending = 0;
+	uintptr_t bp_at = 0;
+	unsigned nl = 0;
 
 	if (hi - sp < 8)
 		return 0;
-	ip = *(const uintptr_t *)sp;
+	ip = noted(rec, &nl, sp, *(const uintptr_t *)sp);
 	sp += 8;
 
 	for (;;) {
@@ -1028,8 +1093,10 @@ static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 				rule = st->rule;
 			} else {
 				rule = rule_of(w->cache, key);
-				st->key = key;
-				st->rule = rule;
+				if (likely(!(rule & RULE_NOCACHE))) {
+					st->key = key;
+					st->rule = rule;
+				}
 			}
 		} else {
 			rule = rule_of(w->cache, key);
@@ -1039,7 +1106,14 @@ static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 		case K_FRAME:
 			if (rule & RULE_CFA_RBP) {
 				if (!bp_ok)
-					return n;
+					goto out;
+				/* Only an RBP that makes a CFA is an input of
+				   the walk (most saved values are never used). */
+				if (rec && bp_entry)
+					rec->need_bp0 = 1;
+				else if (bp_pending)
+					noted(rec, &nl, bp_at, bp);
+				bp_pending = 0;
 				cfa = bp + rule_off(rule);
 			} else {
 				cfa = sp + rule_off(rule);
@@ -1047,18 +1121,23 @@ static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 			/* The frame lies in [sp, cfa): the return address is
 			   its top word, and the caller's frame is above it. */
 			if (cfa < sp + 8 || cfa > hi)
-				return n;
+				goto out;
 			slot = rule_bp_slot(rule);
 			if (slot == BP_LOST) {
 				bp_ok = 0;
+				bp_entry = 0;
+				bp_pending = 0;
 			} else if (slot != 0) {
 				slot_at = cfa + (intptr_t)slot * 8;
 				if (slot_at < sp || slot_at > hi - 8)
-					return n;
+					goto out;
 				bp = load_bp(slot_at, st);
+				bp_at = slot_at;
+				bp_pending = 1;
 				bp_ok = 1;
+				bp_entry = 0;
 			}
-			ip = *(const uintptr_t *)(cfa - 8);
+			ip = noted(rec, &nl, cfa - 8, *(const uintptr_t *)(cfa - 8));
 			sp = cfa;
 			exact = 0;
 			break;
@@ -1067,14 +1146,16 @@ static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 			   start at byte 40 (REG_RBP 10, REG_RSP 15, REG_RIP 16). */
 			const uintptr_t *gregs = (const uintptr_t *)(sp + 40);
 			uintptr_t nsp;
+			nl = MEMO_LOADS + 1;	/* may go on another stack: not replayed */
+			bp_pending = 0;
 			if (hi - sp < 40 + 17 * 8)
-				return n;
+				goto out;
 			nsp = gregs[15];
 			if (nsp <= sp || nsp >= hi) {
 				/* The handler ran on an alternate stack. */
 				hi = stack_end(nsp);
 				if (hi == 0 || nsp + 8 > hi)
-					return n;
+					goto out;
 			}
 			ip = gregs[16];
 			bp = gregs[10];
@@ -1084,9 +1165,14 @@ static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 			break;
 		}
 		default:
-			return n;
+			if (rule & RULE_NOCACHE)	/* a later dlopen may map code there */
+				nl = MEMO_LOADS + 1;
+			goto out;
 		}
 	}
+out:
+	if (rec)
+		rec->nloads = nl;
 	return n;
 }
 
@@ -1113,10 +1199,30 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 	else
 		w.mo = memo_take(&seq);
 
+	w.rec = NULL;
 	w.hi = stack_end(sp);
 	if (unlikely(w.hi == 0))
 		w.hi = stack_refresh(sp);
-	n = w.hi ? walk(&w, sp, bp) : 0;
+	if (w.hi == 0) {
+		n = 0;
+	} else if (w.mo == NULL) {
+		n = walk(&w, sp, bp);
+	} else if ((n = replay(&w, memo_rec_for(w.mo, sp, w.hi), sp, bp)) < 0) {
+		w.rec = memo_rec_for(w.mo, sp, w.hi);
+		w.rec->ok = 0;
+		w.rec->nloads = 0;
+		w.rec->need_bp0 = 0;
+		n = walk(&w, sp, bp);
+		if (w.rec->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
+			w.rec->sp0 = sp;
+			w.rec->bp0 = bp;
+			w.rec->hi = w.hi;
+			w.rec->max = max;
+			w.rec->n = n;
+			memcpy(w.rec->ips, ips, (size_t)n * sizeof(void *));
+			w.rec->ok = 1;
+		}
+	}
 	memo_give(w.mo, seq);
 	return n;
 }

@@ -862,6 +862,9 @@ struct memo {
 };
 
 static struct memo *memo_pool;
+#ifdef MTREC_UNWIND_TEST
+static int memo_shared;		/* test hook */
+#endif
 static unsigned memo_next, memo_gen;
 static __thread struct memo *tls_memo;
 
@@ -897,6 +900,10 @@ static inline struct memo *memo_take(unsigned *seq)
 
 	if (unlikely(mo == NULL) && (mo = memo_assign()) == NULL)
 		return NULL;
+#ifdef MTREC_UNWIND_TEST
+	if (__atomic_load_n(&memo_shared, __ATOMIC_RELAXED))
+		mo = __atomic_load_n(&memo_pool, __ATOMIC_RELAXED);
+#endif
 	s = __atomic_load_n(&mo->seq, __ATOMIC_RELAXED);
 	if ((s & 1) || !__atomic_compare_exchange_n(&mo->seq, &s, s + 1, 0, __ATOMIC_ACQUIRE,
 						    __ATOMIC_RELAXED))
@@ -966,6 +973,11 @@ void mtrec_unwind_flush(void)
 void mtrec_unwind_test_cache(int on)
 {
 	__atomic_store_n(&cache_off, !on, __ATOMIC_RELAXED);
+}
+
+void mtrec_unwind_test_share(int on)
+{
+	__atomic_store_n(&memo_shared, on, __ATOMIC_RELAXED);
 }
 #endif
 
@@ -1056,7 +1068,7 @@ static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, 
 	return r->n;
 }
 
-static int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
+static inline __attribute__((always_inline)) int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
 {
 	struct memo_rec *rec = w->rec;
 	uintptr_t hi = w->hi, ip;
@@ -1205,15 +1217,15 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 		w.hi = stack_refresh(sp);
 	if (w.hi == 0) {
 		n = 0;
-	} else if (w.mo == NULL) {
+	} else if (w.mo == NULL || (n = replay(&w, memo_rec_for(w.mo, sp, w.hi), sp, bp)) < 0) {
+		if (w.mo) {
+			w.rec = memo_rec_for(w.mo, sp, w.hi);
+			w.rec->ok = 0;
+			w.rec->nloads = 0;
+			w.rec->need_bp0 = 0;
+		}
 		n = walk(&w, sp, bp);
-	} else if ((n = replay(&w, memo_rec_for(w.mo, sp, w.hi), sp, bp)) < 0) {
-		w.rec = memo_rec_for(w.mo, sp, w.hi);
-		w.rec->ok = 0;
-		w.rec->nloads = 0;
-		w.rec->need_bp0 = 0;
-		n = walk(&w, sp, bp);
-		if (w.rec->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
+		if (w.rec && w.rec->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
 			w.rec->sp0 = sp;
 			w.rec->bp0 = bp;
 			w.rec->hi = w.hi;
@@ -1266,6 +1278,11 @@ void mtrec_unwind_flush(void)
 
 #ifdef MTREC_UNWIND_TEST
 void mtrec_unwind_test_cache(int on)
+{
+	(void)on;
+}
+
+void mtrec_unwind_test_share(int on)
 {
 	(void)on;
 }

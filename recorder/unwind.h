@@ -28,6 +28,9 @@ void mtrec_unwind_flush(void);
 #ifdef MTREC_UNWIND_TEST
 /* Test hook: 0 turns the rule cache off (every frame is a cache miss). */
 void mtrec_unwind_test_cache(int on);
+/* Test hook: 1 makes every thread use the same memo of walks (as when
+   there are more threads than memos), 0 gives each its own again. */
+void mtrec_unwind_test_share(int on);
 #endif
 
 #endif

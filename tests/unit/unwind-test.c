@@ -175,6 +175,13 @@ static void test_threads(void)
 		pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)(1000 + i));
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
+	/* Again with one memo for all: a thread finds it held by another. */
+	shim_share(1);
+	for (int i = 0; i < 8; i++)
+		pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)(2000 + i % 2));
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	shim_share(0);
 }
 
 /* Signal frames: the handler walks back through __restore_rt into the

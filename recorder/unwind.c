@@ -846,6 +846,7 @@ struct memo_rec {
 	int ok, need_bp0, max, n;
 	unsigned nloads;
 	uintptr_t sp0, bp0, hi;
+	const void *tag;	/* mtrec_unwind_tag's, for these frames */
 	uintptr_t at[MEMO_LOADS], word[MEMO_LOADS];
 	void *ips[MEMO_STEPS];
 };
@@ -928,8 +929,8 @@ static inline void memo_give(struct memo *mo, unsigned seq)
 
 /* ------------------------------------------------------------ the walk */
 
-int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
-	__attribute__((visibility("hidden")));
+int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp,
+		      struct mtrec_unwind_known *k) __attribute__((visibility("hidden")));
 
 void mtrec_unwind_init(void)
 {
@@ -1052,8 +1053,10 @@ static inline struct memo_rec *memo_rec_for(struct memo *mo, uintptr_t sp, uintp
 }
 
 /* The walk, when the record R of an earlier one holds: its frames
-   into W->ips and their number, else -1. */
-static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, uintptr_t bp)
+   into W->ips (or, when K asks and R has a tag, the tag into K) and
+   their number, else -1. */
+static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, uintptr_t bp,
+		  struct mtrec_unwind_known *k)
 {
 	uintptr_t diff = 0;
 
@@ -1064,7 +1067,10 @@ static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, 
 		diff |= *(const uintptr_t *)r->at[i] ^ r->word[i];
 	if (diff)
 		return -1;
-	memcpy(w->ips, r->ips, (size_t)r->n * sizeof(void *));
+	if (k && r->tag)
+		k->tag = r->tag;
+	else
+		memcpy(w->ips, r->ips, (size_t)r->n * sizeof(void *));
 	return r->n;
 }
 
@@ -1188,14 +1194,21 @@ out:
 	return n;
 }
 
-/* Walk from the state right after a return from mtrec_unwind: SP points at
-   that return address, BP is the caller's RBP. */
-int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
+/* Walk from the state right after a return from mtrec_unwind or
+   mtrec_unwind_known: SP points at that return address, BP is the
+   caller's RBP; K is NULL from mtrec_unwind. */
+int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp,
+		      struct mtrec_unwind_known *k)
 {
 	struct walk w;
+	struct memo_rec *r = NULL;
 	unsigned seq = 0;
 	int n;
 
+	if (k) {
+		k->tag = NULL;
+		k->memo = k->rec = NULL;
+	}
 	if (max <= 0)
 		return 0;
 	if (unlikely(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)))
@@ -1215,28 +1228,53 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 	w.hi = stack_end(sp);
 	if (unlikely(w.hi == 0))
 		w.hi = stack_refresh(sp);
+	if (w.mo)
+		r = memo_rec_for(w.mo, sp, w.hi);
 	if (w.hi == 0) {
 		n = 0;
-	} else if (w.mo == NULL || (n = replay(&w, memo_rec_for(w.mo, sp, w.hi), sp, bp)) < 0) {
-		if (w.mo) {
-			w.rec = memo_rec_for(w.mo, sp, w.hi);
-			w.rec->ok = 0;
-			w.rec->nloads = 0;
-			w.rec->need_bp0 = 0;
+		r = NULL;
+	} else if (r == NULL || (n = replay(&w, r, sp, bp, k)) < 0) {
+		if (r) {
+			w.rec = r;
+			r->ok = 0;
+			r->nloads = 0;
+			r->need_bp0 = 0;
+			r->tag = NULL;
 		}
 		n = walk(&w, sp, bp);
-		if (w.rec && w.rec->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
-			w.rec->sp0 = sp;
-			w.rec->bp0 = bp;
-			w.rec->hi = w.hi;
-			w.rec->max = max;
-			w.rec->n = n;
-			memcpy(w.rec->ips, ips, (size_t)n * sizeof(void *));
-			w.rec->ok = 1;
+		if (r && r->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
+			r->sp0 = sp;
+			r->bp0 = bp;
+			r->hi = w.hi;
+			r->max = max;
+			r->n = n;
+			memcpy(r->ips, ips, (size_t)n * sizeof(void *));
+			r->ok = 1;
+		} else {
+			r = NULL;
 		}
 	}
 	memo_give(w.mo, seq);
+	if (k && r && !k->tag) {
+		k->memo = w.mo;
+		k->rec = r;
+		k->seq = seq + 2;
+	}
 	return n;
+}
+
+void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag)
+{
+	struct memo *mo = k->memo;
+	unsigned s = k->seq;
+
+	/* Only if no walk took the memo since (another thread sharing it,
+	   a signal handler): the record may hold other frames now. */
+	if (!mo || !__atomic_compare_exchange_n(&mo->seq, &s, s + 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+		return;
+	((struct memo_rec *)k->rec)->tag = tag;
+	__atomic_store_n(&mo->seq, s + 2, __ATOMIC_RELEASE);
 }
 
 /* The entry point is a three-instruction stub so that the walk starts from
@@ -1255,9 +1293,25 @@ __asm__(
 #endif
 	"	movq	%rsp, %rdx\n"
 	"	movq	%rbp, %rcx\n"
+	"	xorl	%r8d, %r8d\n"
 	"	jmp	mtrec_unwind_from\n"
 	"	.cfi_endproc\n"
-	"	.size	mtrec_unwind, .-mtrec_unwind\n");
+	"	.size	mtrec_unwind, .-mtrec_unwind\n"
+	"	.globl	mtrec_unwind_known\n"
+	"	.hidden	mtrec_unwind_known\n"
+	"	.type	mtrec_unwind_known, @function\n"
+	"	.p2align 4\n"
+	"mtrec_unwind_known:\n"
+	"	.cfi_startproc\n"
+#ifdef __CET__
+	"	endbr64\n"
+#endif
+	"	movq	%rdx, %r8\n"
+	"	movq	%rsp, %rdx\n"
+	"	movq	%rbp, %rcx\n"
+	"	jmp	mtrec_unwind_from\n"
+	"	.cfi_endproc\n"
+	"	.size	mtrec_unwind_known, .-mtrec_unwind_known\n");
 
 #else /* not x86-64 Linux */
 
@@ -1270,6 +1324,21 @@ int mtrec_unwind(void **ips, int max)
 	(void)ips;
 	(void)max;
 	return 0;
+}
+
+int mtrec_unwind_known(void **ips, int max, struct mtrec_unwind_known *k)
+{
+	(void)ips;
+	(void)max;
+	k->tag = NULL;
+	k->memo = k->rec = NULL;
+	return 0;
+}
+
+void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag)
+{
+	(void)k;
+	(void)tag;
 }
 
 void mtrec_unwind_flush(void)

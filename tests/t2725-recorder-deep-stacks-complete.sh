@@ -103,6 +103,25 @@ test_expect_success 'depth 16 keeps the 16 innermost links' '
 	test_cmp expect names16
 '
 
+# A forked child writes a trace of its own, whose stacks are numbered
+# anew: the stacks it uses must be defined there once each, and its calls
+# of the chain (from the very place of its parent's) hold the whole chain
+# -- not a stack the parent numbered, which the child's walks repeat.
+test_expect_success 'a forked child defines the stacks it uses once, whole' '
+	MTREC_DEPTH=64 LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/fork.log" ./chain-O2-gap 3 fork &&
+	set -- fork.log.* && test $# = 1 && child=$1 &&
+	tr -d "\000" <"$child" | awk "/^# stack / { if (\$3 in def && def[\$3] != \$0) { print \"stack \" \$3 \" defined twice\"; bad = 1 }
+			def[\$3] = \$0 }
+		/^@ .* s=[0-9]+\$/ { id = \$NF; sub(/^s=/, \"\", id); used[id] = 1; n++ }
+		END { for (id in used) if (!(id in def)) { print \"stack \" id \" not defined\"; bad = 1 }
+		      exit bad || n < 6 }" &&
+	frames "$child" 4321 >frames-child &&
+	test "$(grep -c -- "^--" frames-child)" = 3 &&
+	names chain-O2-gap <frames-child | awk "/^--/ { exit } { print }" | sed -n 1,32p >actual &&
+	expected main >expect &&
+	test_cmp expect actual
+'
+
 # ends TRACE: the last frame of each stack under 64 frames, as frames
 # prints it.
 ends() {

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rec-deep-chain [ROUNDS]: main, then a second thread, each call a chain
+/* rec-deep-chain [ROUNDS [fork]]: main, then a second thread, each call a chain
  * of 31 distinct functions (chain30 -> chain29 -> ... -> chain0) whose
  * innermost one mallocs a block of 4321 bytes (main) or 4322 (the thread)
  * and frees it, ROUNDS (3) times.  Each link does work before and after
  * its call, so that no optimizer folds it into a tail call or inlines it:
  * a trace of it taken at any -O, with or without frame pointers, must show
- * chain0 ... chain30 and then main or chain_thread, in that order. */
+ * chain0 ... chain30 and then main or chain_thread, in that order.
+ * With "fork", main forks after its calls and the child makes the same
+ * calls, from the same place, then 24 stacks of its own (spread: blocks
+ * of 4400 at depths 1 to 24), and exits; the parent waits. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef __clang__
 #define LINK __attribute__((noinline))
@@ -52,6 +57,21 @@ CHAIN(26, 25) CHAIN(27, 26) CHAIN(28, 27) CHAIN(29, 28) CHAIN(30, 29)
 
 static int rounds = 3;
 
+LINK static unsigned long spread(int d)
+{
+	unsigned long r;
+
+	if (d == 0) {
+		void *p = malloc(4400);
+		sink += (unsigned long)p;
+		free(p);
+		return 1;
+	}
+	r = spread(d - 1);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
 LINK static void *chain_thread(void *arg)
 {
 	for (int i = 0; i < rounds; i++)
@@ -61,12 +81,31 @@ LINK static void *chain_thread(void *arg)
 
 int main(int argc, char **argv)
 {
+	int forking = argc > 2 && strcmp(argv[2], "fork") == 0, status;
+	pid_t pid = -1;
 	pthread_t t;
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	for (int i = 0; i < rounds; i++)
-		sink += chain30((unsigned long)i, 4321);
+	for (int pass = 0; pass <= forking; pass++) {
+		if (pass == 1) {
+			if ((pid = fork()) < 0)
+				return 1;
+			if (pid > 0) {
+				if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+				    WEXITSTATUS(status))
+					return 1;
+				break;
+			}
+		}
+		for (int i = 0; i < rounds; i++)
+			sink += chain30((unsigned long)i, 4321);
+	}
+	if (pid == 0) {
+		for (int d = 1; d <= 24; d++)
+			sink += spread(d);
+		exit(0);
+	}
 	if (pthread_create(&t, NULL, chain_thread, NULL) != 0)
 		return 1;
 	pthread_join(t, NULL);

@@ -213,5 +213,5 @@ void mtrec_stack_fork_child(void)
 	table = NULL;
 	next_id = 0;
 	memset(recent, 0, sizeof(recent));
-	mtrec_unwind_flush();
+	mtrec_unwind_forget_tags();
 }

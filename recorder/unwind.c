@@ -957,6 +957,13 @@ void mtrec_unwind_init(void)
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
+void mtrec_unwind_forget_tags(void)
+{
+	/* the memos' records go with their step rules: both are rebuilt
+	   from the rule cache */
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);
+}
+
 void mtrec_unwind_flush(void)
 {
 	uint64_t *cache = __atomic_load_n(&rule_cache, __ATOMIC_ACQUIRE);
@@ -1339,6 +1346,17 @@ void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag)
 {
 	(void)k;
 	(void)tag;
+}
+
+void mtrec_unwind_forget_tags(void)
+{
+	/* the memos' records go with their step rules: both are rebuilt
+	   from the rule cache */
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);
+}
+
+void mtrec_unwind_forget_tags(void)
+{
 }
 
 void mtrec_unwind_flush(void)

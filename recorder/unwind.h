@@ -35,6 +35,10 @@ struct mtrec_unwind_known {
 int mtrec_unwind_known(void **ips, int max, struct mtrec_unwind_known *k);
 void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag);
 
+/* Forget every tag, not the rules (a forked child, whose stack table
+   starts anew, keeps the warm rule cache: its first walk stays shallow). */
+void mtrec_unwind_forget_tags(void);
+
 /* Forget every cached frame rule (call after code was unmapped, e.g. after
    dlclose, so that new code at the same address is not walked with old
    rules) and every tag.  Safe while other threads walk. */

@@ -299,6 +299,7 @@ static MTREC_COLD struct mtrec_stack *new_stack(void *const *ips, int n)
 /* The caller's string and, with MTREC_DEPTH > 1, the interned stack. */
 static void describe_event(struct event_ctx *e, const void *caller)
 {
+	struct mtrec_unwind_known known;
 	void *ips[64];
 	int n;
 
@@ -309,14 +310,23 @@ static void describe_event(struct event_ctx *e, const void *caller)
 	e->def = 0;
 	if (stack_depth <= 1)
 		return;
-	n = mtrec_unwind(ips, stack_depth);
+	/* A stack walked before comes back as its interned entry. */
+	n = mtrec_unwind_known(ips, stack_depth, &known);
+	if (known.tag) {
+		e->st = (struct mtrec_stack *)known.tag;
+		return;
+	}
 	if (n <= 0) {
+		/* no frames: the caller stands in, and the walk gets no tag */
+		known.memo = NULL;
 		ips[0] = (void *)caller;
 		n = 1;
 	}
 	e->st = mtrec_stack_find(ips, n);
 	if (unlikely(e->st == NULL))
 		e->st = new_stack(ips, n);
+	if (e->st)
+		mtrec_unwind_tag(&known, e->st);
 }
 
 /* Where a line about p goes: after any line about p another thread wrote

@@ -8,6 +8,7 @@
  * table is replaced by a larger copy.  A miss is the caller's to act on. */
 #include "lock.h"
 #include "tables.h"
+#include "unwind.h"
 
 #include <string.h>
 
@@ -32,13 +33,42 @@ static unsigned long next_id;
 static char *arena;
 static size_t arena_left;
 
+/* Four lanes, so that a deep stack is not a chain of 64 dependent
+ * multiplications (a third of the time of a depth-64 event). */
 static uint64_t hash_ips(void *const *ips, int n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h[4] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
+			  0xc2b2ae3d27d4eb4full };
+	int i = 0;
 
-	for (int i = 0; i < n; i++)
-		h = (h ^ (uintptr_t)ips[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	for (; i + 4 <= n; i += 4)
+		for (int k = 0; k < 4; k++)
+			h[k] = (h[k] ^ (uintptr_t)ips[i + k]) * 0x100000001b3ull;
+	for (; i < n; i++)
+		h[0] = (h[0] ^ (uintptr_t)ips[i]) * 0x100000001b3ull;
+	h[0] ^= (h[1] * 0x9e3779b97f4a7c15ull) ^ (h[2] * 0xc2b2ae3d27d4eb4full) ^ h[3] ^ (uint64_t)n;
+	return h[0] ^ (h[0] >> 29);
+}
+
+/* The stacks this thread's last events used, by their innermost frame: a
+ * loop's malloc and free find theirs with one comparison, no hash.  The
+ * entries are immutable once published; a signal handler that replaces a
+ * slot meanwhile only costs the lookup it makes. */
+#define RECENT 8
+static __thread struct mtrec_stack *recent[RECENT];
+
+/* Call sites a few bytes apart (a loop's malloc and free) must not share
+ * a slot: the low bits decide. */
+static inline unsigned recent_slot(void *const *ips)
+{
+	uintptr_t a = (uintptr_t)ips[0];
+	return (unsigned)((a ^ (a >> 3) ^ (a >> 6)) % RECENT);
+}
+
+static inline void remember(void *const *ips, int n, struct mtrec_stack *s)
+{
+	if (s && n > 0)
+		recent[recent_slot(ips)] = s;
 }
 
 static int same(const struct mtrec_stack *s, uint64_t h, void *const *ips, int n)
@@ -153,19 +183,35 @@ MTREC_COLD struct mtrec_stack *mtrec_stack_add(void *const *ips, int n)
 	insert(t, s);
 out:
 	mtrec_unlock(&lock, MTREC_LOCK_STACK);
+	remember(ips, n, s);
 	return s;
 }
 
 struct mtrec_stack *mtrec_stack_find(void *const *ips, int n)
 {
 	const struct stable *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	struct mtrec_stack *s;
 
-	return likely(t != NULL) ? lookup(t, hash_ips(ips, n), ips, n) : NULL;
+	if (unlikely(t == NULL))
+		return NULL;
+	if (unlikely(n <= 0))
+		return lookup(t, hash_ips(ips, n), ips, n);
+	s = recent[recent_slot(ips)];
+	if (likely(s != NULL) && s->n == n && memcmp(s->ips, ips, (size_t)n * sizeof(void *)) == 0)
+		return s;
+	s = lookup(t, hash_ips(ips, n), ips, n);
+	remember(ips, n, s);
+	return s;
 }
 
+/* The child's table starts empty, and so do the forking thread's recent
+ * stacks (the only thread there) and the unwinder's tags, which are
+ * entries of the parent's table. */
 void mtrec_stack_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	table = NULL;
 	next_id = 0;
+	memset(recent, 0, sizeof(recent));
+	mtrec_unwind_forget_tags();
 }

@@ -300,14 +300,38 @@ static int parse_cie(const uint8_t *at, const uint8_t *limit, struct cie *cie)
 	return 0;
 }
 
+/* The bounds of the mapping that holds the object's .eh_frame_hdr, in
+   *START and *LIMIT.  glibc describes a main program whose segments are
+   not contiguous (a gap between two PT_LOADs: binutils up to 2.35 left
+   one before the data, and so does -z max-page-size=0x10000) segment by
+   segment, so its FO covers only the text the address lies in, not the
+   read-only segment the unwind tables are in: that segment is then asked
+   for on its own (lock-free as well). */
+static int eh_bounds(const struct dl_find_object *fo, const uint8_t **start,
+		     const uint8_t **limit)
+{
+	const uint8_t *hdr = fo->dlfo_eh_frame;
+	struct dl_find_object seg;
+
+	*start = fo->dlfo_map_start;
+	*limit = fo->dlfo_map_end;
+	if (hdr >= *start && hdr < *limit)
+		return 0;
+	if (_dl_find_object((void *)hdr, &seg) != 0 || seg.dlfo_link_map != fo->dlfo_link_map)
+		return -1;
+	*start = seg.dlfo_map_start;
+	*limit = seg.dlfo_map_end;
+	return hdr >= *start && hdr < *limit ? 0 : -1;
+}
+
 /* Find the FDE covering PC through the object's .eh_frame_hdr search
    table.  Only the table encoding every linker emits (datarel sdata4
    pairs, sorted) is used; without it the object has no usable unwind
    data for us. */
 static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *fo)
 {
-	const uint8_t *hdr = fo->dlfo_eh_frame, *limit = fo->dlfo_map_end;
-	struct cur c = { hdr, limit, 0 };
+	const uint8_t *hdr = fo->dlfo_eh_frame, *start, *limit;
+	struct cur c;
 	uint8_t version, ptr_enc, count_enc, table_enc;
 	uintptr_t count;
 	const int32_t *tab;
@@ -315,8 +339,9 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 	const uint8_t *fde, *end, *cie_at;
 	int is64;
 
-	if (hdr < (const uint8_t *)fo->dlfo_map_start || hdr >= limit)
+	if (eh_bounds(fo, &start, &limit) < 0)
 		return -1;
+	c = (struct cur){ hdr, limit, 0 };
 	version = rd_u8(&c);
 	ptr_enc = rd_u8(&c);
 	count_enc = rd_u8(&c);
@@ -343,7 +368,7 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 			hi = mid;
 	}
 	fde = hdr + tab[2 * lo + 1];
-	if (fde < (const uint8_t *)fo->dlfo_map_start || fde >= limit)
+	if (fde < start || fde >= limit)
 		return -1;
 
 	c = (struct cur){ fde, limit, 0 };
@@ -353,7 +378,7 @@ static int find_fde(uintptr_t pc, struct fde *out, const struct dl_find_object *
 	cie_at = c.p;
 	{
 		uint64_t id = rd_fixed(&c, is64 ? 8 : 4);
-		if (c.bad || id == 0 || id > (uintptr_t)(cie_at - (const uint8_t *)fo->dlfo_map_start))
+		if (c.bad || id == 0 || id > (uintptr_t)(cie_at - start))
 			return -1;
 		cie_at -= id;
 	}
@@ -782,10 +807,130 @@ static inline uintptr_t stack_end(uintptr_t sp)
 	return 0;
 }
 
+/* ------------------------------------------------------------ step memo
+ *
+ * With the rule cache alone a walk is a chain of dependent loads: the
+ * return address, from it the cache slot, from it the CFA and so the next
+ * return address -- some 20 cycles a frame, and a deep stack costs ten
+ * times a shallow one.  A program's stacks repeat, so each thread also
+ * remembers, for each step of its walks, the code address seen there, its
+ * rule, and the RBP value loaded there.  A step whose address is the one
+ * remembered takes the rule from the memo, whose address depends on the
+ * step number only, and a loaded RBP equal to the remembered one is used
+ * in its remembered form: the processor then runs ahead through the frames
+ * of a repeated stack while the loads that confirm them complete.  Every
+ * rule used is still the rule of the address actually found, so a stack
+ * that differs anywhere is walked as it is.
+ *
+ * A memo is a block of a shared pool (the TLS of a library that mtrec
+ * attach loads late must stay small), taken round-robin by threads; the
+ * walk that uses one holds it (seq odd), so a thread sharing it or a
+ * signal handler nested in the walk goes without.
+ */
+#define MEMO_STEPS 72
+#define MEMO_POOL  256
+#define MEMO_LOADS 160
+
+struct memo_step {
+	uintptr_t key;
+	uint64_t rule;
+	uintptr_t bp;		/* the RBP loaded at this step */
+};
+
+/* The last walk as a function of what it read: from the same entry (SP,
+   the stack's end, RBP when the walk used it before reloading it) and the
+   same words at the same addresses, a walk takes the same steps to the
+   same end, so checking those words is the whole walk.  They all lie in
+   [sp0, hi), which is mapped while this stack is. */
+struct memo_rec {
+	int ok, need_bp0, max, n;
+	unsigned nloads;
+	uintptr_t sp0, bp0, hi;
+	const void *tag;	/* mtrec_unwind_tag's, for these frames */
+	uintptr_t at[MEMO_LOADS], word[MEMO_LOADS];
+	void *ips[MEMO_STEPS];
+};
+
+/* Records per memo: malloc and free reach the walk through different
+   frames of the recorder, so a loop's events alternate between entries. */
+#define MEMO_RECS 4
+
+struct memo {
+	unsigned seq;
+	unsigned gen;
+	struct memo_step step[MEMO_STEPS];
+	struct memo_rec rec[MEMO_RECS];
+};
+
+static struct memo *memo_pool;
+#ifdef MTREC_UNWIND_TEST
+static int memo_shared;		/* test hook */
+#endif
+static unsigned memo_next, memo_gen;
+static __thread struct memo *tls_memo;
+
+static __attribute__((noinline, cold)) struct memo *memo_assign(void)
+{
+	struct memo *pool = __atomic_load_n(&memo_pool, __ATOMIC_ACQUIRE);
+
+	if (!pool) {
+		int saved = errno;
+		void *m = mmap(NULL, MEMO_POOL * sizeof(struct memo), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		struct memo *expect = NULL;
+		errno = saved;
+		if (m == MAP_FAILED)
+			return NULL;
+		if (__atomic_compare_exchange_n(&memo_pool, &expect, (struct memo *)m, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			pool = m;
+		} else {
+			munmap(m, MEMO_POOL * sizeof(struct memo));
+			pool = expect;
+		}
+	}
+	tls_memo = &pool[__atomic_fetch_add(&memo_next, 1, __ATOMIC_RELAXED) % MEMO_POOL];
+	return tls_memo;
+}
+
+/* This thread's memo, held for one walk (*SEQ for memo_give), or NULL. */
+static inline struct memo *memo_take(unsigned *seq)
+{
+	struct memo *mo = tls_memo;
+	unsigned s, gen;
+
+	if (unlikely(mo == NULL) && (mo = memo_assign()) == NULL)
+		return NULL;
+#ifdef MTREC_UNWIND_TEST
+	if (__atomic_load_n(&memo_shared, __ATOMIC_RELAXED))
+		mo = __atomic_load_n(&memo_pool, __ATOMIC_RELAXED);
+#endif
+	s = __atomic_load_n(&mo->seq, __ATOMIC_RELAXED);
+	if ((s & 1) || !__atomic_compare_exchange_n(&mo->seq, &s, s + 1, 0, __ATOMIC_ACQUIRE,
+						    __ATOMIC_RELAXED))
+		return NULL;
+	gen = __atomic_load_n(&memo_gen, __ATOMIC_RELAXED);
+	if (unlikely(mo->gen != gen)) {
+		/* Code was unmapped since: its rules may be wrong now. */
+		memset(mo->step, 0, sizeof(mo->step));
+		for (int i = 0; i < MEMO_RECS; i++)
+			mo->rec[i].ok = 0;
+		mo->gen = gen;
+	}
+	*seq = s;
+	return mo;
+}
+
+static inline void memo_give(struct memo *mo, unsigned seq)
+{
+	if (mo)
+		__atomic_store_n(&mo->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
 /* ------------------------------------------------------------ the walk */
 
-int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
-	__attribute__((visibility("hidden")));
+int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp,
+		      struct mtrec_unwind_known *k) __attribute__((visibility("hidden")));
 
 void mtrec_unwind_init(void)
 {
@@ -812,9 +957,18 @@ void mtrec_unwind_init(void)
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
+void mtrec_unwind_forget_tags(void)
+{
+	/* the memos' records go with their step rules: both are rebuilt
+	   from the rule cache */
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);
+}
+
 void mtrec_unwind_flush(void)
 {
 	uint64_t *cache = __atomic_load_n(&rule_cache, __ATOMIC_ACQUIRE);
+
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);	/* the memos' rules too */
 	if (cache) {
 		int saved = errno;
 		/* Private anonymous pages read back as zero: every entry empty. */
@@ -828,48 +982,120 @@ void mtrec_unwind_test_cache(int on)
 {
 	__atomic_store_n(&cache_off, !on, __ATOMIC_RELAXED);
 }
+
+void mtrec_unwind_test_share(int on)
+{
+	__atomic_store_n(&memo_shared, on, __ATOMIC_RELAXED);
+}
 #endif
 
 static __attribute__((noinline)) uint64_t rule_miss(uint64_t *cache, uintptr_t key)
 {
 	uint64_t rule = compute_rule(key);
 	if (rule & RULE_NOCACHE)
-		return rule & RULE_MASK;
+		return rule;	/* K_STOP: the walk ends, not to be replayed */
 	if (cache && (key >> 47) == 0)
 		cache_put(cache, key, rule);
 	return rule;
 }
 
-/* Walk from the state right after a return from mtrec_unwind: SP points at
-   that return address, BP is the caller's RBP. */
-int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
+static inline uint64_t rule_of(uint64_t *cache, uintptr_t key)
 {
-	uint64_t *cache;
-	uintptr_t hi, ip, lo_self, len_self;
-	int n = 0, exact = 0, bp_ok = 1, steps = 0;
+	uint64_t rule = K_EMPTY;
 
-	if (max <= 0)
-		return 0;
-	if (unlikely(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)))
-		mtrec_unwind_init();
-	cache = __atomic_load_n(&rule_cache, __ATOMIC_RELAXED);
-	if (unlikely(__atomic_load_n(&cache_off, __ATOMIC_RELAXED)))
-		cache = NULL;
-	lo_self = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
-	len_self = __atomic_load_n(&self_len, __ATOMIC_RELAXED);
+	if (likely(cache != NULL) && likely((key >> 47) == 0))
+		rule = cache_get(cache, key);
+	if (unlikely(rule == K_EMPTY))
+		rule = rule_miss(cache, key);
+	return rule;
+}
 
-	hi = stack_end(sp);
-	if (unlikely(hi == 0)) {
-		hi = stack_refresh(sp);
-		if (hi == 0)
-			return 0;
+/* The word at slot_at, RBP's saved value: the memo's copy when equal, so
+   that what follows does not wait for the load. */
+static inline uintptr_t load_bp(uintptr_t slot_at, struct memo_step *st)
+{
+	uintptr_t v = *(const uintptr_t *)slot_at, known;
+
+	if (!st)
+		return v;
+	known = st->bp;
+	if (unlikely(v != known)) {
+		st->bp = v;
+		return v;
 	}
+	__asm__("" : "+r"(known));	/* not to be replaced by v */
+	return known;
+}
+
+struct walk {
+	void **ips;
+	int max;
+	uintptr_t hi, lo_self, len_self;
+	uint64_t *cache;
+	struct memo *mo;
+	struct memo_rec *rec;	/* being recorded, or NULL */
+};
+
+/* Note a word the walk read, the *NL'th (the walk stays replayable while
+   they fit). */
+static inline uintptr_t noted(struct memo_rec *rec, unsigned *nl, uintptr_t at, uintptr_t word)
+{
+	if (rec) {
+		if (likely(*nl < MEMO_LOADS)) {
+			rec->at[*nl] = at;
+			rec->word[*nl] = word;
+		}
+		++*nl;
+	}
+	return word;
+}
+
+/* The record for a walk from SP: chosen by the return address there too
+   (SP is not enough: the same entry serves every allocating call). */
+static inline struct memo_rec *memo_rec_for(struct memo *mo, uintptr_t sp, uintptr_t hi)
+{
+	uintptr_t ra = hi - sp >= 8 ? *(const uintptr_t *)sp : 0;
+
+	return &mo->rec[((sp >> 3) ^ (ra >> 2) ^ (ra >> 9)) % MEMO_RECS];
+}
+
+/* The walk, when the record R of an earlier one holds: its frames
+   into W->ips (or, when K asks and R has a tag, the tag into K) and
+   their number, else -1. */
+static int replay(const struct walk *w, const struct memo_rec *r, uintptr_t sp, uintptr_t bp,
+		  struct mtrec_unwind_known *k)
+{
+	uintptr_t diff = 0;
+
+	if (!r->ok || r->sp0 != sp || r->hi != w->hi || r->max != w->max ||
+	    (r->need_bp0 && r->bp0 != bp))
+		return -1;
+	for (unsigned i = 0; i < r->nloads; i++)
+		diff |= *(const uintptr_t *)r->at[i] ^ r->word[i];
+	if (diff)
+		return -1;
+	if (k && r->tag)
+		k->tag = r->tag;
+	else
+		memcpy(w->ips, r->ips, (size_t)r->n * sizeof(void *));
+	return r->n;
+}
+
+static inline __attribute__((always_inline)) int walk(const struct walk *w, uintptr_t sp, uintptr_t bp)
+{
+	struct memo_rec *rec = w->rec;
+	uintptr_t hi = w->hi, ip;
+	int n = 0, exact = 0, bp_ok = 1, steps = 0, bp_entry = 1, bp_pending = 0;
+	uintptr_t bp_at = 0;
+	unsigned nl = 0;
+
 	if (hi - sp < 8)
 		return 0;
-	ip = *(const uintptr_t *)sp;
+	ip = noted(rec, &nl, sp, *(const uintptr_t *)sp);
 	sp += 8;
 
 	for (;;) {
+		struct memo_step *st = NULL;
 		uintptr_t key, cfa, slot_at;
 		uint64_t rule;
 		int slot;
@@ -879,24 +1105,40 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 		/* Not only the leading frames: a tracked function's wrapper
 		   (rec-track.c) stays on the stack while the function runs,
 		   and the malloc it makes unwinds through it to the program. */
-		if (ip - lo_self >= len_self) {
-			ips[n++] = (void *)ip;
-			if (n == max)
+		if (ip - w->lo_self >= w->len_self) {
+			w->ips[n++] = (void *)ip;
+			if (n == w->max)
 				break;
 		}
 
 		key = exact ? ip : ip - 1;
-		rule = K_EMPTY;
-		if (likely(cache != NULL) && likely((key >> 47) == 0))
-			rule = cache_get(cache, key);
-		if (unlikely(rule == K_EMPTY))
-			rule = rule_miss(cache, key);
+		if (likely(w->mo != NULL) && likely(steps <= MEMO_STEPS)) {
+			st = &w->mo->step[steps - 1];
+			if (likely(st->key == key)) {
+				rule = st->rule;
+			} else {
+				rule = rule_of(w->cache, key);
+				if (likely(!(rule & RULE_NOCACHE))) {
+					st->key = key;
+					st->rule = rule;
+				}
+			}
+		} else {
+			rule = rule_of(w->cache, key);
+		}
 
 		switch (rule & RULE_KIND) {
 		case K_FRAME:
 			if (rule & RULE_CFA_RBP) {
 				if (!bp_ok)
-					return n;
+					goto out;
+				/* Only an RBP that makes a CFA is an input of
+				   the walk (most saved values are never used). */
+				if (rec && bp_entry)
+					rec->need_bp0 = 1;
+				else if (bp_pending)
+					noted(rec, &nl, bp_at, bp);
+				bp_pending = 0;
 				cfa = bp + rule_off(rule);
 			} else {
 				cfa = sp + rule_off(rule);
@@ -904,18 +1146,23 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 			/* The frame lies in [sp, cfa): the return address is
 			   its top word, and the caller's frame is above it. */
 			if (cfa < sp + 8 || cfa > hi)
-				return n;
+				goto out;
 			slot = rule_bp_slot(rule);
 			if (slot == BP_LOST) {
 				bp_ok = 0;
+				bp_entry = 0;
+				bp_pending = 0;
 			} else if (slot != 0) {
 				slot_at = cfa + (intptr_t)slot * 8;
 				if (slot_at < sp || slot_at > hi - 8)
-					return n;
-				bp = *(const uintptr_t *)slot_at;
+					goto out;
+				bp = load_bp(slot_at, st);
+				bp_at = slot_at;
+				bp_pending = 1;
 				bp_ok = 1;
+				bp_entry = 0;
 			}
-			ip = *(const uintptr_t *)(cfa - 8);
+			ip = noted(rec, &nl, cfa - 8, *(const uintptr_t *)(cfa - 8));
 			sp = cfa;
 			exact = 0;
 			break;
@@ -924,14 +1171,16 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 			   start at byte 40 (REG_RBP 10, REG_RSP 15, REG_RIP 16). */
 			const uintptr_t *gregs = (const uintptr_t *)(sp + 40);
 			uintptr_t nsp;
+			nl = MEMO_LOADS + 1;	/* may go on another stack: not replayed */
+			bp_pending = 0;
 			if (hi - sp < 40 + 17 * 8)
-				return n;
+				goto out;
 			nsp = gregs[15];
 			if (nsp <= sp || nsp >= hi) {
 				/* The handler ran on an alternate stack. */
 				hi = stack_end(nsp);
 				if (hi == 0 || nsp + 8 > hi)
-					return n;
+					goto out;
 			}
 			ip = gregs[16];
 			bp = gregs[10];
@@ -941,10 +1190,98 @@ int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp)
 			break;
 		}
 		default:
-			return n;
+			if (rule & RULE_NOCACHE)	/* a later dlopen may map code there */
+				nl = MEMO_LOADS + 1;
+			goto out;
 		}
 	}
+out:
+	if (rec)
+		rec->nloads = nl;
 	return n;
+}
+
+/* Walk from the state right after a return from mtrec_unwind or
+   mtrec_unwind_known: SP points at that return address, BP is the
+   caller's RBP; K is NULL from mtrec_unwind. */
+int mtrec_unwind_from(void **ips, int max, uintptr_t sp, uintptr_t bp,
+		      struct mtrec_unwind_known *k)
+{
+	struct walk w;
+	struct memo_rec *r = NULL;
+	unsigned seq = 0;
+	int n;
+
+	if (k) {
+		k->tag = NULL;
+		k->memo = k->rec = NULL;
+	}
+	if (max <= 0)
+		return 0;
+	if (unlikely(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)))
+		mtrec_unwind_init();
+	w.ips = ips;
+	w.max = max;
+	w.cache = __atomic_load_n(&rule_cache, __ATOMIC_RELAXED);
+	w.lo_self = __atomic_load_n(&self_lo, __ATOMIC_RELAXED);
+	w.len_self = __atomic_load_n(&self_len, __ATOMIC_RELAXED);
+	w.mo = NULL;
+	if (unlikely(__atomic_load_n(&cache_off, __ATOMIC_RELAXED)))
+		w.cache = NULL;
+	else
+		w.mo = memo_take(&seq);
+
+	w.rec = NULL;
+	w.hi = stack_end(sp);
+	if (unlikely(w.hi == 0))
+		w.hi = stack_refresh(sp);
+	if (w.mo)
+		r = memo_rec_for(w.mo, sp, w.hi);
+	if (w.hi == 0) {
+		n = 0;
+		r = NULL;
+	} else if (r == NULL || (n = replay(&w, r, sp, bp, k)) < 0) {
+		if (r) {
+			w.rec = r;
+			r->ok = 0;
+			r->nloads = 0;
+			r->need_bp0 = 0;
+			r->tag = NULL;
+		}
+		n = walk(&w, sp, bp);
+		if (r && r->nloads <= MEMO_LOADS && n <= MEMO_STEPS) {
+			r->sp0 = sp;
+			r->bp0 = bp;
+			r->hi = w.hi;
+			r->max = max;
+			r->n = n;
+			memcpy(r->ips, ips, (size_t)n * sizeof(void *));
+			r->ok = 1;
+		} else {
+			r = NULL;
+		}
+	}
+	memo_give(w.mo, seq);
+	if (k && r && !k->tag) {
+		k->memo = w.mo;
+		k->rec = r;
+		k->seq = seq + 2;
+	}
+	return n;
+}
+
+void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag)
+{
+	struct memo *mo = k->memo;
+	unsigned s = k->seq;
+
+	/* Only if no walk took the memo since (another thread sharing it,
+	   a signal handler): the record may hold other frames now. */
+	if (!mo || !__atomic_compare_exchange_n(&mo->seq, &s, s + 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+		return;
+	((struct memo_rec *)k->rec)->tag = tag;
+	__atomic_store_n(&mo->seq, s + 2, __ATOMIC_RELEASE);
 }
 
 /* The entry point is a three-instruction stub so that the walk starts from
@@ -963,9 +1300,25 @@ __asm__(
 #endif
 	"	movq	%rsp, %rdx\n"
 	"	movq	%rbp, %rcx\n"
+	"	xorl	%r8d, %r8d\n"
 	"	jmp	mtrec_unwind_from\n"
 	"	.cfi_endproc\n"
-	"	.size	mtrec_unwind, .-mtrec_unwind\n");
+	"	.size	mtrec_unwind, .-mtrec_unwind\n"
+	"	.globl	mtrec_unwind_known\n"
+	"	.hidden	mtrec_unwind_known\n"
+	"	.type	mtrec_unwind_known, @function\n"
+	"	.p2align 4\n"
+	"mtrec_unwind_known:\n"
+	"	.cfi_startproc\n"
+#ifdef __CET__
+	"	endbr64\n"
+#endif
+	"	movq	%rdx, %r8\n"
+	"	movq	%rsp, %rdx\n"
+	"	movq	%rbp, %rcx\n"
+	"	jmp	mtrec_unwind_from\n"
+	"	.cfi_endproc\n"
+	"	.size	mtrec_unwind_known, .-mtrec_unwind_known\n");
 
 #else /* not x86-64 Linux */
 
@@ -980,12 +1333,43 @@ int mtrec_unwind(void **ips, int max)
 	return 0;
 }
 
+int mtrec_unwind_known(void **ips, int max, struct mtrec_unwind_known *k)
+{
+	(void)ips;
+	(void)max;
+	k->tag = NULL;
+	k->memo = k->rec = NULL;
+	return 0;
+}
+
+void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag)
+{
+	(void)k;
+	(void)tag;
+}
+
+void mtrec_unwind_forget_tags(void)
+{
+	/* the memos' records go with their step rules: both are rebuilt
+	   from the rule cache */
+	__atomic_fetch_add(&memo_gen, 1, __ATOMIC_RELEASE);
+}
+
+void mtrec_unwind_forget_tags(void)
+{
+}
+
 void mtrec_unwind_flush(void)
 {
 }
 
 #ifdef MTREC_UNWIND_TEST
 void mtrec_unwind_test_cache(int on)
+{
+	(void)on;
+}
+
+void mtrec_unwind_test_share(int on)
 {
 	(void)on;
 }

@@ -20,14 +20,36 @@ void mtrec_unwind_init(void);
    never crashes on bad frames: the walk just stops there. */
 int mtrec_unwind(void **ips, int max);
 
+/* What mtrec_unwind_known says of a walk beyond its frames. */
+struct mtrec_unwind_known {
+	const void *tag;	/* the tag an earlier walk with the same frames got */
+	void *memo, *rec;	/* for mtrec_unwind_tag */
+	unsigned seq;
+};
+
+/* As mtrec_unwind; when the frames are those of an earlier walk of this
+   thread that mtrec_unwind_tag gave a tag, K->tag is that tag and IPS is
+   left as it was (the caller knows the frames by their tag).  Otherwise
+   K->tag is NULL, and mtrec_unwind_tag(K, tag) gives these frames a tag,
+   a pointer that stays meaningful until mtrec_unwind_flush. */
+int mtrec_unwind_known(void **ips, int max, struct mtrec_unwind_known *k);
+void mtrec_unwind_tag(const struct mtrec_unwind_known *k, const void *tag);
+
+/* Forget every tag, not the rules (a forked child, whose stack table
+   starts anew, keeps the warm rule cache: its first walk stays shallow). */
+void mtrec_unwind_forget_tags(void);
+
 /* Forget every cached frame rule (call after code was unmapped, e.g. after
    dlclose, so that new code at the same address is not walked with old
-   rules).  Safe while other threads walk. */
+   rules) and every tag.  Safe while other threads walk. */
 void mtrec_unwind_flush(void);
 
 #ifdef MTREC_UNWIND_TEST
 /* Test hook: 0 turns the rule cache off (every frame is a cache miss). */
 void mtrec_unwind_test_cache(int on);
+/* Test hook: 1 makes every thread use the same memo of walks (as when
+   there are more threads than memos), 0 gives each its own again. */
+void mtrec_unwind_test_share(int on);
 #endif
 
 #endif

@@ -69,3 +69,8 @@ API void shim_flush(void)
 {
 	mtrec_unwind_flush();
 }
+
+API void shim_share(int on)
+{
+	mtrec_unwind_test_share(on);
+}

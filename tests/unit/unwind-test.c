@@ -175,6 +175,13 @@ static void test_threads(void)
 		pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)(1000 + i));
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
+	/* Again with one memo for all: a thread finds it held by another. */
+	shim_share(1);
+	for (int i = 0; i < 8; i++)
+		pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)(2000 + i % 2));
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	shim_share(0);
 }
 
 /* Signal frames: the handler walks back through __restore_rt into the
@@ -303,6 +310,40 @@ static void test_corrupt(void)
 	}
 }
 
+/* Two callers with the same frame, so that the walks below them start at
+   the same stack pointer and read the same words but one: a walk that
+   repeats the last one must still see that word. */
+static NOINLINE int twin_a(const struct hop *h, int i, struct capture *cap)
+{
+	int r = hop_next(h, i + 1, cap);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static NOINLINE int twin_b(const struct hop *h, int i, struct capture *cap)
+{
+	int r = hop_next(h, i + 1, cap);
+	__asm__ volatile("" : "+r"(r));
+	return r + 2;
+}
+
+static void test_repeat(void)
+{
+	for (int v = 0; v < NVARIANTS; v++) {
+		struct hop h[5] = { { variants[v]->plain, 0 }, { twin_a, 0 }, { variants[v]->recurse, 6 },
+				    { variants[v]->big, 0 }, { NULL, 0 } };
+		char what[80];
+		/* a a b b a a: each walk after the first of a pair repeats */
+		for (int k = 0; k < 12; k++) {
+			int b = (k / 2) % 2;
+			h[1].fn = b ? twin_b : twin_a;
+			snprintf(what, sizeof what, "%s repeated, twin_%c, max %d", variants[v]->name,
+				 b ? 'b' : 'a', k < 6 ? CAP_MAX : 9);
+			run_chain(what, h, k < 6 ? CAP_MAX : 9);
+		}
+	}
+}
+
 static void test_flush(void)
 {
 	struct hop h[3] = { { chain_o2nofp.recurse, 5 }, { chain_o0.alloca_, 1 }, { NULL, 0 } };
@@ -388,6 +429,7 @@ int main(int argc, char **argv)
 		test_signal(1);
 		test_no_fde();
 		test_corrupt();
+		test_repeat();
 		test_flush();
 		printf("# %d checks, %d failed\n", checks, failures);
 	}

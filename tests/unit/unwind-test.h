@@ -33,6 +33,7 @@ int shim_capture(struct capture *cap);
    the total nanoseconds in *NS. */
 int shim_bench(int mode, int max, long iters, double *ns);
 void shim_flush(void);
+void shim_share(int on);	/* every thread on one memo of walks */
 
 /* A hop of a call chain: does something shaped by its kind, then calls
    h[i + 1].fn, or shim_capture when that is NULL. */

@@ -1039,6 +1039,7 @@ static void child_begin(void)
 	mtrec_got_fork_child();
 	mtrec_caller_fork_child();
 	mtrec_stack_fork_child();
+	mtrec_unwind_forget_tags();	/* they name entries of the table just emptied */
 	mtrec_chunk_fork_child();
 	mtrec_events_fork_child();
 	mtrec_reach_fork_child();

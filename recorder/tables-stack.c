@@ -8,7 +8,6 @@
  * table is replaced by a larger copy.  A miss is the caller's to act on. */
 #include "lock.h"
 #include "tables.h"
-#include "unwind.h"
 
 #include <string.h>
 
@@ -205,13 +204,12 @@ struct mtrec_stack *mtrec_stack_find(void *const *ips, int n)
 }
 
 /* The child's table starts empty, and so do the forking thread's recent
- * stacks (the only thread there) and the unwinder's tags, which are
- * entries of the parent's table. */
+ * stacks (the only thread there); the unwinder's tags, entries of the
+ * parent's table, are forgotten beside it (life.c). */
 void mtrec_stack_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	table = NULL;
 	next_id = 0;
 	memset(recent, 0, sizeof(recent));
-	mtrec_unwind_forget_tags();
 }

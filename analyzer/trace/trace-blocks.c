@@ -55,15 +55,40 @@ typedef struct {
 	size_t cap;
 	size_t fill;                /* bytes read into buf */
 	size_t complete;            /* bytes of whole lines: buf[complete - 1] is '\n' */
-	Rec *recs;
+	Rec *recs;                  /* made before the workers start: they allocate nothing */
 	size_t nrecs, recs_cap;
+	size_t split_end;           /* the lines before are in recs, the rest the main thread splits */
 	gboolean done;              /* split by a worker (under Blocks.lock) */
 } Block;
 
+/* Where a block's bytes come from: first what is left of the part's
+ * first read, made into the reader's buffer as the serial reader makes it
+ * (READ_CHUNK bytes asked: mta_foreign_magic sees the same ones), then
+ * the input. */
+typedef struct {
+	MtaInput *in;
+	const char *first;
+	size_t first_left;
+} Source;
+
+/* The reading of one part: the filler thread reads blocks, the workers
+ * split them, the main thread delivers them. */
 typedef struct {
 	GMutex lock;
 	GCond cond;
-	gint stop;                  /* the reading failed: workers skip their blocks */
+	gint stop;                  /* the delivery failed: filler and workers stop */
+	Block *blocks;
+	guint nb;
+	Source src;
+	/* under lock: */
+	uint64_t filled, split, delivered; /* blocks filled, taken by a worker, delivered */
+	gboolean filling;           /* the filler runs */
+	uint64_t offset;            /* of the input reached, for the progress */
+	/* the filler's, read once it ended: */
+	uint64_t bytes;             /* read from the input */
+	Block *last;                /* the last block filled: its tail is the next one's head */
+	gboolean serial;            /* a line longer than a block: the rest is read serially */
+	GError *read_error;
 } Blocks;
 
 static guint
@@ -93,21 +118,19 @@ col_index (const MtaLine *l, MtaSpan s)
 static void
 block_alloc (Block *b, size_t cap)
 {
-	g_free (b->mem);
 	/* defined bytes wherever a window or hex load may reach */
 	b->mem = g_malloc0 (PAD_FRONT + cap + PAD_BACK);
 	b->buf = b->mem + PAD_FRONT;
 	b->cap = cap;
+	/* room for lines of 16 bytes on average; pages touched as used */
+	b->recs_cap = cap / 16 + 16;
+	b->recs = g_new (Rec, b->recs_cap);
 }
 
 /* Store the split line L, at OFF in B's buffer, as B's next record. */
 static void
 pack (Block *b, const MtaLine *l, size_t off)
 {
-	if (b->nrecs == b->recs_cap) {
-		b->recs_cap = MAX (b->recs_cap * 2, b->complete / 32 + 16);
-		b->recs = g_renew (Rec, b->recs, b->recs_cap);
-	}
 	Rec *rc = &b->recs[b->nrecs++];
 	rc->off = (uint32_t) off;
 	rc->len = (uint32_t) l->text.len;
@@ -163,41 +186,53 @@ unpack (const Rec *rc, const char *buf, MtaLine *l)
 	l->family = rc->family < 0 ? none : l->cols[rc->family];
 }
 
-/* A worker: split the whole lines of a block into its records. */
+/* Split the whole lines of B into its records, as many as they hold. */
 static void
-split_block (gpointer data, gpointer user_data)
+split_block (Block *b)
 {
-	Block *b = data;
-	Blocks *bs = user_data;
+	const char *p = b->buf, *end = b->buf + b->complete;
+	MtaLine l;
 
 	b->nrecs = 0;
-	if (!g_atomic_int_get (&bs->stop)) {
-		const char *p = b->buf, *end = b->buf + b->complete;
-		MtaLine l;
-		while (p < end) {
-			const char *nl = mta_reader_split_line (&l, p, end);
-			pack (b, &l, (size_t) (p - b->buf));
-			p = nl + 1;
-		}
+	while (p < end && b->nrecs < b->recs_cap) {
+		const char *nl = mta_reader_split_line (&l, p, end);
+		pack (b, &l, (size_t) (p - b->buf));
+		p = nl + 1;
 	}
-	g_mutex_lock (&bs->lock);
-	b->done = TRUE;
-	g_cond_broadcast (&bs->cond);
-	g_mutex_unlock (&bs->lock);
+	b->split_end = (size_t) (p - b->buf);
 }
 
-/* Hand over the lines of B, in order, once a worker has split them. */
-static gboolean
-deliver_block (MtaReader *r, Part *pt, Blocks *bs, Block *b, GError **error)
+/* A worker: split the blocks in the order they were filled, until the
+ * filler ended and none is left, or the reading stopped. */
+static gpointer
+split_blocks (gpointer data)
 {
-	g_mutex_lock (&bs->lock);
-	while (!b->done)
-		g_cond_wait (&bs->cond, &bs->lock);
-	b->done = FALSE;
-	g_mutex_unlock (&bs->lock);
+	Blocks *bs = data;
 
+	g_mutex_lock (&bs->lock);
+	for (;;) {
+		while (bs->split == bs->filled && bs->filling && !g_atomic_int_get (&bs->stop))
+			g_cond_wait (&bs->cond, &bs->lock);
+		if (g_atomic_int_get (&bs->stop) || bs->split == bs->filled)
+			break;
+		Block *b = &bs->blocks[bs->split++ % bs->nb];
+		g_mutex_unlock (&bs->lock);
+		split_block (b);
+		g_mutex_lock (&bs->lock);
+		b->done = TRUE;
+		g_cond_broadcast (&bs->cond);
+	}
+	g_mutex_unlock (&bs->lock);
+	return NULL;
+}
+
+/* Hand over the lines of B, which a worker has split, in order. */
+static gboolean
+deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
+{
 	MtaLine l;
 	const char *end = b->buf + b->complete;
+
 	l.source = pt->name;
 	for (size_t i = 0; i < b->nrecs; i++) {
 		const Rec *rc = &b->recs[i];
@@ -207,6 +242,12 @@ deliver_block (MtaReader *r, Part *pt, Blocks *bs, Block *b, GError **error)
 			mta_reader_split_line (&l, b->buf + rc->off, end);
 		if (!mta_reader_deliver (r, pt, &l, error))
 			return FALSE;
+	}
+	for (const char *p = b->buf + b->split_end; p < end;) {
+		const char *nl = mta_reader_split_line (&l, p, end);
+		if (!mta_reader_deliver (r, pt, &l, error))
+			return FALSE;
+		p = nl + 1;
 	}
 	return TRUE;
 }
@@ -219,21 +260,13 @@ now_seconds (void)
 	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
-/* Where a block's bytes come from: first what is left of the part's
- * first read, made into the reader's buffer as the serial reader makes it
- * (READ_CHUNK bytes asked: mta_foreign_magic sees the same ones), then
- * the input. */
-typedef struct {
-	MtaInput *in;
-	const char *first;
-	size_t first_left;
-} Source;
-
 /* Fill B after the bytes already in it, up to its end or the end of the
- * input.  FALSE at the end or on a read error (*READ_ERROR). */
+ * input.  FALSE at the end or on a read error (BS->read_error). */
 static gboolean
-fill_block (MtaReader *r, Source *src, Part *pt, Block *b, GError **read_error)
+fill_block (Blocks *bs, Block *b)
 {
+	Source *src = &bs->src;
+
 	while (b->fill < b->cap) {
 		size_t want = b->cap - b->fill;
 		if (src->first_left > 0) {
@@ -244,36 +277,116 @@ fill_block (MtaReader *r, Source *src, Part *pt, Block *b, GError **read_error)
 			b->fill += n;
 			continue;
 		}
-		gssize n = mta_input_read (src->in, b->buf + b->fill, want, read_error);
+		gssize n = mta_input_read (src->in, b->buf + b->fill, want, &bs->read_error);
 		if (n <= 0)
 			return FALSE;
-		pt->bytes += (uint64_t) n;
-		r->bytes += (uint64_t) n;
+		bs->bytes += (uint64_t) n;
 		b->fill += (size_t) n;
 	}
 	return TRUE;
 }
 
-/* After the blocks: the head of a line left over (CARRY bytes at TAIL)
+/* The filler thread: read the part into blocks of whole lines, each one
+ * handed to the workers, as long as a block is free (delivered).  It
+ * decompresses too: the main thread only delivers. */
+static gpointer
+fill_blocks (gpointer data)
+{
+	Blocks *bs = data;
+	gboolean more = TRUE;
+
+	for (uint64_t seq = 0; more; seq++) {
+		g_mutex_lock (&bs->lock);
+		while (seq - bs->delivered == bs->nb && !g_atomic_int_get (&bs->stop))
+			g_cond_wait (&bs->cond, &bs->lock);
+		g_mutex_unlock (&bs->lock);
+		if (g_atomic_int_get (&bs->stop))
+			break;
+		Block *b = &bs->blocks[seq % bs->nb], *prev = bs->last;
+		b->fill = prev != NULL ? prev->fill - prev->complete : 0;
+		if (b->fill > 0)
+			memcpy (b->buf, prev->buf + prev->complete, b->fill);
+		more = fill_block (bs, b);
+		bs->last = b;
+		const char *nl = memrchr (b->buf, '\n', b->fill);
+		b->complete = nl != NULL ? (size_t) (nl + 1 - b->buf) : 0;
+		if (b->complete == 0) {
+			bs->serial = more;
+			break;
+		}
+		b->buf[b->fill] = '\n';
+		g_mutex_lock (&bs->lock);
+		bs->filled = seq + 1;
+		bs->offset = mta_input_file_offset (bs->src.in);
+		g_cond_broadcast (&bs->cond);
+		g_mutex_unlock (&bs->lock);
+	}
+	g_mutex_lock (&bs->lock);
+	bs->filling = FALSE;
+	g_cond_broadcast (&bs->cond);
+	g_mutex_unlock (&bs->lock);
+	return NULL;
+}
+
+/* The main thread's part: deliver the blocks in order as the workers
+ * finish them, until the filler has ended and every block is delivered. */
+static gboolean
+deliver_blocks (MtaReader *r, Part *pt, Blocks *bs, uint64_t size, GError **error)
+{
+	gboolean progress = r->progress && size > (64 << 20);
+	double next_report = progress ? now_seconds () : 0;
+	gboolean ok = TRUE;
+
+	for (uint64_t head = 0; ok; head++) {
+		Block *b = &bs->blocks[head % bs->nb];
+		g_mutex_lock (&bs->lock);
+		while ((head == bs->filled && bs->filling) || (head < bs->filled && !b->done))
+			g_cond_wait (&bs->cond, &bs->lock);
+		gboolean end = head == bs->filled;
+		uint64_t offset = bs->offset;
+		b->done = FALSE;
+		g_mutex_unlock (&bs->lock);
+		if (end)
+			break;
+		ok = deliver_block (r, pt, b, error);
+		g_mutex_lock (&bs->lock);
+		bs->delivered = head + 1;
+		g_cond_broadcast (&bs->cond);
+		g_mutex_unlock (&bs->lock);
+		if (progress && now_seconds () >= next_report) {
+			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
+				 (int) (100.0 * (double) offset / (double) size));
+			next_report = now_seconds () + 0.5;
+		}
+	}
+	if (progress)
+		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	return ok;
+}
+
+/* After the blocks: the head of a line left over (in the last block)
  * and what is left of the first read go to the serial reader's buffer,
  * which hands over their whole lines and reads the rest of the part when
- * SERIAL; else that head is the part's last line. */
+ * a line was longer than a block; else that head is the part's last
+ * line. */
 static gboolean
-finish_serially (MtaReader *r, MtaInput *in, Part *pt, Source *src, const char *tail,
-		 size_t carry, gboolean serial, GError *read_error, GError **error)
+finish_serially (MtaReader *r, MtaInput *in, Part *pt, Blocks *bs, GError **error)
 {
+	const Block *last = bs->last;
+	size_t carry = last != NULL ? last->fill - last->complete : 0;
+
 	/* the first read's rest is at the end of r->buf, beyond CARRY bytes
 	 * taken from before it */
-	if (src->first_left > 0)
-		memmove (r->buf + carry, src->first, src->first_left);
+	if (bs->src.first_left > 0)
+		memmove (r->buf + carry, bs->src.first, bs->src.first_left);
 	if (carry > 0)
-		memcpy (r->buf, tail, carry);
-	pt->fill = carry + src->first_left;
-	if (read_error != NULL) {
-		mta_reader_input_error (pt, read_error, error);
+		memcpy (r->buf, last->buf + last->complete, carry);
+	pt->fill = carry + bs->src.first_left;
+	if (bs->read_error != NULL) {
+		mta_reader_input_error (pt, g_steal_pointer (&bs->read_error), error);
 		return FALSE;
 	}
-	if (!serial)
+	if (!bs->serial)
 		return mta_reader_part_end (r, pt, error);
 	return mta_reader_part_input (r, pt, 0, error) &&
 		mta_reader_read_serial (r, in, pt, READ_CHUNK, error);
@@ -293,77 +406,63 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	    (forced == NULL && size < MIN_PARALLEL))
 		return mta_reader_read_serial (r, in, pt, READ_CHUNK, error);
 
-	GError *read_error = NULL;
+	Blocks bs = { .filling = TRUE };
 	mta_reader_reserve (r, READ_CHUNK);
-	gssize first = mta_input_read (in, r->buf, READ_CHUNK, &read_error);
+	gssize first = mta_input_read (in, r->buf, READ_CHUNK, &bs.read_error);
 	if (first > 0) {
 		if ((pt->foreign = mta_foreign_magic (r->buf, (size_t) first)) != NULL)
 			return TRUE;    /* not to be read as lines */
 		pt->bytes += (uint64_t) first;
 		r->bytes += (uint64_t) first;
 	}
-	Source src = { in, r->buf, first > 0 ? (size_t) first : 0 };
+	bs.src = (Source) { in, r->buf, first > 0 ? (size_t) first : 0 };
+	if (first <= 0)
+		return finish_serially (r, in, pt, &bs, error);
 
-	guint workers = MIN (threads, MAX_WORKERS), nb = workers + 2;
-	Blocks bs = { 0 };
+	guint nworkers = MIN (threads, MAX_WORKERS), started = 0;
+	GThread *workers[MAX_WORKERS], *filler = NULL;
+	bs.nb = nworkers + 2;
 	g_mutex_init (&bs.lock);
 	g_cond_init (&bs.cond);
-	Block *blocks = g_new0 (Block, nb);
-	for (guint i = 0; i < nb; i++)
-		block_alloc (&blocks[i], bsize);
-	GThreadPool *pool = g_thread_pool_new (split_block, &bs, (gint) workers, FALSE, NULL);
-
-	gboolean ok = TRUE, more = first > 0, serial = FALSE;
-	gboolean progress = r->progress && size > (64 << 20);
-	double next_report = progress ? now_seconds () : 0;
-	uint64_t seq = 0, head = 0;   /* blocks filled, blocks delivered */
-	Block *prev = NULL;           /* the last one filled: its tail is the next one's head */
-
-	while (more) {
-		Block *b = &blocks[seq % nb];
-		if (seq - head == nb) {
-			ok = deliver_block (r, pt, &bs, b, error);
-			head++;
-			if (!ok)
-				break;
+	bs.blocks = g_new0 (Block, bs.nb);
+	for (guint i = 0; i < bs.nb; i++)
+		block_alloc (&bs.blocks[i], bsize);
+	/* threads that cannot be made (ulimit -v, -u) leave the work to
+	 * those that could, or to the serial reader */
+	while (started < nworkers &&
+	       (workers[started] = g_thread_try_new ("mtanalyze-split", split_blocks, &bs, NULL)) != NULL)
+		started++;
+	if (started > 0)
+		filler = g_thread_try_new ("mtanalyze-read", fill_blocks, &bs, NULL);
+	gboolean ok = TRUE;
+	if (filler != NULL) {
+		ok = deliver_blocks (r, pt, &bs, size, error);
+		if (!ok) {
+			g_mutex_lock (&bs.lock);
+			g_atomic_int_set (&bs.stop, 1);
+			g_cond_broadcast (&bs.cond);
+			g_mutex_unlock (&bs.lock);
 		}
-		b->fill = prev != NULL ? prev->fill - prev->complete : 0;
-		if (b->fill > 0)
-			memcpy (b->buf, prev->buf + prev->complete, b->fill);
-		more = fill_block (r, &src, pt, b, &read_error);
-		prev = b;
-		const char *last = memrchr (b->buf, '\n', b->fill);
-		b->complete = last != NULL ? (size_t) (last + 1 - b->buf) : 0;
-		if (b->complete == 0) {
-			serial = more;    /* a line longer than a block */
-			break;
-		}
-		b->buf[b->fill] = '\n';
-		g_thread_pool_push (pool, b, NULL);
-		seq++;
-		if (progress && now_seconds () >= next_report) {
-			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
-				 (int) (100.0 * (double) mta_input_file_offset (in) / (double) size));
-			next_report = now_seconds () + 0.5;
-		}
+		g_thread_join (filler);
+	} else {
+		g_mutex_lock (&bs.lock);
+		bs.filling = FALSE;
+		bs.serial = TRUE;
+		g_cond_broadcast (&bs.cond);
+		g_mutex_unlock (&bs.lock);
 	}
-	for (; ok && head < seq; head++)
-		ok = deliver_block (r, pt, &bs, &blocks[head % nb], error);
-	if (!ok)
-		g_atomic_int_set (&bs.stop, 1);
-	g_thread_pool_free (pool, FALSE, TRUE);
-	if (progress)
-		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	for (guint i = 0; i < started; i++)
+		g_thread_join (workers[i]);
+	pt->bytes += bs.bytes;
+	r->bytes += bs.bytes;
 	if (ok)
-		ok = finish_serially (r, in, pt, &src, prev != NULL ? prev->buf + prev->complete : NULL,
-				      prev != NULL ? prev->fill - prev->complete : 0, serial,
-				      g_steal_pointer (&read_error), error);
-	g_clear_error (&read_error);
-	for (guint i = 0; i < nb; i++) {
-		g_free (blocks[i].mem);
-		g_free (blocks[i].recs);
+		ok = finish_serially (r, in, pt, &bs, error);
+	g_clear_error (&bs.read_error);
+	for (guint i = 0; i < bs.nb; i++) {
+		g_free (bs.blocks[i].mem);
+		g_free (bs.blocks[i].recs);
 	}
-	g_free (blocks);
+	g_free (bs.blocks);
 	g_mutex_clear (&bs.lock);
 	g_cond_clear (&bs.cond);
 	return ok;

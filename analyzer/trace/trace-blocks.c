@@ -3,25 +3,29 @@
  * columns and classifying them is about half of an analysis's time, and
  * a line's place in the run is known from its place in the file.
  *
- * The main thread reads the part into blocks of whole lines (the head of
- * a line cut by a block's end is copied to the next block), hands each
- * block to a worker, and delivers the lines of the oldest block, in
- * order, while the workers split the next ones.  Everything that depends
- * on the lines before -- numbers, "# at", the count of unreadable lines,
- * the callback -- stays on the main thread (mta_reader_deliver), so the
+ * A filler thread reads the part into blocks of whole lines (the head of
+ * a line cut by a block's end is copied to the next block), worker
+ * threads split the blocks' lines in the order they were filled, and the
+ * main thread delivers the lines of the oldest block, in order, while the
+ * others read and split the next ones.  Everything that depends on the
+ * lines before -- numbers, "# at", the count of unreadable lines, the
+ * callback -- stays on the main thread (mta_reader_deliver), so the
  * callback sees exactly what the serial reader hands it.
  *
- * A worker packs each line into a Rec of 64 bytes (offsets of its columns,
+ * A worker packs each line into a Rec of 40 bytes (offsets of its columns,
  * the event's fields) rather than an MtaLine of about 300, so that the
- * records of a block stay near the size of its text.  A line that does
- * not fit one (more than REC_COLS columns, NUL bytes, over 64 KiB) is
- * only marked, and split again on the main thread by the same code.
+ * records of a block stay near the size of its text: they are written on
+ * one core and read on another.  A line that does not fit one (more than
+ * REC_COLS columns, NUL bytes, over 255 bytes) is only marked, and split
+ * again on the main thread by the same code; so are the lines of a block
+ * beyond its records' room (lines of 16 bytes on average).
  *
- * Only regular files take this path (plain or compressed: decompression
- * stays on the main thread, ahead of the delivery); standard input and
- * pipes are read serially, line by line as they come.  A line longer than
- * a block sends the rest of the part to the serial reader, which cuts
- * lines of 64 MiB and more (trace-reader.c).  MTANALYZE_THREADS=1 (mtanalyze(1),
+ * Only regular files take this path (plain or compressed: the filler
+ * decompresses); standard input and pipes are read serially, line by line
+ * as they come.  A line longer than a block sends the rest of the part to
+ * the serial reader, which cuts lines of 64 MiB and more (trace-reader.c).
+ * A thread that cannot be made (ulimit -u, -v) leaves its work to the
+ * others, or to the serial reader.  MTANALYZE_THREADS=1 (mtanalyze(1),
  * ENVIRONMENT) reads serially everywhere.
  */
 #include "trace-reader-private.h"
@@ -31,7 +35,7 @@
 #include <time.h>
 
 /* The default block: about 27,000 lines of the usual 38 bytes; its
- * records take 1.7 MB. */
+ * records take 1.1 MB. */
 #define BLOCK_SIZE (1u << 20)
 /* Below this, a file is read serially unless MTANALYZE_THREADS says: the
  * threads' start costs more than they save. */
@@ -39,16 +43,27 @@
 #define MAX_WORKERS 16
 #define REC_COLS 6
 
+/* A line of at most 255 bytes and REC_COLS columns, with its event's
+ * fields when they fit; else only OFF, and the main thread splits it. */
 typedef struct {
-	uint64_t addr, size;
-	int64_t stack_id;
-	uint32_t off, len;          /* the line in its block's buffer */
-	uint16_t col[REC_COLS][2];  /* start (from the line's) and length */
-	uint8_t kind, word, ncols, canonical;
+	uint64_t addr;
+	uint32_t off;               /* the line in its block's buffer */
+	uint32_t size;
+	int32_t stack_id;
+	uint8_t len, kind, word;
 	char op;
-	int8_t caller, family;      /* a column's index; -1: empty */
-	uint8_t whole;              /* 0: split again on the main thread */
+	uint8_t col[REC_COLS][2];   /* start (from the line's) and length */
+	uint8_t ncols;
+	uint8_t bits;               /* REC_WHOLE, REC_CANONICAL; caller, family: below */
+	uint8_t pad[2];
 } Rec;
+
+#define REC_WHOLE 1
+#define REC_CANONICAL 2
+/* the caller's and the family's column, + 1 (0: empty), 3 bits each */
+#define REC_CALLER_SHIFT 2
+#define REC_FAMILY_SHIFT 5
+G_STATIC_ASSERT (sizeof (Rec) == 40);
 
 typedef struct {
 	char *mem, *buf;            /* PAD_FRONT + cap + PAD_BACK bytes */
@@ -132,31 +147,30 @@ static void
 pack (Block *b, const MtaLine *l, size_t off)
 {
 	Rec *rc = &b->recs[b->nrecs++];
+
 	rc->off = (uint32_t) off;
-	rc->len = (uint32_t) l->text.len;
-	rc->whole = 0;
-	if (l->ncols > REC_COLS || l->more_cols || l->has_nul || l->text.len > UINT16_MAX ||
-	    l->text.p != b->buf + off)
+	rc->bits = 0;
+	if (l->ncols > REC_COLS || l->more_cols || l->has_nul || l->text.len > UINT8_MAX ||
+	    l->text.p != b->buf + off || l->size > UINT32_MAX || l->stack_id > INT32_MAX)
 		return;
 	int caller = col_index (l, l->caller);
 	int family = l->kind == MTA_LINE_TRACKED ? col_index (l, l->family) : -1;
 	if (caller < -1 || family < -1)
 		return;
 	for (int i = 0; i < l->ncols; i++) {
-		rc->col[i][0] = (uint16_t) (l->cols[i].p - l->text.p);
-		rc->col[i][1] = (uint16_t) l->cols[i].len;
+		rc->col[i][0] = (uint8_t) (l->cols[i].p - l->text.p);
+		rc->col[i][1] = (uint8_t) l->cols[i].len;
 	}
+	rc->len = (uint8_t) l->text.len;
 	rc->ncols = (uint8_t) l->ncols;
 	rc->kind = (uint8_t) l->kind;
 	rc->word = (uint8_t) l->word;
 	rc->op = l->op;
 	rc->addr = l->addr;
-	rc->canonical = (uint8_t) l->addr_canonical;
-	rc->size = l->size;
-	rc->stack_id = l->stack_id;
-	rc->caller = (int8_t) caller;
-	rc->family = (int8_t) family;
-	rc->whole = 1;
+	rc->size = (uint32_t) l->size;
+	rc->stack_id = (int32_t) l->stack_id;
+	rc->bits = (uint8_t) (REC_WHOLE | (l->addr_canonical ? REC_CANONICAL : 0) |
+			      (caller + 1) << REC_CALLER_SHIFT | (family + 1) << REC_FAMILY_SHIFT);
 }
 
 /* The line of RC back into L (whose source is set). */
@@ -165,6 +179,8 @@ unpack (const Rec *rc, const char *buf, MtaLine *l)
 {
 	const char *p = buf + rc->off;
 	static const MtaSpan none = { "", 0 };
+	int caller = (rc->bits >> REC_CALLER_SHIFT & 7) - 1;
+	int family = (rc->bits >> REC_FAMILY_SHIFT & 7) - 1;
 
 	l->text.p = p;
 	l->text.len = rc->len;
@@ -179,11 +195,11 @@ unpack (const Rec *rc, const char *buf, MtaLine *l)
 	l->word = (MtaWord) rc->word;
 	l->op = rc->op;
 	l->addr = rc->addr;
-	l->addr_canonical = rc->canonical;
+	l->addr_canonical = (rc->bits & REC_CANONICAL) != 0;
 	l->size = rc->size;
 	l->stack_id = rc->stack_id;
-	l->caller = rc->caller < 0 ? none : l->cols[rc->caller];
-	l->family = rc->family < 0 ? none : l->cols[rc->family];
+	l->caller = caller < 0 ? none : l->cols[caller];
+	l->family = family < 0 ? none : l->cols[family];
 }
 
 /* Split the whole lines of B into its records, as many as they hold. */
@@ -236,7 +252,7 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 	l.source = pt->name;
 	for (size_t i = 0; i < b->nrecs; i++) {
 		const Rec *rc = &b->recs[i];
-		if (G_LIKELY (rc->whole))
+		if (G_LIKELY (rc->bits & REC_WHOLE))
 			unpack (rc, b->buf, &l);
 		else
 			mta_reader_split_line (&l, b->buf + rc->off, end);

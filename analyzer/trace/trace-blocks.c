@@ -3,11 +3,11 @@
  * columns and classifying them is about half of an analysis's time, and
  * a line's place in the run is known from its place in the file.
  *
- * A filler thread reads the part into blocks of whole lines (the head of
- * a line cut by a block's end is copied to the next block), worker
- * threads split the blocks' lines in the order they were filled, and the
- * main thread delivers the lines of the oldest block, in order, while the
- * others read and split the next ones.  Everything that depends on the
+ * Worker threads read the part, one after the other, into blocks of whole
+ * lines (the head of a line cut by a block's end is copied to the next
+ * block), each splitting the lines of the block it read, and the main
+ * thread delivers the lines of the oldest block, in order, while the
+ * workers read and split the next ones.  Everything that depends on the
  * lines before -- numbers, "# at", the count of unreadable lines, the
  * callback -- stays on the main thread (mta_reader_deliver), so the
  * callback sees exactly what the serial reader hands it.
@@ -20,8 +20,8 @@
  * again on the main thread by the same code; so are the lines of a block
  * beyond its records' room (lines of 16 bytes on average).
  *
- * Only regular files take this path (plain or compressed: the filler
- * decompresses); standard input and pipes are read serially, line by line
+ * Only regular files take this path (plain or compressed: the workers
+ * decompress); standard input and pipes are read serially, line by line
  * as they come.  A line longer than a block sends the rest of the part to
  * the serial reader, which cuts lines of 64 MiB and more (trace-reader.c).
  * A thread that cannot be made (ulimit -u, -v) leaves its work to the
@@ -86,20 +86,21 @@ typedef struct {
 	size_t first_left;
 } Source;
 
-/* The reading of one part: the filler thread reads blocks, the workers
- * split them, the main thread delivers them. */
+/* The reading of one part: the workers read and split blocks, the main
+ * thread delivers them. */
 typedef struct {
 	GMutex lock;
 	GCond cond;
-	gint stop;                  /* the delivery failed: filler and workers stop */
+	GMutex fill_lock;           /* held by the worker filling a block */
+	gint stop;                  /* the delivery failed: the workers stop */
 	Block *blocks;
 	guint nb;
 	Source src;
 	/* under lock: */
-	uint64_t filled, split, delivered; /* blocks filled, taken by a worker, delivered */
-	gboolean filling;           /* the filler runs */
+	uint64_t filled, delivered; /* blocks filled, delivered */
+	gboolean filling;           /* the input is not all read */
 	uint64_t offset;            /* of the input reached, for the progress */
-	/* the filler's, read once it ended: */
+	/* the filling worker's (under fill_lock), read once they ended: */
 	uint64_t bytes;             /* read from the input */
 	Block *last;                /* the last block filled: its tail is the next one's head */
 	gboolean serial;            /* a line longer than a block: the rest is read serially */
@@ -218,30 +219,6 @@ split_block (Block *b)
 	b->split_end = (size_t) (p - b->buf);
 }
 
-/* A worker: split the blocks in the order they were filled, until the
- * filler ended and none is left, or the reading stopped. */
-static gpointer
-split_blocks (gpointer data)
-{
-	Blocks *bs = data;
-
-	g_mutex_lock (&bs->lock);
-	for (;;) {
-		while (bs->split == bs->filled && bs->filling && !g_atomic_int_get (&bs->stop))
-			g_cond_wait (&bs->cond, &bs->lock);
-		if (g_atomic_int_get (&bs->stop) || bs->split == bs->filled)
-			break;
-		Block *b = &bs->blocks[bs->split++ % bs->nb];
-		g_mutex_unlock (&bs->lock);
-		split_block (b);
-		g_mutex_lock (&bs->lock);
-		b->done = TRUE;
-		g_cond_broadcast (&bs->cond);
-	}
-	g_mutex_unlock (&bs->lock);
-	return NULL;
-}
-
 /* Hand over the lines of B, which a worker has split, in order. */
 static gboolean
 deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
@@ -302,50 +279,64 @@ fill_block (Blocks *bs, Block *b)
 	return TRUE;
 }
 
-/* The filler thread: read the part into blocks of whole lines, each one
- * handed to the workers, as long as a block is free (delivered).  It
- * decompresses too: the main thread only delivers. */
+/* A worker: fill the next block -- one worker at a time, since the input
+ * is read in order and each block takes the head of a line the one before
+ * left -- as soon as that block is free (delivered), then split it while
+ * another worker fills the next one: a worker splits the bytes it has
+ * just read, still in its core's cache.  It decompresses too: the main
+ * thread only delivers. */
 static gpointer
-fill_blocks (gpointer data)
+work (gpointer data)
 {
 	Blocks *bs = data;
-	gboolean more = TRUE;
 
-	for (uint64_t seq = 0; more; seq++) {
+	for (;;) {
+		g_mutex_lock (&bs->fill_lock);
 		g_mutex_lock (&bs->lock);
-		while (seq - bs->delivered == bs->nb && !g_atomic_int_get (&bs->stop))
+		uint64_t seq = bs->filled;
+		while (bs->filling && seq - bs->delivered == bs->nb && !g_atomic_int_get (&bs->stop))
 			g_cond_wait (&bs->cond, &bs->lock);
+		gboolean go = bs->filling && !g_atomic_int_get (&bs->stop);
 		g_mutex_unlock (&bs->lock);
-		if (g_atomic_int_get (&bs->stop))
+		if (!go) {
+			g_mutex_unlock (&bs->fill_lock);
 			break;
+		}
 		Block *b = &bs->blocks[seq % bs->nb], *prev = bs->last;
 		b->fill = prev != NULL ? prev->fill - prev->complete : 0;
 		if (b->fill > 0)
 			memcpy (b->buf, prev->buf + prev->complete, b->fill);
-		more = fill_block (bs, b);
+		gboolean more = fill_block (bs, b);
 		bs->last = b;
 		const char *nl = memrchr (b->buf, '\n', b->fill);
 		b->complete = nl != NULL ? (size_t) (nl + 1 - b->buf) : 0;
-		if (b->complete == 0) {
-			bs->serial = more;
-			break;
-		}
-		b->buf[b->fill] = '\n';
+		gboolean lines = b->complete > 0;
+		if (lines)
+			b->buf[b->fill] = '\n';
+		else
+			bs->serial = more;    /* a line longer than a block */
 		g_mutex_lock (&bs->lock);
-		bs->filled = seq + 1;
+		if (lines)
+			bs->filled = seq + 1;
+		if (!lines || !more)
+			bs->filling = FALSE;
 		bs->offset = mta_input_file_offset (bs->src.in);
 		g_cond_broadcast (&bs->cond);
 		g_mutex_unlock (&bs->lock);
+		g_mutex_unlock (&bs->fill_lock);
+		if (!lines)
+			break;
+		split_block (b);
+		g_mutex_lock (&bs->lock);
+		b->done = TRUE;
+		g_cond_broadcast (&bs->cond);
+		g_mutex_unlock (&bs->lock);
 	}
-	g_mutex_lock (&bs->lock);
-	bs->filling = FALSE;
-	g_cond_broadcast (&bs->cond);
-	g_mutex_unlock (&bs->lock);
 	return NULL;
 }
 
 /* The main thread's part: deliver the blocks in order as the workers
- * finish them, until the filler has ended and every block is delivered. */
+ * finish them, until the input is all read and every block delivered. */
 static gboolean
 deliver_blocks (MtaReader *r, Part *pt, Blocks *bs, uint64_t size, GError **error)
 {
@@ -436,9 +427,10 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 		return finish_serially (r, in, pt, &bs, error);
 
 	guint nworkers = MIN (threads, MAX_WORKERS), started = 0;
-	GThread *workers[MAX_WORKERS], *filler = NULL;
+	GThread *workers[MAX_WORKERS];
 	bs.nb = nworkers + 2;
 	g_mutex_init (&bs.lock);
+	g_mutex_init (&bs.fill_lock);
 	g_cond_init (&bs.cond);
 	bs.blocks = g_new0 (Block, bs.nb);
 	for (guint i = 0; i < bs.nb; i++)
@@ -446,12 +438,10 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	/* threads that cannot be made (ulimit -v, -u) leave the work to
 	 * those that could, or to the serial reader */
 	while (started < nworkers &&
-	       (workers[started] = g_thread_try_new ("mtanalyze-split", split_blocks, &bs, NULL)) != NULL)
+	       (workers[started] = g_thread_try_new ("mtanalyze-read", work, &bs, NULL)) != NULL)
 		started++;
-	if (started > 0)
-		filler = g_thread_try_new ("mtanalyze-read", fill_blocks, &bs, NULL);
 	gboolean ok = TRUE;
-	if (filler != NULL) {
+	if (started > 0) {
 		ok = deliver_blocks (r, pt, &bs, size, error);
 		if (!ok) {
 			g_mutex_lock (&bs.lock);
@@ -459,14 +449,8 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 			g_cond_broadcast (&bs.cond);
 			g_mutex_unlock (&bs.lock);
 		}
-		g_thread_join (filler);
-	} else {
-		g_mutex_lock (&bs.lock);
-		bs.filling = FALSE;
+	} else
 		bs.serial = TRUE;
-		g_cond_broadcast (&bs.cond);
-		g_mutex_unlock (&bs.lock);
-	}
 	for (guint i = 0; i < started; i++)
 		g_thread_join (workers[i]);
 	pt->bytes += bs.bytes;
@@ -480,6 +464,7 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	}
 	g_free (bs.blocks);
 	g_mutex_clear (&bs.lock);
+	g_mutex_clear (&bs.fill_lock);
 	g_cond_clear (&bs.cond);
 	return ok;
 }

@@ -5,7 +5,10 @@
  * lines, so memory does not depend on the file's length (mapping a
  * multi-GB file would count its touched pages in RSS) and files over 4 GiB
  * need nothing special (off_t is 64-bit here).  In-memory parts are copied
- * through the same buffer, so both take the same path.
+ * through the same buffer, so both take the same path.  A regular file's
+ * lines are split on several threads, in blocks (trace-blocks.c); their
+ * numbering and handing over stay here, in one place for both paths
+ * (deliver_line).
  *
  * Hot loop: one pass per line.  Each 64-byte window gives two bit masks,
  * "byte <= 0x20" (perl's blanks, NUL and the other control bytes) and
@@ -21,7 +24,7 @@
  * field, and every scan stops at the sentinel at the latest (a line that
  * ends there is incomplete and waits for more input).
  */
-#include "trace-reader.h"
+#include "trace-reader-private.h"
 #include "compact-sum.h"
 #include "foreign-format.h"
 #include "trace-input.h"
@@ -38,55 +41,14 @@
 #define USE_SSE2 0
 #endif
 
-#define READ_CHUNK (4u << 20)
 #define PROBE_CHUNK (64u << 10)
 /* A longer "line" is cut there; the rest up to its newline is dropped. */
 #define MAX_LINE (64u << 20)
-#define PAD_FRONT 64
-#define PAD_BACK 128
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
 #define LIKELY(x) __builtin_expect (!!(x), 1)
 #define UNLIKELY(x) __builtin_expect (!!(x), 0)
 
-struct MtaReader {
-	MtaLineFunc func;
-	gpointer user_data;
-	uint64_t lineno;
-	uint64_t content_lineno; /* of the last event line: where "# at" may go back to */
-	uint64_t bad;
-	/* events, tracked events and unreadable lines: the events read are
-	 * content_lines - bad (counted where the line is numbered anyway) */
-	uint64_t content_lines;
-	/* the first unreadable line, for the message on a run without events */
-	char *bad_source;
-	uint64_t bad_source_lineno;
-	unsigned bad_parts;  /* parts with an unreadable line */
-	uint64_t bytes;      /* of text read, decompressed */
-	gboolean progress;
-	gboolean traced;     /* a part of the run had a trace line */
-	gboolean probing;    /* stop at the first trace line */
-	char *mem;      /* PAD_FRONT + cap + PAD_BACK bytes */
-	char *buf;      /* mem + PAD_FRONT */
-	size_t cap;
-};
-
-/* One part of the run being read. */
-typedef struct {
-	const char *name;
-	uint64_t lineno;       /* lines emitted from this part */
-	uint64_t bad;          /* its unreadable lines */
-	size_t fill;           /* bytes in buf */
-	gboolean skipping;     /* inside an over-long line */
-	/* What the part looks like, watched until its first trace line (to
-	 * say what an unusable input is): */
-	gboolean traced;       /* a trace line was seen */
-	uint64_t bytes;        /* bytes of content read */
-	gboolean nul, blank;   /* NUL bytes, whitespace seen */
-	gboolean other;        /* any other byte */
-	gboolean binary;       /* control bytes other than whitespace, or NULs among text */
-	const char *foreign;   /* what its first bytes say it is, NULL: nothing known */
-} Part;
 
 
 /* perl's \s for split(' ') on a byte string: space \t \n \v \f \r. */
@@ -776,13 +738,14 @@ note_bad (MtaReader *r, Part *pt, const MtaLine *l)
 		r->bad_parts++;
 }
 
-/* Number, classify and hand over a tokenized line. */
+/* Number and hand over a classified line: the reader's serial part, in
+ * the order of the lines (trace-blocks.c classifies lines ahead on other
+ * threads). */
 static ALWAYS_INLINE gboolean
-finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
+deliver_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 {
 	l->lineno = ++r->lineno;
 	l->source_lineno = ++pt->lineno;
-	classify (l);
 	/* a compacted trace's "# at N": its next line is line N of the run */
 	if (UNLIKELY (l->word == MTA_WORD_AT) &&
 	    !mta_compact_line_at (l, &r->lineno, r->content_lineno, error))
@@ -800,6 +763,35 @@ finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	if (UNLIKELY (!pt->traced))
 		watch_untraced (pt, l);
 	return r->func (l, r->user_data, error);
+}
+
+gboolean
+mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error)
+{
+	return deliver_line (r, pt, l, error);
+}
+
+const char *
+mta_reader_split_line (MtaLine *l, const char *p, const char *end)
+{
+	const char *nl = tokenize_fast (l, p);
+
+	if (UNLIKELY (nl == NULL)) {
+		nl = memchr (p, '\n', (size_t) (end - p));
+		tokenize_slow (l, p, (size_t) (nl - p));
+	}
+	l->text.p = p;
+	l->text.len = (size_t) (nl - p);
+	classify (l);
+	return nl;
+}
+
+/* Classify, number and hand over a tokenized line. */
+static ALWAYS_INLINE gboolean
+finish_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
+{
+	classify (l);
+	return deliver_line (r, pt, l, error);
 }
 
 /* A line without its '\n' (cut, or the last one of a part). */
@@ -850,8 +842,8 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 /* ------------------------------------------------------------ input */
 
 /* Make the buffer hold at least WANT bytes (a power of two). */
-static void
-reserve (MtaReader *r, size_t want)
+void
+mta_reader_reserve (MtaReader *r, size_t want)
 {
 	if (r->cap >= want)
 		return;
@@ -874,7 +866,7 @@ part_room (MtaReader *r, Part *pt, GError **error)
 	if (pt->fill < r->cap)
 		return TRUE;
 	if (r->cap < MAX_LINE) {
-		reserve (r, r->cap * 2);
+		mta_reader_reserve (r, r->cap * 2);
 		return TRUE;
 	}
 	if (!pt->skipping && !emit_one (r, pt, r->buf, pt->fill, error))
@@ -885,8 +877,8 @@ part_room (MtaReader *r, Part *pt, GError **error)
 }
 
 /* BUF[START..fill) just arrived: emit the complete lines. */
-static gboolean
-part_input (MtaReader *r, Part *pt, size_t start, GError **error)
+gboolean
+mta_reader_part_input (MtaReader *r, Part *pt, size_t start, GError **error)
 {
 	size_t used;
 
@@ -917,8 +909,8 @@ part_input (MtaReader *r, Part *pt, size_t start, GError **error)
 }
 
 /* The part ended: its last line may lack a '\n'. */
-static gboolean
-part_end (MtaReader *r, Part *pt, GError **error)
+gboolean
+mta_reader_part_end (MtaReader *r, Part *pt, GError **error)
 {
 	if (pt->fill > 0 && !pt->skipping)
 		return emit_one (r, pt, r->buf, pt->fill, error);
@@ -935,8 +927,8 @@ now_seconds (void)
 
 /* A read error of IN: its message, and the line reached when the
  * compressed data broke off or went wrong after some lines. */
-static void
-input_error (const Part *pt, GError *local, GError **error)
+void
+mta_reader_input_error (const Part *pt, GError *local, GError **error)
 {
 	if (local->domain != MTA_INPUT_ERROR || pt->lineno == 0) {
 		g_propagate_error (error, local);
@@ -948,18 +940,19 @@ input_error (const Part *pt, GError *local, GError **error)
 	g_error_free (local);
 }
 
-/* Read all of IN as one part of the run, in reads of at most CHUNK bytes;
- * when probing, only up to its first trace line.  The part's look is left
- * in *PT. */
-static gboolean
-read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
+/* Read the rest of IN as one part of the run, in reads of at most CHUNK
+ * bytes, after the PT->fill bytes already in the buffer (the head of a
+ * line); when probing, only up to its first trace line.  The part's look
+ * is left in *PT. */
+gboolean
+mta_reader_read_serial (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 {
 	gboolean ok = TRUE;
 	double next_report = 0;
 	uint64_t size = mta_input_file_size (in);
 	gboolean progress = r->progress && size > (64 << 20);
 
-	reserve (r, chunk);
+	mta_reader_reserve (r, chunk);
 	if (progress)
 		next_report = now_seconds ();	/* at once: 64 MB is a wait somewhere */
 	for (;;) {
@@ -970,12 +963,12 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 		GError *local = NULL;
 		gssize n = mta_input_read (in, r->buf + pt->fill, MIN (r->cap - pt->fill, chunk), &local);
 		if (n < 0) {
-			input_error (pt, local, error);
+			mta_reader_input_error (pt, local, error);
 			ok = FALSE;
 			break;
 		}
 		if (n == 0) {
-			ok = part_end (r, pt, error);
+			ok = mta_reader_part_end (r, pt, error);
 			break;
 		}
 		if (pt->bytes == 0 && (pt->foreign = mta_foreign_magic (r->buf, (size_t) n)) != NULL)
@@ -984,7 +977,7 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 		r->bytes += (uint64_t) n;
 		size_t start = pt->fill;
 		pt->fill += (size_t) n;
-		if (!part_input (r, pt, start, error)) {
+		if (!mta_reader_part_input (r, pt, start, error)) {
 			ok = FALSE;
 			break;
 		}
@@ -1005,8 +998,8 @@ read_input (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
  * its magic as something else always; a part without a trace line when it
  * was not PROBED (standard input, a pipe: see parts.c for files) and
  * nothing of the run before it was a trace either. */
-static gboolean
-check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
+gboolean
+mta_reader_check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
 {
 	r->traced = r->traced || pt->traced;
 	if (pt->foreign == NULL && (pt->traced || r->traced || probed))
@@ -1027,7 +1020,8 @@ mta_reader_read_buffer (MtaReader *reader, const char *name,
 	/* small inputs (the fuzzer's) need no 4 MB buffer */
 	while (want < len && want < READ_CHUNK)
 		want *= 2;
-	return read_input (reader, in, &pt, want, error) && check_part (reader, &pt, in, FALSE, error);
+	return mta_reader_read_serial (reader, in, &pt, want, error) &&
+		mta_reader_check_part (reader, &pt, in, FALSE, error);
 }
 
 void
@@ -1039,19 +1033,6 @@ mta_line_parse (MtaLine *line, const char *text, size_t len)
 	classify (line);
 	if (line->kind == MTA_LINE_EVENT && line->more_cols)
 		line->kind = MTA_LINE_BAD;
-}
-
-gboolean
-mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
-{
-	g_autoptr (MtaInput) in = mta_input_open (path, error);
-
-	if (in == NULL)
-		return FALSE;
-	Part pt = { .name = mta_input_name (in) };
-	gboolean probed = mta_input_is_regular (in) && strcmp (path, "-") != 0;
-	return read_input (reader, in, &pt, READ_CHUNK, error) &&
-		check_part (reader, &pt, in, probed, error);
 }
 
 static gboolean
@@ -1074,7 +1055,7 @@ mta_reader_probe (const char *path, char **what, GError **error)
 
 	r->probing = TRUE;
 	/* the first trace line is at the top of any trace: read little */
-	ok = read_input (r, in, &pt, PROBE_CHUNK, error);
+	ok = mta_reader_read_serial (r, in, &pt, PROBE_CHUNK, error);
 	mta_reader_free (r);
 	if (ok && pt.foreign != NULL) {
 		g_autofree char *desc = describe_untraced (&pt, in);

@@ -104,8 +104,11 @@ char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
  * ("obj:(sym+off)[0xrel]", "[0xabs]", ...) is: the address just before the
  * return address is looked up, so the line is that of the call itself,
  * not of the statement after it.  When that call is in inlined code, the
- * innermost of its frames, the others following through OUTER.  Owned by
- * the symbolizer. */
-const MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
+ * innermost of its frames, the others following through OUTER.  Not
+ * cached (the run keeps what it needs of each field, once, and a copy
+ * here cost 150 bytes a distinct caller): free it with
+ * mta_frame_info_free. */
+MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
+void mta_frame_info_free (MtaFrameInfo *fi);
 
 #endif

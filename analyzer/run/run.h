@@ -65,7 +65,8 @@ typedef struct {
 	MtaTlPoints tl;
 	gboolean charged;          /* any block was charged here */
 	/* Its leaks by reachability at exit (reach.h), after finish: arrays
-	 * of MTA_REACH_N (all zero for a site without leaks) */
+	 * of MTA_REACH_N (all zero for a site without leaks, and for every
+	 * site when the run has no verdicts: MtaRunInfo.reach) */
 	const uint64_t *reach_blocks, *reach_bytes;
 } MtaSite;
 

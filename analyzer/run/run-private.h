@@ -34,7 +34,8 @@ struct MtaRun {
 	GArray *path_by_caller;    /* caller id -> path + 1 */
 	GArray *path_by_stack;     /* dense stack id -> path + 1 */
 	GHashTable *path_by_big_stack;  /* stack id -> path + 1 */
-	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
+	GArray *stack_by_id;       /* dense stack id -> StackDef * (arena), NULL: not defined */
+	GHashTable *stacks;        /* other stack ids (gint64 *) -> StackDef * (arena) */
 	GPtrArray *paths;
 	GPtrArray *sites;
 	/* after finish: the paths of site i are site_paths[site_path_start[i]]

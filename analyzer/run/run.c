@@ -118,7 +118,8 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->path_by_caller = g_array_new (FALSE, TRUE, sizeof (uint32_t));
 	r->path_by_stack = g_array_new (FALSE, TRUE, sizeof (uint32_t));
 	r->path_by_big_stack = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-	r->stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+	r->stack_by_id = g_array_new (FALSE, TRUE, sizeof (gpointer));
+	r->stacks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 	r->paths = g_ptr_array_new ();
 	r->scratch_frames = g_array_new (FALSE, FALSE, sizeof (uint32_t));
 	r->scratch_addrs = g_array_new (FALSE, FALSE, sizeof (uint64_t));
@@ -160,6 +161,7 @@ mta_run_free (MtaRun *r)
 	g_array_free (r->path_by_caller, TRUE);
 	g_array_free (r->path_by_stack, TRUE);
 	g_hash_table_destroy (r->path_by_big_stack);
+	g_array_free (r->stack_by_id, TRUE);
 	g_hash_table_destroy (r->stacks);
 	g_ptr_array_free (r->paths, TRUE);
 	g_ptr_array_free (r->sites, TRUE);
@@ -353,7 +355,11 @@ mta_site_label (const MtaSite *s)
 static const StackDef *
 stack_def (MtaRun *r, int64_t id)
 {
-	return g_hash_table_lookup (r->stacks, &id);
+	if ((uint64_t) id >= DENSE_STACK_IDS)
+		return g_hash_table_lookup (r->stacks, &id);
+	if ((guint) id >= r->stack_by_id->len)
+		return NULL;
+	return g_array_index (r->stack_by_id, StackDef *, id);
 }
 
 
@@ -396,7 +402,12 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	}
 	n = p->nframes = frames->len;
 	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
-	p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
+	/* a frame a stack address (no inlined code): the stack's own array,
+	 * which lives as long as the run */
+	if (addrs != NULL && n == st->n)
+		p->addrs = (uint64_t *) st->addrs;
+	else
+		p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
 	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
 	mta_run_charge_path (r, p);
 }
@@ -452,7 +463,8 @@ define_stack (MtaRun *r, const char *p, const char *end)
 	int64_t id = g_ascii_strtoll (p, &e, 10);
 	if (e == p || id < 0 || stack_def (r, id) != NULL)
 		return;
-	GArray *a = g_array_new (FALSE, FALSE, sizeof (uint64_t));
+	GArray *a = r->scratch_addrs;
+	g_array_set_size (a, 0);
 	for (p = e; p < end;) {
 		while (p < end && *p == ' ')
 			p++;
@@ -464,12 +476,17 @@ define_stack (MtaRun *r, const char *p, const char *end)
 		g_array_append_val (a, v);
 		p = e;
 	}
-	StackDef *d = g_malloc (sizeof *d + a->len * sizeof (uint64_t));
+	/* in the arena: a stack is defined once, and its paths share it */
+	StackDef *d = arena_alloc0 (&r->arena, sizeof *d + a->len * sizeof (uint64_t));
 	d->n = a->len;
 	if (a->len > 0)	/* "# stack 1" with no frames: a->data is NULL */
 		memcpy (d->addrs, a->data, a->len * sizeof (uint64_t));
-	g_array_free (a, TRUE);
-	g_hash_table_insert (r->stacks, g_memdup2 (&id, sizeof id), d);
+	if ((uint64_t) id < DENSE_STACK_IDS) {
+		if ((guint) id >= r->stack_by_id->len)
+			g_array_set_size (r->stack_by_id, MAX ((guint) id + 1, r->stack_by_id->len * 2));
+		g_array_index (r->stack_by_id, StackDef *, id) = d;
+	} else
+		g_hash_table_insert (r->stacks, g_memdup2 (&id, sizeof id), d);
 
 	uint32_t idx = 0;
 	if ((uint64_t) id < DENSE_STACK_IDS) {

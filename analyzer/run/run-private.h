@@ -6,6 +6,7 @@
 
 #include "run.h"
 #include "kinds.h"
+#include "index-table.h"
 #include "live-table.h"
 #include "timeline.h"
 
@@ -41,7 +42,7 @@ struct MtaRun {
 	/* after finish: the paths of site i are site_paths[site_path_start[i]]
 	 * up to site_path_start[i + 1], in path order */
 	uint32_t *site_path_start, *site_paths;
-	GHashTable *site_by_key;   /* MtaSite * (by function, file, line, object) -> site + 1 */
+	MtaIndexTable site_by_key; /* sites by function, file, line, object */
 	/* the sites' strings, the paths' callers and the field keys: a
 	 * malloc'd string each costs more than most of them hold */
 	GStringChunk *strings;
@@ -73,7 +74,7 @@ struct MtaRun {
 	/* wrappers found without symbols: for each candidate site (+1), the
 	 * set of its callers' sites (+1) */
 	GHashTable *callers_of;
-	GHashTable *func_ids;      /* "object\x1ffunction" -> id + 1 */
+	MtaIndexTable funcs;       /* the first site of each function (MtaSite.func_id) */
 };
 
 static inline MtaSite *

@@ -83,19 +83,46 @@ site_free (gpointer p)
 }
 
 static guint
-site_key_hash (gconstpointer a)
+site_key_hash (const MtaSite *s)
 {
-	const MtaSite *s = a;
 	return g_str_hash (s->function) ^ (g_str_hash (s->file) * 31) ^ (s->line * 1000003u) ^
 	       (g_str_hash (s->object) * 17);
 }
 
+/* MtaIndexEqual: whether site INDEX of run DATA is at KEY (an MtaSite) */
 static gboolean
-site_key_equal (gconstpointer a, gconstpointer b)
+site_key_equal (uint32_t index, gconstpointer key, gpointer data)
 {
-	const MtaSite *x = a, *y = b;
+	const MtaSite *x = site_at (data, index), *y = key;
 	return x->line == y->line && strcmp (x->function, y->function) == 0 &&
 	       strcmp (x->file, y->file) == 0 && strcmp (x->object, y->object) == 0;
+}
+
+/* A function, for MtaSite.func_id: its object and name ("" unnamed), or,
+ * without a name, where its code starts (NAME NULL) when that is known. */
+typedef struct {
+	const char *object, *name;
+	uint64_t code_lo;
+} FuncKey;
+
+static guint
+func_key_hash (const FuncKey *k)
+{
+	guint h = k->name != NULL ? g_str_hash (k->name) : g_int64_hash (&k->code_lo) * 2654435761u;
+	return h ^ (g_str_hash (k->object) * 31);
+}
+
+/* MtaIndexEqual: whether function KEY is that of site INDEX (of run DATA) */
+static gboolean
+func_key_equal (uint32_t index, gconstpointer key, gpointer data)
+{
+	const MtaSite *s = site_at (data, index);
+	const FuncKey *k = key;
+	if (strcmp (s->object, k->object) != 0)
+		return FALSE;
+	if (k->name == NULL)
+		return s->code_size > 0 && s->code_lo == k->code_lo;
+	return s->code_size == 0 && strcmp (s->named ? s->function : "", k->name) == 0;
 }
 
 MtaRun *
@@ -111,7 +138,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->info.skip_wrappers = wrappers != NULL;
 	r->info.auto_skip = wrappers != NULL;
 	r->callers_of = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
-	r->func_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+	mta_index_init (&r->funcs);
 	mta_incomplete_init (&r->info.incomplete);
 	mta_live_init (&r->blocks);
 	mta_strtab_init (&r->callers);
@@ -125,7 +152,7 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->scratch_addrs = g_array_new (FALSE, FALSE, sizeof (uint64_t));
 	r->scratch_inlined = g_array_new (FALSE, FALSE, sizeof (uint8_t));
 	r->sites = g_ptr_array_new_with_free_func (site_free);
-	r->site_by_key = g_hash_table_new (site_key_hash, site_key_equal);
+	mta_index_init (&r->site_by_key);
 	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
 	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
@@ -167,10 +194,10 @@ mta_run_free (MtaRun *r)
 	g_ptr_array_free (r->sites, TRUE);
 	g_free (r->site_path_start);
 	g_free (r->site_paths);
-	g_hash_table_destroy (r->site_by_key);
+	mta_index_release (&r->site_by_key);
 	g_hash_table_destroy (r->site_by_field);
 	g_hash_table_destroy (r->callers_of);
-	g_hash_table_destroy (r->func_ids);
+	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);
 	g_slist_free_full (r->arena.blocks, g_free);
 	g_array_free (r->scratch_frames, TRUE);
@@ -245,12 +272,10 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 	key.file = (char *) (fi && fi->file ? fi->file : "");
 	key.object = (char *) (fi && fi->object ? fi->object : "");
 	key.line = fi ? fi->line : 0;
-	gpointer v = g_hash_table_lookup (r->site_by_key, &key);
+	guint hash = site_key_hash (&key);
 	uint32_t idx;
 
-	if (v != NULL)
-		idx = GPOINTER_TO_UINT (v) - 1;
-	else {
+	if (!mta_index_find (&r->site_by_key, hash, site_key_equal, &key, r, &idx)) {
 		MtaSite *s = arena_alloc0 (&r->arena, sizeof *s);
 		s->reach_blocks = s->reach_bytes = no_reach;
 		s->function = g_string_chunk_insert (r->strings, key.function);
@@ -258,19 +283,23 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 		s->file = g_string_chunk_insert_const (r->strings, key.file);
 		s->line = key.line;
 		s->object = g_string_chunk_insert_const (r->strings, key.object);
-		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo)
+		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo) {
 			s->code_size = fi->code_hi - fi->code_lo;
-		/* its function, one id for all its call sites: a caller that
-		 * calls from several places (an unrolled loop) is one caller */
-		g_autofree char *fkey = fi != NULL && s->code_size > 0
-			? g_strdup_printf ("%s\x1f@%" PRIx64, s->object, fi->code_lo)
-			: g_strdup_printf ("%s\x1f%s", s->object, fi && fi->function ? s->function : "");
-		gpointer id = g_hash_table_lookup (r->func_ids, fkey);
-		if (id == NULL) {
-			id = GUINT_TO_POINTER (g_hash_table_size (r->func_ids) + 1);
-			g_hash_table_insert (r->func_ids, g_steal_pointer (&fkey), id);
+			s->code_lo = fi->code_lo;
 		}
-		s->func_id = GPOINTER_TO_UINT (id) - 1;
+		s->named = fi != NULL && fi->function != NULL;
+		idx = r->sites->len;
+		/* its function, one id for all its call sites: a caller that
+		 * calls from several places (an unrolled loop) is one caller;
+		 * the id is the function's first site */
+		FuncKey fk = { s->object, s->code_size > 0 ? NULL : s->named ? s->function : "",
+			       s->code_lo };
+		guint fhash = func_key_hash (&fk);
+		g_ptr_array_add (r->sites, s);
+		if (!mta_index_find (&r->funcs, fhash, func_key_equal, &fk, r, &s->func_id)) {
+			s->func_id = idx;
+			mta_index_add (&r->funcs, fhash, idx);
+		}
 		/* by name, or by offset for code without symbols */
 		s->wrapper = r->wrappers != NULL &&
 			(mta_wrappers_match_frame (r->wrappers, s->function, s->object, fi ? fi->offset : 0,
@@ -278,9 +307,7 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 			 /* a C++ name as the list may spell it, mangled */
 			 (fi != NULL && fi->linkage != NULL &&
 			  mta_wrappers_match (r->wrappers, fi->linkage)));
-		idx = r->sites->len;
-		g_ptr_array_add (r->sites, s);
-		g_hash_table_insert (r->site_by_key, s, GUINT_TO_POINTER (idx + 1));
+		mta_index_add (&r->site_by_key, hash, idx);
 	}
 	if (fi != NULL && fi->inlined)
 		((MtaSite *) r->sites->pdata[idx])->inlined = TRUE;

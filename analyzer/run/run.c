@@ -1037,17 +1037,12 @@ index_paths_by_site (MtaRun *r)
 	r->site_paths = list;
 }
 
-/* Once every path is resolved and the leaks taken: what only reading
- * needs (the live blocks, the tables that find a path, a stack, a field or
- * a site) goes before the reports allocate theirs -- with millions of
- * callers, a fifth of the run's memory. */
+/* Once every path is resolved: the tables that find a path, a stack, a
+ * field or a site go before the leak records are made -- with millions of
+ * callers they are a tenth of the run's memory, the records another. */
 static void
-drop_reading_tables (MtaRun *r)
+drop_path_tables (MtaRun *r)
 {
-	mta_live_release (&r->blocks);
-	mta_live_init (&r->blocks);
-	mta_live_release (&r->verdicts);
-	mta_live_init (&r->verdicts);
 	g_clear_pointer (&r->path_by_stack, g_array_unref);
 	g_clear_pointer (&r->stack_by_id, g_array_unref);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
@@ -1069,6 +1064,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	 * first, so that the leaks below go to the sites that stay. */
 	for (guint i = 0; i < r->paths->len; i++)
 		resolve_path (r, r->paths->pdata[i], TRUE);
+	drop_path_tables (r);
 
 	/* every block live at the end may be a leak: one allocation, not a
 	 * doubling that holds 1.5 times the records at its last step */
@@ -1099,7 +1095,11 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		r->info.leaked_blocks++;
 		r->info.leaked_bytes += b->size;
 	}
-	drop_reading_tables (r);
+	/* and the live blocks, once they are leak records */
+	mta_live_release (&r->blocks);
+	mta_live_init (&r->blocks);
+	mta_live_release (&r->verdicts);
+	mta_live_init (&r->verdicts);
 	g_array_sort (r->leaks, record_by_addr);
 	mta_run_count_auto_callers (r);
 	for (guint i = 0; i < r->paths->len; i++) {

@@ -49,6 +49,8 @@ struct MtaRun {
 	Arena arena;
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
 	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
+	MtaIndexTable field_by_addr;  /* stack frames "[0xADDR]" by ADDR: indexes into ... */
+	GPtrArray *addr_fields;    /* ... these FieldSites (arena) */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;

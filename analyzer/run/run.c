@@ -65,6 +65,7 @@ arena_dup (Arena *a, const void *p, size_t n)
 static const uint64_t no_reach[MTA_REACH_N];
 
 typedef struct {
+	uint64_t addr;             /* sites_for_addr's */
 	guint n;
 	struct {
 		uint32_t site;
@@ -154,6 +155,8 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->sites = g_ptr_array_new_with_free_func (site_free);
 	mta_index_init (&r->site_by_key);
 	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
+	mta_index_init (&r->field_by_addr);
+	r->addr_fields = g_ptr_array_new ();
 	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
@@ -196,6 +199,8 @@ mta_run_free (MtaRun *r)
 	g_free (r->site_paths);
 	mta_index_release (&r->site_by_key);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
+	mta_index_release (&r->field_by_addr);
+	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	g_hash_table_destroy (r->callers_of);
 	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);
@@ -316,26 +321,65 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 
 /* The sites of a frame (a caller field or "[0xADDR]"): one, or one per
  * function when the call is in inlined code, innermost first. */
-static const FieldSites *
-sites_for_field (MtaRun *r, const char *field)
+static FieldSites *
+new_field_sites (MtaRun *r, const char *field)
 {
-	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
-	if (fs != NULL)
-		return fs;
-
 	MtaFrameInfo *frame = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
 	const MtaFrameInfo *fi = frame;
 	guint n = 1;
 	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
 		n++;
-	fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
+	FieldSites *fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
 	fs->n = n;
 	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
 		fs->f[i].site = site_for_frame (r, fi);
 		fs->f[i].inlined = fi != NULL && fi->inlined;
 	}
 	mta_frame_info_free (frame);
-	g_hash_table_insert (r->site_by_field, g_string_chunk_insert (r->strings, field), fs);
+	return fs;
+}
+
+static const FieldSites *
+sites_for_field (MtaRun *r, const char *field)
+{
+	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
+	if (fs == NULL) {
+		fs = new_field_sites (r, field);
+		g_hash_table_insert (r->site_by_field, g_string_chunk_insert (r->strings, field), fs);
+	}
+	return fs;
+}
+
+static guint
+addr_hash (uint64_t a)
+{
+	return (guint) (a >> 4) ^ (guint) (a >> 32);
+}
+
+/* MtaIndexEqual: whether the address of field INDEX (of run DATA) is KEY */
+static gboolean
+addr_equal (uint32_t index, gconstpointer key, gpointer data)
+{
+	const MtaRun *r = data;
+	return ((const FieldSites *) r->addr_fields->pdata[index])->addr == *(const uint64_t *) key;
+}
+
+/* The sites of stack frame ADDR, the field "[0xADDR]": by its address,
+ * without writing the field and keeping it (most of a run's fields, with
+ * millions of callers). */
+static const FieldSites *
+sites_for_addr (MtaRun *r, uint64_t addr)
+{
+	guint hash = addr_hash (addr);
+	uint32_t idx;
+	if (mta_index_find (&r->field_by_addr, hash, addr_equal, &addr, r, &idx))
+		return r->addr_fields->pdata[idx];
+	char field[32];
+	g_snprintf (field, sizeof field, "[0x%" PRIx64 "]", addr);
+	FieldSites *fs = new_field_sites (r, field);
+	fs->addr = addr;
+	mta_index_add (&r->field_by_addr, hash, r->addr_fields->len);
+	g_ptr_array_add (r->addr_fields, fs);
 	return fs;
 }
 
@@ -390,6 +434,15 @@ stack_def (MtaRun *r, int64_t id)
 }
 
 
+/* Whether caller field FIELD is "[0xADDR]", all it says of the frame. */
+static gboolean
+caller_is_addr (const char *field, uint64_t addr)
+{
+	char buf[32];
+	g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", addr);
+	return strcmp (field, buf) == 0;
+}
+
 /* Find the frames and the site of path P, once its stack is known (or
  * never will be: FORCE). */
 static void
@@ -398,7 +451,6 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	const StackDef *st = p->trace_id >= 0 ? stack_def (r, p->trace_id) : NULL;
 	uint32_t n = st && st->n > 0 ? st->n : 1;
 	gboolean stack = st != NULL && st->n > 0;
-	char buf[32];
 
 	if (p->site >= 0 || (p->trace_id >= 0 && st == NULL && !force))
 		return;
@@ -410,14 +462,12 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	g_array_set_size (inlined, 0);
 	gboolean any_inlined = FALSE;
 	for (uint32_t i = 0; i < n; i++) {
-		const char *field;
-		if (!stack || (i == 0 && p->caller[0]))
-			field = p->caller;
-		else {
-			g_snprintf (buf, sizeof buf, "[0x%" PRIx64 "]", st->addrs[i]);
-			field = buf;
-		}
-		const FieldSites *fs = sites_for_field (r, field);
+		/* the first frame by the caller field, which may name more
+		 * than its address; the others by address */
+		const FieldSites *fs =
+			!stack || (i == 0 && p->caller[0] && !caller_is_addr (p->caller, st->addrs[0]))
+			? sites_for_field (r, p->caller)
+			: sites_for_addr (r, st->addrs[i]);
 		for (guint k = 0; k < fs->n; k++) {
 			uint8_t in = fs->f[k].inlined;
 			g_array_append_val (frames, fs->f[k].site);
@@ -1046,6 +1096,8 @@ drop_path_tables (MtaRun *r)
 	g_clear_pointer (&r->path_by_stack, g_array_unref);
 	g_clear_pointer (&r->stack_by_id, g_array_unref);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
+	mta_index_release (&r->field_by_addr);
+	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	mta_index_release (&r->site_by_key);
 	mta_index_release (&r->funcs);
 }

@@ -5,10 +5,10 @@
 # these traces is a site, a call path, a stack and a leaked block: the
 # slope of the peak resident set between N and 4N callers is what one of
 # them costs, the program, its libraries and the fixed tables cancelling
-# out.  Today about 740 bytes (a site 240, a path 168 and its frames and
+# out.  Today about 725 bytes (a site 240, a path 168 and its frames and
 # stack 48, the live block's slot 80 and its leak record 64, the lookup
-# tables 80); before the symbolizer's cache went and the tables were made
-# compact it was 1,140.  The bound, 850, leaves 15% for the allocator
+# tables and strings about 100); before the symbolizer's cache went and
+# the tables were made compact it was 1,140.  The bound, 850, leaves 15% for the allocator
 # and fails on either regression.  The plain report (mtrace's table, no
 # sites) keeps the script's bookkeeping: 494 bytes, bound 600.  Memory does not depend on the load of
 # the machine: the tables of N and 4N callers are both powers of two

@@ -212,7 +212,6 @@ location_free (gpointer p)
 	g_free (l->file_line);
 	g_free (l->function);
 	g_free (l->object);
-	g_free (l->best);
 	g_free (l);
 }
 
@@ -320,8 +319,6 @@ mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
 						       (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
 		mta_caller_clear (&c);
 	}
-	l->best = g_strdup (l->file_line ? l->file_line : l->function ? l->function
-			    : l->object ? l->object : field);
 	g_hash_table_insert (s->locations, g_strdup (field), l);
 	return l;
 }

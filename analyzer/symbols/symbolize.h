@@ -29,7 +29,6 @@ typedef struct {
 	char *file_line;     /* "/src/a.c:12" as addr2line prints it, or NULL */
 	char *function;      /* "leaky+0x12", or NULL */
 	char *object;        /* "/path/obj+0x11f1", or NULL */
-	char *best;          /* file_line, else function, else object, else the field */
 } MtaLocation;
 
 typedef struct MtaSymbolizer MtaSymbolizer;

@@ -8,11 +8,17 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* What is printed for one bracket address, the entry its own key (a
+ * default report of millions of callers has one each). */
 typedef struct {
-	char *text;
+	const char *addr;     /* ADDR_LEN bytes: KEY, or a lookup's */
+	size_t addr_len;
+	char *text;           /* its own, or KEY */
 	size_t len;
 	gboolean unresolved;  /* the script's fallback: an address */
+	char key[];
 } CacheEntry;
 
 struct MtaCompat {
@@ -22,15 +28,33 @@ struct MtaCompat {
 	gboolean improve;
 	MtaScriptHash allocated;
 	MtaStrtab callers;
-	GHashTable *cache;      /* GBytes (bracket address) -> CacheEntry */
+	GHashTable *cache;      /* CacheEntry, by its bracket address */
 };
 
 static void
 cache_entry_free (gpointer p)
 {
 	CacheEntry *e = p;
-	g_free (e->text);
+	if (e->text != e->key)
+		g_free (e->text);
 	g_free (e);
+}
+
+static guint
+cache_hash (gconstpointer p)
+{
+	const CacheEntry *e = p;
+	guint h = 5381;
+	for (size_t i = 0; i < e->addr_len; i++)
+		h = h * 33 + (guchar) e->addr[i];
+	return h;
+}
+
+static gboolean
+cache_equal (gconstpointer a, gconstpointer b)
+{
+	const CacheEntry *x = a, *y = b;
+	return x->addr_len == y->addr_len && memcmp (x->addr, y->addr, x->addr_len) == 0;
 }
 
 MtaCompat *
@@ -43,8 +67,7 @@ mta_compat_new (MtaSymbolizer *sym, const char *binary, FILE *out)
 	c->improve = TRUE;
 	mta_script_hash_init (&c->allocated);
 	mta_strtab_init (&c->callers);
-	c->cache = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-					  (GDestroyNotify) g_bytes_unref, cache_entry_free);
+	c->cache = g_hash_table_new_full (cache_hash, cache_equal, cache_entry_free, NULL);
 	return c;
 }
 
@@ -118,22 +141,27 @@ script_addr2line (MtaCompat *c, const char *prog, size_t prog_len,
 	return r;
 }
 
+/* TEXT (taken; NULL: the address itself) for ADDR. */
 static const CacheEntry *
 cache_put (MtaCompat *c, const char *addr, size_t addr_len, char *text, size_t len, gboolean unresolved)
 {
-	CacheEntry *e = g_new0 (CacheEntry, 1);
-	e->text = text;
-	e->len = len;
+	CacheEntry *e = g_malloc0 (sizeof *e + addr_len + 1);
+	if (addr_len > 0)
+		memcpy (e->key, addr, addr_len);
+	e->addr = e->key;
+	e->addr_len = addr_len;
+	e->text = text != NULL ? text : e->key;
+	e->len = text != NULL ? len : addr_len;
 	e->unresolved = unresolved;
-	g_hash_table_insert (c->cache, g_bytes_new (addr, addr_len), e);
+	g_hash_table_add (c->cache, e);
 	return e;
 }
 
 static const CacheEntry *
 cache_get (MtaCompat *c, const char *addr, size_t addr_len)
 {
-	g_autoptr (GBytes) k = g_bytes_new_static (addr, addr_len);
-	return g_hash_table_lookup (c->cache, k);
+	CacheEntry k = { .addr = addr, .addr_len = addr_len };
+	return g_hash_table_lookup (c->cache, &k);
 }
 
 static char *
@@ -218,7 +246,7 @@ print_location (MtaCompat *c, const char *s, size_t len)
 					goto out;
 				}
 			}
-			e = cache_put (c, addr, alen, dup_bytes (addr, alen), alen, TRUE);
+			e = cache_put (c, addr, alen, NULL, 0, TRUE);
 			goto out;
 		}
 	}

@@ -6,6 +6,7 @@
 
 #include "run.h"
 #include "kinds.h"
+#include "index-table.h"
 #include "live-table.h"
 #include "timeline.h"
 
@@ -34,19 +35,22 @@ struct MtaRun {
 	GArray *path_by_caller;    /* caller id -> path + 1 */
 	GArray *path_by_stack;     /* dense stack id -> path + 1 */
 	GHashTable *path_by_big_stack;  /* stack id -> path + 1 */
-	GHashTable *stacks;        /* stack id (gint64 *) -> StackDef */
+	GArray *stack_by_id;       /* dense stack id -> StackDef * (arena), NULL: not defined */
+	GHashTable *stacks;        /* other stack ids (gint64 *) -> StackDef * (arena) */
 	GPtrArray *paths;
 	GPtrArray *sites;
 	/* after finish: the paths of site i are site_paths[site_path_start[i]]
 	 * up to site_path_start[i + 1], in path order */
 	uint32_t *site_path_start, *site_paths;
-	GHashTable *site_by_key;   /* MtaSite * (by function, file, line, object) -> site + 1 */
+	MtaIndexTable site_by_key; /* sites by function, file, line, object */
 	/* the sites' strings, the paths' callers and the field keys: a
 	 * malloc'd string each costs more than most of them hold */
 	GStringChunk *strings;
 	Arena arena;
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
 	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
+	MtaIndexTable field_by_addr;  /* stack frames "[0xADDR]" by ADDR: indexes into ... */
+	GPtrArray *addr_fields;    /* ... these FieldSites (arena) */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
@@ -72,7 +76,7 @@ struct MtaRun {
 	/* wrappers found without symbols: for each candidate site (+1), the
 	 * set of its callers' sites (+1) */
 	GHashTable *callers_of;
-	GHashTable *func_ids;      /* "object\x1ffunction" -> id + 1 */
+	MtaIndexTable funcs;       /* the first site of each function (MtaSite.func_id) */
 };
 
 static inline MtaSite *

@@ -28,19 +28,19 @@
 #include "wrappers.h"
 
 typedef struct {
+	/* (in an order without holes: a run may have millions of sites) */
 	char *function;            /* never NULL: "" unknown, "0xOFF" no symbol */
 	char *file;                /* "" unknown */
-	unsigned line;             /* 0 unknown */
 	char *object;              /* "" unknown */
-	gboolean wrapper;          /* the function is on the wrapper list, or found (auto_wrapper) */
+	unsigned line;             /* 0 unknown */
+	uint32_t func_id;          /* its function's (by name, or code bounds without one), for auto_callers */
 	/* Code without symbols found to be an allocation wrapper (run.c,
 	 * "wrappers found without symbols"): how many callers it had then,
-	 * and the size of its function's code (.eh_frame; 0: unknown) */
-	gboolean auto_wrapper;
+	 * and the size of its function's code (.eh_frame; 0: unknown) and
+	 * where it starts */
 	uint32_t auto_callers;
-	uint64_t code_size;
-	uint32_t func_id;          /* its function's (by name, or code bounds without one), for auto_callers */
-	gboolean inlined;          /* a frame here was inlined code (see MtaPath.inlined) */
+	int growth;                /* MtaGrowth of its leaks (after finish) */
+	uint64_t code_size, code_lo;
 	/* Totals of the paths charged here (after mta_run_finish) */
 	uint64_t allocs;           /* '+' and '>' that stored a block */
 	uint64_t frees;            /* '-' and '<' of blocks allocated here */
@@ -59,14 +59,18 @@ typedef struct {
 	uint64_t peak_share_bytes; /* bytes from here live at the run's peak (after finish) */
 	uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
 	uint64_t last_free_line, last_freed_born; /* as MtaPath's */
-	int growth;                /* MtaGrowth of its leaks (after finish) */
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
 	/* its live bytes and blocks over the run: mta_run_site_timeline */
 	MtaTlPoints tl;
-	gboolean charged;          /* any block was charged here */
 	/* Its leaks by reachability at exit (reach.h), after finish: arrays
-	 * of MTA_REACH_N (all zero for a site without leaks) */
+	 * of MTA_REACH_N (all zero for a site without leaks, and for every
+	 * site when the run has no verdicts: MtaRunInfo.reach) */
 	const uint64_t *reach_blocks, *reach_bytes;
+	uint8_t wrapper;           /* the function is on the wrapper list, or found (auto_wrapper) */
+	uint8_t auto_wrapper;
+	uint8_t inlined;           /* a frame here was inlined code (see MtaPath.inlined) */
+	uint8_t charged;           /* any block was charged here */
+	uint8_t named;             /* the function has a name (FUNCTION is no offset) */
 } MtaSite;
 
 typedef struct {

@@ -43,7 +43,6 @@ struct MtaSymbolizer {
 	MtaModules *modules;
 	GHashTable *a2l;          /* "path\naddr" -> char* or NULL */
 	GHashTable *locations;    /* caller field -> MtaLocation */
-	GHashTable *frames;       /* caller field -> MtaFrameInfo */
 	GHashTable *warned;       /* paths already warned about */
 	GPtrArray *objects;       /* TraceObject, in trace order */
 };
@@ -213,7 +212,6 @@ location_free (gpointer p)
 	g_free (l->file_line);
 	g_free (l->function);
 	g_free (l->object);
-	g_free (l->best);
 	g_free (l);
 }
 
@@ -321,8 +319,6 @@ mta_symbolizer_resolve (MtaSymbolizer *s, const char *field)
 						       (uint64_t) (c.sym_offset < 0 ? -c.sym_offset : c.sym_offset));
 		mta_caller_clear (&c);
 	}
-	l->best = g_strdup (l->file_line ? l->file_line : l->function ? l->function
-			    : l->object ? l->object : field);
 	g_hash_table_insert (s->locations, g_strdup (field), l);
 	return l;
 }
@@ -424,10 +420,10 @@ mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object)
 				m->build_id ? m->build_id : "", what);
 }
 
-static void
-frame_info_free (gpointer p)
+void
+mta_frame_info_free (MtaFrameInfo *fi)
 {
-	for (MtaFrameInfo *f = p, *next; f != NULL; f = next) {
+	for (MtaFrameInfo *f = fi, *next; f != NULL; f = next) {
 		next = f->outer;
 		g_free (f->function);
 		g_free (f->linkage);
@@ -495,16 +491,13 @@ add_inline_frames (MtaSymbolizer *s, MtaModule *m, uint64_t addr, MtaFrameInfo *
 	last->linkage = outer_linkage;
 }
 
-const MtaFrameInfo *
+MtaFrameInfo *
 mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 {
-	MtaFrameInfo *f = g_hash_table_lookup (s->frames, field);
+	MtaFrameInfo *f = g_new0 (MtaFrameInfo, 1);
 	MtaCaller c;
 	uint64_t vaddr;
 
-	if (f != NULL)
-		return f;
-	f = g_new0 (MtaFrameInfo, 1);
 	if (mta_caller_parse (field, &c)) {
 		MtaModule *m = locate (s, &c, &vaddr, &f->object, &f->offset);
 		/* The executable by one name, whether a caller field (argv[0])
@@ -548,7 +541,6 @@ mta_symbolizer_call_site (MtaSymbolizer *s, const char *field)
 			add_inline_frames (s, m, vaddr - 1, f);
 		mta_caller_clear (&c);
 	}
-	g_hash_table_insert (s->frames, g_strdup (field), f);
 	return f;
 }
 
@@ -622,7 +614,6 @@ mta_symbolizer_new (const char *sysroot, MtaWarnFunc warn, gpointer user_data)
 	s->modules = mta_modules_new (&s->callbacks);
 	s->a2l = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 	s->locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, location_free);
-	s->frames = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, frame_info_free);
 	s->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 	s->objects = g_ptr_array_new_with_free_func (trace_object_free);
 	return s;
@@ -634,7 +625,6 @@ mta_symbolizer_free (MtaSymbolizer *s)
 	if (s == NULL)
 		return;
 	g_hash_table_destroy (s->locations);
-	g_hash_table_destroy (s->frames);
 	g_hash_table_destroy (s->a2l);
 	mta_modules_free (s->modules);
 	g_hash_table_destroy (s->warned);
@@ -651,7 +641,6 @@ void
 mta_symbolizer_forget_trace (MtaSymbolizer *s)
 {
 	g_hash_table_remove_all (s->locations);
-	g_hash_table_remove_all (s->frames);
 	g_hash_table_remove_all (s->warned);
 	g_ptr_array_set_size (s->objects, 0);
 	g_clear_pointer (&s->exe, g_free);

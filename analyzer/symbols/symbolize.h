@@ -29,7 +29,6 @@ typedef struct {
 	char *file_line;     /* "/src/a.c:12" as addr2line prints it, or NULL */
 	char *function;      /* "leaky+0x12", or NULL */
 	char *object;        /* "/path/obj+0x11f1", or NULL */
-	char *best;          /* file_line, else function, else object, else the field */
 } MtaLocation;
 
 typedef struct MtaSymbolizer MtaSymbolizer;
@@ -104,8 +103,11 @@ char *mta_symbolizer_no_symbols_note (MtaSymbolizer *s, const char *object);
  * ("obj:(sym+off)[0xrel]", "[0xabs]", ...) is: the address just before the
  * return address is looked up, so the line is that of the call itself,
  * not of the statement after it.  When that call is in inlined code, the
- * innermost of its frames, the others following through OUTER.  Owned by
- * the symbolizer. */
-const MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
+ * innermost of its frames, the others following through OUTER.  Not
+ * cached (the run keeps what it needs of each field, once, and a copy
+ * here cost 150 bytes a distinct caller): free it with
+ * mta_frame_info_free. */
+MtaFrameInfo *mta_symbolizer_call_site (MtaSymbolizer *s, const char *field);
+void mta_frame_info_free (MtaFrameInfo *fi);
 
 #endif

@@ -767,6 +767,7 @@ static void shed_written(size_t tail)
 	size_t done = __atomic_load_n(&shed_upto, __ATOMIC_RELAXED);
 	size_t upto = tail > KEEP_RESIDENT ? (tail - KEEP_RESIDENT) & ~(SHED_STEP - 1) : 0;
 	size_t ring = mtrec_file.ring, from, at, len;
+	int saved;
 
 	if (upto < done + SHED_STEP || upto >= MTREC_TAIL_SHUT || mapping_lost ||
 	    !__atomic_compare_exchange_n(&shed_upto, &done, upto, 0, __ATOMIC_RELAXED,
@@ -779,6 +780,7 @@ static void shed_written(size_t tail)
 		from = upto - ring;
 	at = from % ring;
 	len = upto - from;
+	saved = errno;		/* inside the program's malloc: a refused call is not its error */
 	if (at + len <= ring) {
 		madvise(mtrec_file.base + at, len, MADV_DONTNEED);
 	} else {
@@ -786,6 +788,7 @@ static void shed_written(size_t tail)
 		madvise(mtrec_file.base, len - (ring - at), MADV_DONTNEED);
 	}
 	let_cache_go(upto);
+	errno = saved;
 }
 
 /* What the file must reach for a chunk ending at end: the margin past it,

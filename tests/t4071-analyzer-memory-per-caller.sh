@@ -22,22 +22,12 @@ if ! need_analyzer || ! test_have_prereq TIME; then
 	test_done; exit
 fi
 
-# gen N: N leaked blocks from N distinct callers, each with a stack of its
-# own whose outer frames 1000 callers share (t4070's traces)
-gen() {
-	awk -v N="$1" 'BEGIN { print "= Start"
-		for (i = 0; i < N; i++) {
-			printf "# stack %d 0x%x 0x%x 0x%x\n", i + 1, 4096 + i * 16, 5242880 + (i % 1000) * 16, 6291456
-			printf "@ [0x%x] + 0x%x 0x10 s=%d\n", 4096 + i * 16, 16777216 + i * 32, i + 1
-		}
-		print "= End" }'
-}
 
 SMALL=50000
 BIG=200000
 test_expect_success 'traces of 50k and 200k callers' '
-	gen $SMALL >small.log &&
-	gen $BIG >big.log &&
+	gen_callers $SMALL >small.log &&
+	gen_callers $BIG >big.log &&
 	test_expect_code 1 "$MTANALYZE" -q --by-site big.log >by-site &&
 	grep -q "^Memory not freed, by call site: $BIG blocks, .* $BIG sites" by-site
 '

@@ -246,14 +246,6 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 	return TRUE;
 }
 
-static double
-now_seconds (void)
-{
-	struct timespec ts;
-	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 /* Fill B after the bytes already in it, up to its end or the end of the
  * input.  FALSE at the end or on a read error (BS->read_error). */
 static gboolean
@@ -341,9 +333,10 @@ work (gpointer data)
 static gboolean
 deliver_blocks (MtaReader *r, Part *pt, Blocks *bs, uint64_t size, GError **error)
 {
-	gboolean progress = r->progress && size > (64 << 20);
-	double next_report = progress ? now_seconds () : 0;
+	MtaProgress progress;
 	gboolean ok = TRUE;
+
+	mta_progress_start (&progress, r, pt->name, size);
 
 	for (uint64_t head = 0; ok; head++) {
 		Block *b = &bs->blocks[head % bs->nb];
@@ -361,14 +354,9 @@ deliver_blocks (MtaReader *r, Part *pt, Blocks *bs, uint64_t size, GError **erro
 		bs->delivered = head + 1;
 		g_cond_broadcast (&bs->cond);
 		g_mutex_unlock (&bs->lock);
-		if (progress && now_seconds () >= next_report) {
-			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
-				 (int) (100.0 * (double) offset / (double) size));
-			next_report = now_seconds () + 0.5;
-		}
+		mta_progress_at (&progress, offset);
 	}
-	if (progress)
-		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	mta_progress_end (&progress);
 	return ok;
 }
 

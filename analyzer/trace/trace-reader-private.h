@@ -70,6 +70,19 @@ const char *mta_reader_split_line (MtaLine *l, const char *p, const char *end);
 /* Number a line split by mta_reader_split_line and hand it over. */
 gboolean mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error);
 
+/* The line "reading 'NAME': NN%" on stderr while a file over 64 MB is
+ * read (when the reader shows progress), twice a second at most, erased
+ * at the end. */
+typedef struct {
+	gboolean on;
+	double next;
+	const char *name;
+	uint64_t size;
+} MtaProgress;
+void mta_progress_start (MtaProgress *p, const MtaReader *r, const char *name, uint64_t size);
+void mta_progress_at (MtaProgress *p, uint64_t offset);
+void mta_progress_end (const MtaProgress *p);
+
 /* After a part was read: refuse what is not a trace. */
 gboolean mta_reader_check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed,
 				GError **error);

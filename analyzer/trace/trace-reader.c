@@ -920,9 +920,32 @@ mta_reader_part_end (MtaReader *r, Part *pt, GError **error)
 static double
 now_seconds (void)
 {
-	struct timespec ts;
-	clock_gettime (CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+	return (double) g_get_monotonic_time () / 1e6;
+}
+
+void
+mta_progress_start (MtaProgress *p, const MtaReader *r, const char *name, uint64_t size)
+{
+	*p = (MtaProgress) { .on = r->progress && size > (64 << 20), .name = name, .size = size };
+	if (p->on)
+		p->next = now_seconds ();	/* at once: 64 MB is a wait somewhere */
+}
+
+void
+mta_progress_at (MtaProgress *p, uint64_t offset)
+{
+	if (!p->on || now_seconds () < p->next)
+		return;
+	fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", p->name,
+		 (int) (100.0 * (double) offset / (double) p->size));
+	p->next = now_seconds () + 0.5;
+}
+
+void
+mta_progress_end (const MtaProgress *p)
+{
+	if (p->on)
+		fprintf (stderr, "\r%*s\r", (int) strlen (p->name) + 30, "");
 }
 
 /* A read error of IN: its message, and the line reached when the
@@ -948,13 +971,10 @@ gboolean
 mta_reader_read_serial (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GError **error)
 {
 	gboolean ok = TRUE;
-	double next_report = 0;
-	uint64_t size = mta_input_file_size (in);
-	gboolean progress = r->progress && size > (64 << 20);
+	MtaProgress progress;
 
 	mta_reader_reserve (r, chunk);
-	if (progress)
-		next_report = now_seconds ();	/* at once: 64 MB is a wait somewhere */
+	mta_progress_start (&progress, r, pt->name, mta_input_file_size (in));
 	for (;;) {
 		if (!part_room (r, pt, error)) {
 			ok = FALSE;
@@ -983,14 +1003,9 @@ mta_reader_read_serial (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GErr
 		}
 		if (r->probing && pt->traced)
 			break;
-		if (progress && now_seconds () >= next_report) {
-			fprintf (stderr, "\rmtanalyze: reading '%s': %3d%%", pt->name,
-				 (int) (100.0 * (double) mta_input_file_offset (in) / (double) size));
-			next_report = now_seconds () + 0.5;
-		}
+		mta_progress_at (&progress, mta_input_file_offset (in));
 	}
-	if (progress)
-		fprintf (stderr, "\r%*s\r", (int) strlen (pt->name) + 30, "");
+	mta_progress_end (&progress);
 	return ok;
 }
 

@@ -155,8 +155,8 @@ static char *maybe_time(char *o, uint64_t now, unsigned long *gen)
 		*gen = was + 1;
 	else
 		__atomic_add_fetch(&mtrec_gen, 1, __ATOMIC_ACQ_REL);
-	memcpy(o, "# time ", 7);
-	o = put_dec(o + 7, (unsigned long)(now - c.start_ns));
+	o = mtrec_put_word(o, MTREC_W_TIME);
+	o = put_dec(o, (unsigned long)(now - c.start_ns));
 	*o++ = '\n';
 	return o;
 }
@@ -189,8 +189,8 @@ static char *maybe_thread_name(struct mtrec_slot *s, char *o, uint64_t now)
 		return o;
 	memcpy(s->name, name, sizeof(name));
 	len = strnlen(name, sizeof(name));
-	memcpy(o, "# thread ", 9);
-	o = put_dec(o + 9, (unsigned long)s->tid);
+	o = mtrec_put_word(o, MTREC_W_THREAD);
+	o = put_dec(o, (unsigned long)s->tid);
 	*o++ = ' ';
 	for (size_t i = 0; i < len; i++)
 		*o++ = prim_flat(name[i]);
@@ -235,8 +235,11 @@ static void fill_part_zone(size_t b)
 {
 	char *zone = mtrec_file_at(b), *o = zone, *lim = o + PART_ZONE - 1;
 
-	memcpy(o, "# mtrec 1\n# part ", 17);
-	o = put_dec(o + 17, (unsigned long)(b / mtrec_file.part_size + 1));
+	o = mtrec_put_word(o, MTREC_W_MTREC);
+	*o++ = '1';
+	*o++ = '\n';
+	o = mtrec_put_word(o, MTREC_W_PART);
+	o = put_dec(o, (unsigned long)(b / mtrec_file.part_size + 1));
 	*o++ = '\n';
 	o = put_lines(o, lim, c.header, c.header_len);
 	o = mtrec_objects_put(o, lim);
@@ -429,8 +432,9 @@ MTREC_COLD char *mtrec_chunk_new(struct mtrec_slot *s, size_t need)
 	now = prim_monotonic_ns();
 	if (file_named(now) < 0 || (ch = reserve(len, need, &end, &end_off)) == NULL)
 		return NULL;
-	memcpy(ch, "\n# T ", 5);
-	o = put_dec(ch + 5, (unsigned long)s->tid);
+	*ch = '\n';
+	o = mtrec_put_word(ch + 1, MTREC_W_T);
+	o = put_dec(o, (unsigned long)s->tid);
 	*o++ = '\n';
 	o = maybe_time(o, now, &gen);
 	o = maybe_thread_name(s, o, now);
@@ -595,22 +599,16 @@ void mtrec_chunk_region_end(char *end)
 		s->pos = end;
 }
 
-void mtrec_chunk_keyed(const char *key, const char *rest, size_t len)
+void mtrec_chunk_keyed(enum mtrec_word w, const char *rest, size_t len)
 {
-	size_t klen = strlen(key);
 	struct mtrec_slot *s;
 	char *o, *p;
 
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if ((o = line_begin(&s, klen + 3 + len)) == NULL)
+	if ((o = line_begin(&s, mtrec_word_len(w) + 1 + len)) == NULL)
 		return;
-	p = o;
-	*p++ = '#';
-	*p++ = ' ';
-	memcpy(p, key, klen);
-	p += klen;
-	*p++ = ' ';
+	p = mtrec_put_word(o, w);
 	for (size_t i = 0; i < len; i++)
 		*p++ = prim_flat(rest[i]);
 	line_end(s, p);
@@ -623,7 +621,7 @@ void mtrec_chunk_time(void)
 
 	__atomic_store_n(&c.last_time_ns, now, __ATOMIC_RELAXED);
 	mtrec_new_epoch();
-	mtrec_chunk_keyed("time", digits, (size_t)(put_dec(digits, (unsigned long)(now - c.start_ns)) - digits));
+	mtrec_chunk_keyed(MTREC_W_TIME, digits, (size_t)(put_dec(digits, (unsigned long)(now - c.start_ns)) - digits));
 }
 
 void mtrec_new_epoch(void)
@@ -647,14 +645,12 @@ void mtrec_chunk_begin(const char *header, size_t len)
 	c.writing = 1;
 }
 
-/* "# KEY TEXT[: ERR]\n" into buf (at most cap bytes); its length. */
-static size_t note_line(char *buf, size_t cap, const char *key, const char *text, int err)
+/* "# WORD TEXT[: ERR]\n" into buf (at most cap bytes); its length. */
+static size_t note_line(char *buf, size_t cap, enum mtrec_word w, const char *text, int err)
 {
 	char *o = buf, *lim = buf + cap - 1;
 
-	o = prim_puts(o, lim, "# ");
-	o = prim_puts(o, lim, key);
-	o = prim_puts(o, lim, " ");
+	o = prim_puts(o, lim, mtrec_word(w));
 	o = prim_puts(o, lim, text);
 	if (err) {
 		o = prim_puts(o, lim, ": ");
@@ -673,7 +669,7 @@ void mtrec_give_up(const char *why, int err)
 	if (__atomic_exchange_n(&mtrec_failed, 1, __ATOMIC_ACQ_REL))
 		return;
 	mtrec_file_stop();
-	mtrec_file_note(line, note_line(line, sizeof(line), "stopped", why, err));
+	mtrec_file_note(line, note_line(line, sizeof(line), MTREC_W_STOPPED, why, err));
 	if (err)
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, ": ",
 			 prim_strerror(err), SAY_END);

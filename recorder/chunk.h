@@ -13,6 +13,7 @@
 #define MTREC_CHUNK_H
 
 #include <stddef.h>
+#include "words.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -188,7 +189,7 @@ void mtrec_chunk_text(const char *text, size_t len) MTREC_HIDDEN;
 char *mtrec_chunk_region(size_t len) MTREC_HIDDEN;
 void mtrec_chunk_region_end(char *end) MTREC_HIDDEN;
 /* "# KEY REST", with newlines in REST made spaces. */
-void mtrec_chunk_keyed(const char *key, const char *rest, size_t len) MTREC_HIDDEN;
+void mtrec_chunk_keyed(enum mtrec_word w, const char *rest, size_t len) MTREC_HIDDEN;
 /* Send every thread to a new chunk: what they write next comes after
  * whatever the caller writes now. */
 void mtrec_new_epoch(void) MTREC_HIDDEN;

@@ -424,10 +424,10 @@ void mtrec_record_free(const void *caller, const void *p)
  * program passed. */
 static size_t kind_prefix(char *buf, const char *kind)
 {
-	size_t n = 4;
+	size_t n = mtrec_word_len(MTREC_W_K);
 
-	memcpy(buf, "# k ", 4);
-	for (const char *k = kind ? kind : ""; *k && n < 4 + KIND_MAX; k++) {
+	mtrec_put_word(buf, MTREC_W_K);
+	for (const char *k = kind ? kind : ""; *k && n < mtrec_word_len(MTREC_W_K) + KIND_MAX; k++) {
 		char ch = *k;
 		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			 (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' || ch == '-';

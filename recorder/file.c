@@ -64,6 +64,7 @@
 #include "file-open.h"
 #include "lock.h"
 #include "owner.h"
+#include "words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,9 +88,10 @@
 #define SHED_STEP (2u << 20)	/* and dropped in steps of this */
 #define CACHE_RETRY ((size_t)32 << 20)	/* written pages offered again to leave the cache */
 #define MIN_RESERVE ((size_t)8 << 20)	/* less address space: not recording */
-/* The first line says what the file is; a pad line takes the file to 64
- * bytes, so that every chunk after it is aligned (see chunk.c). */
-#define MAGIC "# mtrec 1\n#                                                    \n"
+/* The first line says what the file is ("# mtrec 1"); a pad line takes
+ * the file to MAGIC_LEN bytes, so that every chunk after it is aligned
+ * (see chunk.c). */
+#define MAGIC_LEN 64
 
 struct mtrec_file mtrec_file = { .fd = -1 };
 
@@ -425,6 +427,20 @@ static unsigned long env_number(const char *v, unsigned long dflt)
 	return p == v ? dflt : n;
 }
 
+/* The file's first MAGIC_LEN bytes: "# mtrec 1", then '#' and blanks. */
+static void put_magic(char *o)
+{
+	char *end = o + MAGIC_LEN;
+
+	o = mtrec_put_word(o, MTREC_W_MTREC);
+	*o++ = '1';
+	*o++ = '\n';
+	*o++ = '#';
+	while (o < end - 1)
+		*o++ = ' ';
+	*o = '\n';
+}
+
 /* MTREC_COMPACT_PID (set by mtrec --compact for the program it starts)
  * and MTREC_COMPACT_WAIT (seconds, 30 when unset, 0: no waiting). */
 static void compact_settings(void)
@@ -479,10 +495,10 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 	mtrec_file.part_no = 1;
 	memcpy(first_path, mtrec_file.path, sizeof(first_path));
 	compact_settings();
-	if (grow_to(sizeof(MAGIC) - 1, sizeof(MAGIC) - 1, e) < 0)
+	if (grow_to(MAGIC_LEN, MAGIC_LEN, e) < 0)
 		return -1;
-	memcpy(mtrec_file.base, MAGIC, sizeof(MAGIC) - 1);
-	mtrec_file.tail = sizeof(MAGIC) - 1;
+	put_magic(mtrec_file.base);
+	mtrec_file.tail = MAGIC_LEN;
 	return 0;
 }
 

@@ -80,11 +80,9 @@ static size_t read_small(const char *path, char *buf, size_t cap)
 }
 
 /* "# KEY VALUE\n" into o, with newlines in VALUE made spaces. */
-static char *put_keyed(char *o, char *lim, const char *key, const char *val, size_t len)
+static char *put_keyed(char *o, char *lim, enum mtrec_word w, const char *val, size_t len)
 {
-	o = prim_puts(o, lim, "# ");
-	o = prim_puts(o, lim, key);
-	o = prim_puts(o, lim, " ");
+	o = prim_puts(o, lim, mtrec_word(w));
 	for (size_t i = 0; i < len && o < lim; i++)
 		*o++ = prim_flat(val[i]);
 	return prim_puts(o, lim, "\n");
@@ -119,7 +117,7 @@ static char *put_parent(char *o, char *lim)
 {
 	if (!lineage.mark)
 		return o;
-	o = prim_puts(o, lim, "# parent ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_PARENT));
 	o = prim_putu(o, lim, (unsigned long)lineage.pid);
 	o = prim_puts(o, lim, " ");
 	o = prim_putu(o, lim, lineage.mark);
@@ -136,7 +134,7 @@ static unsigned long attaches;
  * line; a forked child's header and each part's carry it too. */
 static char *put_attached(char *o, char *lim, unsigned long n)
 {
-	o = prim_puts(o, lim, "# attached ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_ATTACHED));
 	o = prim_putu(o, lim, n);
 	return prim_puts(o, lim, " by mtrec attach: blocks allocated before this line are not in the trace\n");
 }
@@ -151,24 +149,25 @@ static void build_header(void)
 	struct timespec now;
 	ssize_t n;
 
-	o = prim_puts(o, lim, "# pid ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_PID));
 	o = prim_putu(o, lim, (unsigned long)getpid());
 	o = prim_puts(o, lim, " ");
 	o = prim_putu(o, lim, (unsigned long)getppid());
 	o = prim_puts(o, lim, "\n");
 	n = readlink("/proc/self/exe", buf, sizeof(buf));
-	o = put_keyed(o, lim, "exe", buf, n > 0 ? (size_t)n : 0);
+	o = put_keyed(o, lim, MTREC_W_EXE, buf, n > 0 ? (size_t)n : 0);
 	n = (ssize_t)read_small("/proc/self/cmdline", buf, sizeof(buf));
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
-	o = put_keyed(o, lim, "cmdline", buf, n > 0 ? (size_t)n : 0);
+	o = put_keyed(o, lim, MTREC_W_CMDLINE, buf, n > 0 ? (size_t)n : 0);
 	clock_gettime(CLOCK_REALTIME, &now);
-	o = prim_puts(o, lim, "# start ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_START));
 	o = prim_putu(o, lim, (unsigned long)now.tv_sec);
 	o = prim_puts(o, lim, ".");
 	for (long d = 100000000; d >= 1 && o < lim; d /= 10)
 		*o++ = (char)('0' + now.tv_nsec / d % 10);
-	o = prim_puts(o, lim, "\n# depth ");
+	o = prim_puts(o, lim, "\n");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_DEPTH));
 	o = prim_putu(o, lim, (unsigned long)settings.depth);
 	o = prim_puts(o, lim, "\n");
 	o = put_parent(o, lim);
@@ -235,7 +234,7 @@ static void mark_locked(const char *label)
 {
 	if (mtrec_recording && !mtrec_failed) {
 		mtrec_new_epoch();
-		mtrec_chunk_keyed("mark", label, strlen(label));
+		mtrec_chunk_keyed(MTREC_W_MARK, label, strlen(label));
 	}
 }
 
@@ -341,7 +340,7 @@ void mtrec_attach_end(void)
 		if (settings.reach && mtrec_recording && !mtrec_failed && !g.ended)
 			mtrec_reach_scan(&reach_out, 1);
 		if (mtrec_recording && !mtrec_failed) {
-			o = prim_puts(line, line + sizeof(line) - 1, "# detached ");
+			o = prim_puts(line, line + sizeof(line) - 1, mtrec_word(MTREC_W_DETACHED));
 			o = prim_putu(o, line + sizeof(line) - 1, attaches);
 			mtrec_new_epoch();
 			mtrec_chunk_line(line, (size_t)(o - line));
@@ -807,7 +806,7 @@ static void say_lost(void)
 
 	mtrec_chunk_lost(&stopped_n, &nested_n);
 	if (mtrec_failed) {
-		o = prim_puts(line, line + sizeof(line), "# lost ");
+		o = prim_puts(line, line + sizeof(line), mtrec_word(MTREC_W_LOST));
 		o = prim_putu(o, line + sizeof(line), stopped_n);
 		o = prim_puts(o, line + sizeof(line) - 1, " events after recording stopped\n");
 		mtrec_file_note(line, (size_t)(o - line));
@@ -819,10 +818,10 @@ static void say_lost(void)
 	len = (size_t)(o - line);
 	if (mtrec_failed) {
 		*o++ = '\n';
-		mtrec_file_note("# lost ", 7);
+		mtrec_file_note(mtrec_word(MTREC_W_LOST), mtrec_word_len(MTREC_W_LOST));
 		mtrec_file_note(line, len + 1);
 	} else {
-		mtrec_chunk_keyed("lost", line, len);
+		mtrec_chunk_keyed(MTREC_W_LOST, line, len);
 	}
 }
 
@@ -839,7 +838,7 @@ static void say_unfinished(unsigned threads)
 	o = prim_puts(o, lim, threads == 1 ? " event of a thread" : " events of threads");
 	o = prim_puts(o, lim, " still inside the recorder when the program exited, not waited for");
 	o = prim_puts(o, lim, threads == 1 ? " (its line may be cut)" : " (their lines may be cut)");
-	mtrec_chunk_keyed("lost", line, (size_t)(o - line));
+	mtrec_chunk_keyed(MTREC_W_LOST, line, (size_t)(o - line));
 }
 
 void mtrec_fini(void)
@@ -860,7 +859,7 @@ void mtrec_fini(void)
 	if (!mtrec_failed && mtrec_file_lost())
 		mtrec_give_up("the trace file was truncated by another process", 0);
 	if (freeres && !mtrec_failed)
-		mtrec_chunk_keyed("freeres", freeres, strlen(freeres));
+		mtrec_chunk_keyed(MTREC_W_FREERES, freeres, strlen(freeres));
 	say_lost();
 	/* After the program's exit handlers and libc's freeres, before "= End". */
 	if (settings.reach && mtrec_recording && !mtrec_failed)
@@ -918,7 +917,7 @@ int mtrec_exec_begin(const char *what)
 		if (!what || !*what)
 			what = "-";
 		mtrec_new_epoch();
-		mtrec_chunk_keyed("exec", what, strlen(what));
+		mtrec_chunk_keyed(MTREC_W_EXEC, what, strlen(what));
 	}
 	if (prim_count_threads() != 1) {
 		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
@@ -950,13 +949,14 @@ static void write_fork_mark(void)
 	size_t len;
 	char *end;
 
-	o = prim_puts(line, line + 16, "# fork ");
+	o = prim_puts(line, line + 16, mtrec_word(MTREC_W_FORK));
 	o = prim_putu(o, line + 40, ++forks_marked);
 	memset(o, ' ', PID_WIDTH + 1);
 	o += PID_WIDTH + 1;
 	len = (size_t)(o - line);
 	mtrec_new_epoch();
-	mtrec_chunk_keyed("fork", line + 7, len - 7);
+	mtrec_chunk_keyed(MTREC_W_FORK, line + mtrec_word_len(MTREC_W_FORK),
+			  len - mtrec_word_len(MTREC_W_FORK));
 	s = mtrec_depth - 1 < MTREC_NEST ? mtrec_self[mtrec_depth - 1] : NULL;
 	end = s ? s->pos : NULL;
 	if (mtrec_failed || !end || end - len - 1 < mtrec_file.base ||

@@ -30,6 +30,7 @@
 #include "mtrec-attach.h"
 #include "mtrec-ctl.h"
 #include "owner.h"
+#include "words.h"
 
 #define EXIT_LAUNCHER 125	/* mtrec's own trouble */
 #define EXIT_CANNOT_RUN 126	/* the program exists but cannot be run */
@@ -723,11 +724,28 @@ static int name_fits(const char *pattern, const char *name)
 	return !*name;
 }
 
+/* In a trace's header BUF, what follows "# WORD " at the start of a
+ * line (the line's value); NULL when no line has the word. */
+static const char *header_line(const char *buf, enum mtrec_word w)
+{
+	const char *word = mtrec_word(w);
+	size_t len = strlen(word);
+
+	for (const char *p = buf; p != NULL; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, word, len) == 0)
+			return p + len;
+	}
+	return NULL;
+}
+
 /* Read the header of a trace file (or part) into f; -1 when path is not
  * one of the recorder's files. */
 static int read_header(const char *path, struct trace_file *f)
 {
-	char buf[16384], *p;
+	char buf[16384];
+	const char *p;
 	struct stat st;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -739,14 +757,15 @@ static int read_header(const char *path, struct trace_file *f)
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
-	if (strncmp(buf, "# mtrec 1\n", 10) != 0)
+	if (strncmp(buf, mtrec_word(MTREC_W_MTREC), mtrec_word_len(MTREC_W_MTREC)) != 0 ||
+	    strncmp(buf + mtrec_word_len(MTREC_W_MTREC), "1\n", 2) != 0)
 		return -1;
-	if (sscanf(buf + 10, "# part %u\n", &f->part) != 1)
+	if (!(p = header_line(buf, MTREC_W_PART)) || sscanf(p, "%u\n", &f->part) != 1)
 		f->part = 1;
-	if (!(p = strstr(buf, "\n# pid ")) || sscanf(p, "\n# pid %ld %ld", &f->pid, &f->ppid) != 2)
+	if (!(p = header_line(buf, MTREC_W_PID)) || sscanf(p, "%ld %ld", &f->pid, &f->ppid) != 2)
 		return -1;
-	if (!(p = strstr(buf, "\n# start ")) ||
-	    sscanf(p, "\n# start %ld.%ld", &f->start.tv_sec, &f->start.tv_nsec) != 2)
+	if (!(p = header_line(buf, MTREC_W_START)) ||
+	    sscanf(p, "%ld.%ld", &f->start.tv_sec, &f->start.tv_nsec) != 2)
 		return -1;
 	return 0;
 }

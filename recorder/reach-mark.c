@@ -3,6 +3,7 @@
  * that may be gone, and the marking of the blocks reached from the roots
  * (reach.c tells the whole). */
 #include "reach-mark.h"
+#include "words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,11 +106,11 @@ void put_verdict(uintptr_t addr, int kind)
 	int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
 	char *o;
 
-	if (!room_for(10 + (size_t)d + 1 + nlen + 1))
+	if (!room_for(mtrec_word_len(MTREC_W_REACH) + 2 + (size_t)d + 1 + nlen + 1))
 		return;
-	o = sc.out + sc.outlen;
-	memcpy(o, "# reach 0x", 10);
-	o += 10;
+	o = mtrec_put_word(sc.out + sc.outlen, MTREC_W_REACH);
+	*o++ = '0';
+	*o++ = 'x';
 	for (int i = d - 1; i >= 0; i--)
 		*o++ = digits[(addr >> (4 * i)) & 15];
 	*o++ = ' ';

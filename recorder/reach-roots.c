@@ -4,6 +4,7 @@
  * TLS, and the program's own mappings without malloc's memory. */
 #include "reach-roots.h"
 #include "reach-mark.h"
+#include "words.h"
 #include "file.h"		/* the trace's reservation: never a root */
 
 #include <dirent.h>
@@ -362,11 +363,11 @@ void scan_roots(void)
 
 		scan_blocks();
 		if (lost == UINT64_MAX)
-			note("# reach unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi),
+			note(mtrec_word(MTREC_W_REACH), "unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi),
 			     ": which of its pages hold data cannot be told (neither /proc/self/pagemap "
 			     "nor mincore can be read)", SAY_END);
 		else if (lost)
-			note("# reach unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi), ": ",
+			note(mtrec_word(MTREC_W_REACH), "unscanned ", r->what, " ", hex(a, r->lo), "-", hex(b, r->hi), ": ",
 			     dec(c, lost), " bytes unreadable", SAY_END);
 	}
 	if (sc.pagemap_fd > 0)
@@ -512,7 +513,7 @@ void stack_roots(pid_t tid, uintptr_t sample, uintptr_t sp, uintptr_t tp)
 	long k;
 
 	if (!m) {
-		note("# reach unscanned stack of thread ", dec(n, (unsigned long)tid),
+		note(mtrec_word(MTREC_W_REACH), "unscanned stack of thread ", dec(n, (unsigned long)tid),
 		     ": not mapped", SAY_END);
 		return;
 	}
@@ -525,7 +526,7 @@ void stack_roots(pid_t tid, uintptr_t sample, uintptr_t sp, uintptr_t tp)
 		if ((r = thread_root(lo, hi, "stack of thread ", tid)) != NULL)
 			r->whole = 1;
 	} else if (m->kind == MK_HEAP) {
-		note("# reach unscanned stack of thread ", dec(n, (unsigned long)tid),
+		note(mtrec_word(MTREC_W_REACH), "unscanned stack of thread ", dec(n, (unsigned long)tid),
 		     ": in the heap, outside any live block", SAY_END);
 	} else {
 		lo = m->lo;
@@ -608,7 +609,7 @@ void other_threads(pid_t self)
 	long len;
 
 	if (fd < 0) {
-		note("# reach unscanned other threads: /proc/self/task cannot be read", SAY_END);
+		note(mtrec_word(MTREC_W_REACH), "unscanned other threads: /proc/self/task cannot be read", SAY_END);
 		return;
 	}
 	while ((len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
@@ -630,7 +631,7 @@ void other_threads(pid_t self)
 				t = NULL;
 			sp = blocked_thread((pid_t)tid);
 			if (!sp && !t)
-				note("# reach unscanned stack of thread ", dec(n, tid), ": not found (it "
+				note(mtrec_word(MTREC_W_REACH), "unscanned stack of thread ", dec(n, tid), ": not found (it "
 				     "is running, and made no allocation the recorder saw)", SAY_END);
 			else
 				stack_roots((pid_t)tid, t ? t->stack : 0, sp, t ? t->tp : 0);
@@ -638,7 +639,7 @@ void other_threads(pid_t self)
 	}
 	prim_close(fd);
 	if (others)
-		note("# reach unscanned registers of ", dec(n, others),
+		note(mtrec_word(MTREC_W_REACH), "unscanned registers of ", dec(n, others),
 		     others == 1 ? " other thread" : " other threads",
 		     ": not readable while they run (their stacks, and the arguments of "
 		     "the system calls they are blocked in, are scanned)", SAY_END);
@@ -1031,7 +1032,7 @@ void map_roots(pid_t self)
 	sc.skip_cap = sc.nloads + sc.nroots + sc.n + NTHR + 4 * sc.nmaps + 64 +
 		(sc.self_hi - sc.self_lo) / sizeof(uintptr_t);
 	if ((sc.skip = scan_map(sc.skip_cap * sizeof(struct span))) == NULL) {
-		note("# reach unscanned mappings: no memory for the scan", SAY_END);
+		note(mtrec_word(MTREC_W_REACH), "unscanned mappings: no memory for the scan", SAY_END);
 		return;
 	}
 	own(thr, NTHR * sizeof(*thr), 0);
@@ -1063,7 +1064,7 @@ void map_roots(pid_t self)
 			break;
 		case -1:
 			m->flags |= MF_SKIP;
-			note("# reach unscanned mapping ", hex(a, m->lo), "-", hex(b, m->hi),
+			note(mtrec_word(MTREC_W_REACH), "unscanned mapping ", hex(a, m->lo), "-", hex(b, m->hi),
 			     ": holds chunks of malloc's main arena (mapped when brk() failed): "
 			     "its free memory would hide leaks", SAY_END);
 			break;
@@ -1075,12 +1076,12 @@ void map_roots(pid_t self)
 		for (size_t i = 0; i < sc.nmaps; i++)
 			if (!(sc.maps[i].flags & (MF_SHARED | MF_FILE)))
 				sc.maps[i].flags |= MF_SKIP;
-		note("# reach unscanned anonymous mappings: malloc is not glibc's (live blocks without "
+		note(mtrec_word(MTREC_W_REACH), "unscanned anonymous mappings: malloc is not glibc's (live blocks without "
 		     "its chunk headers): its free memory and its own tables cannot be told from the "
 		     "program's", SAY_END);
 	}
 	if (sc.nskip >= sc.skip_cap) {
-		note("# reach unscanned mappings: no memory for the scan", SAY_END);
+		note(mtrec_word(MTREC_W_REACH), "unscanned mappings: no memory for the scan", SAY_END);
 		return;
 	}
 	sort_skip();

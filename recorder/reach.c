@@ -45,6 +45,7 @@
 #include "reach-mark.h"
 #include "reach-roots.h"
 #include "reach-table.h"
+#include "words.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -309,13 +310,13 @@ sort:
 	if (left) {
 		char a[24];
 
-		note("# reach unscanned table: ", dec(a, (unsigned long)left), " blocks allocated "
+		note(mtrec_word(MTREC_W_REACH), "unscanned table: ", dec(a, (unsigned long)left), " blocks allocated "
 		     "while it was copied", SAY_END);
 	}
 	if (stuck) {
 		char a[24];
 
-		note("# reach unscanned table: ", dec(a, (unsigned long)stuck), " of 64 parts held by a "
+		note(mtrec_word(MTREC_W_REACH), "unscanned table: ", dec(a, (unsigned long)stuck), " of 64 parts held by a "
 		     "thread that did not let go (in a signal handler?), read as they were", SAY_END);
 	}
 	if (sort_blocks(scratch) < 0)
@@ -408,7 +409,7 @@ static __attribute__((noinline)) void scan(void)
 	__builtin_unwind_init();
 	sp = current_sp();
 	if ((sc.roots = scan_map(MAX_ROOTS * sizeof(struct root))) == NULL) {
-		note("# reach unscanned roots: no memory for the scan", SAY_END);
+		note(mtrec_word(MTREC_W_REACH), "unscanned roots: no memory for the scan", SAY_END);
 		return;
 	}
 	prim_dl_iterate_phdr(object_roots, NULL);
@@ -417,7 +418,7 @@ static __attribute__((noinline)) void scan(void)
 		other_threads(self);
 		map_roots(self);
 	} else {
-		note("# reach unscanned stacks and TLS: /proc/self/maps cannot be read", SAY_END);
+		note(mtrec_word(MTREC_W_REACH), "unscanned stacks and TLS: /proc/self/maps cannot be read", SAY_END);
 	}
 	scan_roots();
 	cliques();
@@ -456,7 +457,8 @@ static void refuse(const struct mtrec_reach_out *to, const char *why)
 {
 	char line[256], *o = line, *lim = line + sizeof(line) - 1;
 
-	o = prim_puts(o, lim, "# reach refused ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_REACH));
+	o = prim_puts(o, lim, "refused ");
 	o = prim_puts(o, lim, why);
 	*o++ = '\n';
 	to->text(line, (size_t)(o - line));
@@ -546,10 +548,10 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 	}
 	if (copy_table(live, sc.region ? room : SIZE_MAX) < 0) {
 		sc.n = 0;
-		put_line("# reach begin 0", SAY_END);
-		put_line("# reach unscanned all: no memory for the scan", SAY_END);
+		put_line(mtrec_word(MTREC_W_REACH), "begin 0", SAY_END);
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned all: no memory for the scan", SAY_END);
 	} else {
-		put_line("# reach begin ", dec(a, sc.n), SAY_END);
+		put_line(mtrec_word(MTREC_W_REACH), "begin ", dec(a, sc.n), SAY_END);
 		wipe_stack();
 		if (sc.n)
 			scan();
@@ -559,22 +561,22 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 	put_notes();
 	sc.tail = 1;
 	if (sc.lines_lost)
-		put_line("# reach unscanned ", dec(a, sc.lines_lost), " blocks: their verdicts did "
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned ", dec(a, sc.lines_lost), " blocks: their verdicts did "
 			 "not fit in the room taken for them (addresses above 2^48)", SAY_END);
 	if (sc.roots_lost)
-		put_line("# reach unscanned ", dec(a, sc.roots_lost), " roots: more than ",
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned ", dec(a, sc.roots_lost), " roots: more than ",
 			 dec(b, MAX_ROOTS), " (threads' stacks, objects' segments, mappings)", SAY_END);
 	if (sc.notes_lost)
-		put_line("# reach unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned ", dec(a, sc.notes_lost), " more: the lines saying what "
 			 "did not fit in memory", SAY_END);
 	if (missed)
-		put_line("# reach unscanned table: ", dec(a, missed), " allocations or frees are "
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned table: ", dec(a, missed), " allocations or frees are "
 			 "not in it (no memory, or signal handlers nested in the recorder)", SAY_END);
 	if (sc.unreadable)
-		put_line("# reach unscanned blocks: ", dec(a, sc.unreadable_bytes), " bytes of ",
+		put_line(mtrec_word(MTREC_W_REACH), "unscanned blocks: ", dec(a, sc.unreadable_bytes), " bytes of ",
 			 dec(b, sc.unreadable), " blocks unreadable (released meanwhile by a "
 			 "running thread)", SAY_END);
-	put_line("# reach end ", dec(a, sc.scanned), " ",
+	put_line(mtrec_word(MTREC_W_REACH), "end ", dec(a, sc.scanned), " ",
 		 dec(b, (prim_monotonic_ns() - t0) / 1000000), SAY_END);
 	flush();
 	if (sc.region)

@@ -16,6 +16,7 @@
  * rotated trace copies without taking a lock. */
 #include "lock.h"
 #include "tables.h"
+#include "words.h"
 
 #include <elf.h>
 #include <link.h>
@@ -193,10 +194,10 @@ static char *put_build_id(char *o, char *lim, const struct dl_phdr_info *info)
 }
 
 /* "# KEY BIAS LOW-HIGH " into buf. */
-static char *put_range(char *o, char *lim, const char *key, const struct known *k)
+static char *put_range(char *o, char *lim, enum mtrec_word w, const struct known *k)
 {
-	o = prim_puts(o, lim, key);
-	o = prim_puts(o, lim, " 0x");
+	o = prim_puts(o, lim, mtrec_word(w));
+	o = prim_puts(o, lim, "0x");
 	o = prim_putx(o, lim, k->bias);
 	o = prim_puts(o, lim, " 0x");
 	o = prim_putx(o, lim, k->lo);
@@ -215,7 +216,7 @@ static void write_object(struct known *k, const struct dl_phdr_info *info,
 {
 	char *buf = line_buf, *o = buf, *lim = buf + sizeof(line_buf) - 1;
 
-	o = put_range(o, lim, "# object", k);
+	o = put_range(o, lim, MTREC_W_OBJECT, k);
 	o = put_build_id(o, lim, info);
 	o = prim_puts(o, lim, " ");
 	k->name_at = (size_t)(o - buf);
@@ -231,7 +232,7 @@ static void write_unload(const struct known *k, mtrec_line_sink sink)
 {
 	char *buf = line_buf, *o = buf, *lim = buf + sizeof(line_buf);
 
-	o = put_range(o, lim, "# unload", k);
+	o = put_range(o, lim, MTREC_W_UNLOAD, k);
 	if (k->line && k->len > k->name_at + 1) {
 		size_t n = k->len - k->name_at - 1;
 		if (n > (size_t)(lim - o))

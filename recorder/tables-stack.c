@@ -8,6 +8,7 @@
  * table is replaced by a larger copy.  A miss is the caller's to act on. */
 #include "lock.h"
 #include "tables.h"
+#include "words.h"
 
 #include <string.h>
 
@@ -145,14 +146,15 @@ unsigned *mtrec_stack_part(struct mtrec_stack *st)
 
 size_t mtrec_stack_def_room(const struct mtrec_stack *st)
 {
-	return sizeof("# stack 18446744073709551615\n") + (size_t)st->n * sizeof(" 0x0123456789abcdef");
+	return mtrec_word_len(MTREC_W_STACK) + sizeof("18446744073709551615\n") +
+	       (size_t)st->n * sizeof(" 0x0123456789abcdef");
 }
 
 char *mtrec_stack_put_def(char *o, const struct mtrec_stack *st)
 {
 	char *lim = o + mtrec_stack_def_room(st);
 
-	o = prim_puts(o, lim, "# stack ");
+	o = prim_puts(o, lim, mtrec_word(MTREC_W_STACK));
 	o = prim_putu(o, lim, st->id);
 	for (int i = 0; i < st->n; i++) {
 		o = prim_puts(o, lim, " 0x");

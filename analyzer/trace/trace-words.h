@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* trace-words.h -- the words of the trace's extension lines ("# WORD
- * ..."), listed once: share/trace-format.md, "Extension lines", is their
- * documentation, in the same order, and t1045 checks that the two lists
- * and the words the recorder writes are one vocabulary.
+ * ...") as the analyzer knows them: an enum from the one list,
+ * recorder/trace-words.def, which the recorder writes from (t1045).
  *
  * The reader classifies each '#' line once (MtaLine.word, trace-reader.h),
  * so that a consumer switches on the word instead of comparing bytes. */
@@ -11,37 +10,9 @@
 
 #include <stddef.h>
 
-/* X(NAME, "word") */
-#define MTA_TRACE_WORDS(X) \
-	X(MTREC, "mtrec") \
-	X(PART, "part") \
-	X(PID, "pid") \
-	X(EXE, "exe") \
-	X(CMDLINE, "cmdline") \
-	X(START, "start") \
-	X(DEPTH, "depth") \
-	X(OBJECT, "object") \
-	X(UNLOAD, "unload") \
-	X(T, "T") \
-	X(THREAD, "thread") \
-	X(TIME, "time") \
-	X(MARK, "mark") \
-	X(STACK, "stack") \
-	X(STOPPED, "stopped") \
-	X(LOST, "lost") \
-	X(FREERES, "freeres") \
-	X(FORK, "fork") \
-	X(PARENT, "parent") \
-	X(ATTACHED, "attached") \
-	X(DETACHED, "detached") \
-	X(EXEC, "exec") \
-	X(K, "k") \
-	X(REACH, "reach") \
-	X(COMPACTED, "compacted") \
-	X(AT, "at") \
-	X(RUNSUM, "runsum") \
-	X(PATHSUM, "pathsum") \
-	X(TSTATE, "tstate")
+/* X(NAME, "word"): the list the recorder writes from */
+#include "../../recorder/trace-words.def"
+#define MTA_TRACE_WORDS(X) MTREC_TRACE_WORDS (X)
 
 typedef enum {
 	MTA_WORD_NONE,     /* not a '#' line, or a word no reader knows (skipped) */

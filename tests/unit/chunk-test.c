@@ -256,7 +256,7 @@ static void test_nesting(const char *dir)
 	pthread_join(th, NULL);
 	mtrec_enter();
 	mtrec_new_epoch();
-	mtrec_chunk_keyed("mark", "epoch\nline", 10);
+	mtrec_chunk_keyed(MTREC_W_MARK, "epoch\nline", 10);
 	mtrec_leave();
 	pthread_create(&th, NULL, other_second, NULL);
 	pthread_join(th, NULL);

@@ -60,16 +60,17 @@ steady_leak (void)
 	sink = malloc (64);                /* STEADY */
 }
 
-/* One steady block for each 2 ms since T0 not yet paid (none made up for
- * after the program was not scheduled: a leak follows the work done). */
+/* One steady block for each 2 ms since T0, those of a time the program
+ * was not scheduled made up at once (as its requests would be, queued
+ * meanwhile): a load that stalls the program bends the curve only where
+ * the stall was, not everything after it. */
 static void
 steady_until (double t0, double *next)
 {
-	if (!with_steady || now_ms () - t0 < *next)
-		return;
-	steady_leak ();
-	while (*next <= now_ms () - t0)
+	while (with_steady && *next <= now_ms () - t0) {
+		steady_leak ();
 		*next += 2;
+	}
 }
 
 /* ---- capped ---- */

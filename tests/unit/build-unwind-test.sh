@@ -18,7 +18,7 @@ cd "$OUT"
 
 $CC -O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
 	-D_GNU_SOURCE -DMTREC_UNWIND_TEST -I"$TOP/recorder" -I"$U" -shared \
-	-o libuwshim.so "$U/unwind-shim.c" "$TOP/recorder/unwind.c"
+	-o libuwshim.so "$U/unwind-shim.c" "$TOP/recorder/unwind.c" "$TOP/recorder/unwind-cfi.c"
 $CC -O2 -g $W -fPIC -fomit-frame-pointer -DVARIANT=lib -I"$U" -shared \
 	-o libuwchain.so "$U/unwind-chain.c" -L. -luwshim
 
@@ -42,4 +42,4 @@ $CC -O2 -g $W -D_GNU_SOURCE $extra -I"$U" -o unwind-test "$U/unwind-test.c" $obj
 	-L. -luwchain -luwshim -Wl,-rpath,"$OUT" -pthread -ldl
 $CC -O2 -g $W -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-stack-protector \
 	-D_GNU_SOURCE -I"$TOP/recorder" -shared \
-	-o libuwpreload.so "$U/unwind-preload.c" "$TOP/recorder/unwind.c"
+	-o libuwpreload.so "$U/unwind-preload.c" "$TOP/recorder/unwind.c" "$TOP/recorder/unwind-cfi.c"

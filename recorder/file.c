@@ -61,6 +61,7 @@
  * the chunk writer, which stops recording and says why; this file only
  * remembers that it is broken, so that no other thread tries again. */
 #include "file.h"
+#include "file-bus.h"
 #include "file-open.h"
 #include "lock.h"
 #include "owner.h"
@@ -96,7 +97,6 @@
 struct mtrec_file mtrec_file = { .fd = -1 };
 
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
-static mtrec_sigaction_fn real_sigaction;
 static dev_t file_dev;
 static ino_t file_ino;
 static char first_path[sizeof(mtrec_file.path)];	/* part 1's name */
@@ -105,7 +105,6 @@ static size_t shed_upto;	/* written pages before this are not resident */
 static int stopped;		/* mtrec_file_stop() was called */
 static int closed;		/* mtrec_file_close() trimmed the file */
 static int broken;		/* a growth failed for good (reported once) */
-static int mapping_lost;	/* the file shrank under the mapping (SIGBUS) */
 static int as_limited;		/* the reservation was sized by RLIMIT_AS */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
 static unsigned retired;	/* parts 1 .. retired are unmapped */
@@ -125,7 +124,7 @@ void mtrec_file_init(const char *inherited, mtrec_sigaction_fn sa)
 	const char *trace = prim_getenv("MALLOC_TRACE");
 	char *o = name_pattern, *lim = name_pattern + sizeof(name_pattern) - 1;
 
-	real_sigaction = sa;
+	mtrec_bus_init(sa, &mtrec_file);
 	if (inherited && inherited[0] == '/') {
 		o = prim_puts(o, lim, inherited);
 	} else if (trace && trace[0] != '/' && getcwd(name_pattern, sizeof(name_pattern) - 2)) {
@@ -325,95 +324,6 @@ static int map_file(int fd)
 	return -1;
 }
 
-/* ---- SIGBUS: the file shrank under the mapping ------------------------ */
-
-static struct sigaction program_bus;	/* the program's SIGBUS action */
-static int bus_guarded;
-
-static void chain_sigbus(int sig, siginfo_t *si, void *ctx);
-
-static int in_mapping(const void *a)
-{
-	const char *base = __atomic_load_n(&mtrec_file.base, __ATOMIC_ACQUIRE);
-
-	return base && (const char *)a >= base && (const char *)a < base + mtrec_file.maplen;
-}
-
-/* The file is shorter than the mapping: writes go to anonymous memory from
- * now on (nothing written reaches the file any more, and nothing faults);
- * the core stops at its next slow path.  0, or -1 when the memory could
- * not be had. */
-static int lose_mapping(void)
-{
-	size_t len = (__atomic_load_n(&mtrec_file.size, __ATOMIC_ACQUIRE) + ALIGN_2M) & ~(ALIGN_2M - 1);
-
-	if (len > mtrec_file.maplen)
-		len = mtrec_file.maplen;
-	if (mmap(mtrec_file.base, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
-		return -1;
-	__atomic_store_n(&mapping_lost, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	/* The faulting write is retried in the new memory. */
-	if (in_mapping(si->si_addr) && lose_mapping() == 0)
-		return;
-	chain_sigbus(sig, si, ctx);
-}
-
-/* Not ours: the program's action runs as if we were not there. */
-static void chain_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	struct sigaction dfl;
-
-	if (program_bus.sa_flags & SA_SIGINFO) {
-		if (program_bus.sa_sigaction) {
-			program_bus.sa_sigaction(sig, si, ctx);
-			return;
-		}
-	} else if (program_bus.sa_handler != SIG_DFL && program_bus.sa_handler != SIG_IGN) {
-		program_bus.sa_handler(sig);
-		return;
-	}
-	/* As without us: the fault happens again, with the default action. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	real_sigaction(SIGBUS, &dfl, NULL);
-}
-
-static void guard_sigbus(void)
-{
-	struct sigaction sa;
-
-	if (bus_guarded)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (real_sigaction && real_sigaction(SIGBUS, &sa, &program_bus) == 0)
-		bus_guarded = 1;
-}
-
-int mtrec_file_bus_action(const struct sigaction *act, struct sigaction *old)
-{
-	if (!bus_guarded)
-		return 0;
-	if (old)
-		*old = program_bus;
-	if (act)
-		program_bus = *act;
-	return 1;
-}
-
-int mtrec_file_lost(void)
-{
-	return __atomic_load_n(&mapping_lost, __ATOMIC_ACQUIRE);
-}
-
 /* A decimal number at the start of V, or dflt. */
 static unsigned long env_number(const char *v, unsigned long dflt)
 {
@@ -485,7 +395,7 @@ int mtrec_file_open(int first, struct mtrec_file_err *e)
 		prim_close(fd);
 		return -1;
 	}
-	guard_sigbus();
+	mtrec_bus_guard();
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	mtrec_file.fd = fd;
@@ -609,7 +519,7 @@ void mtrec_file_drop(void)
 		return;
 	/* The file's mapping reaches past the size, to the end of the
 	 * reservation or of the part's place: all of it must go. */
-	if (!mtrec_file_lost() && mtrec_file.base && lose_mapping() == 0 &&
+	if (!mtrec_file_lost() && mtrec_file.base && mtrec_bus_lose_mapping() == 0 &&
 	    (len >= mtrec_file.maplen ||
 	     mmap(mtrec_file.base + len, mtrec_file.maplen - len, PROT_NONE,
 		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED) &&
@@ -757,7 +667,7 @@ static void let_cache_go(size_t upto)
 	mtrec_held |= MTREC_LOCK_GROW;
 	start = mtrec_file.part_start;
 	from = cache_kept_from > start ? cache_kept_from : start;
-	if (upto > from && !stopped && !closed && !mapping_lost && still_ours(&st)) {
+	if (upto > from && !stopped && !closed && !mtrec_file_lost() && still_ours(&st)) {
 		posix_fadvise(mtrec_file.fd, (off_t)(from - start), (off_t)(upto - from),
 			      POSIX_FADV_DONTNEED);
 		cache_kept_from = upto > CACHE_RETRY ? upto - CACHE_RETRY : 0;
@@ -785,7 +695,7 @@ static void shed_written(size_t tail)
 	size_t ring = mtrec_file.ring, from, at, len;
 	int saved;
 
-	if (upto < done + SHED_STEP || upto >= MTREC_TAIL_SHUT || mapping_lost ||
+	if (upto < done + SHED_STEP || upto >= MTREC_TAIL_SHUT || mtrec_file_lost() ||
 	    !__atomic_compare_exchange_n(&shed_upto, &done, upto, 0, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return;
@@ -935,7 +845,7 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 	while (want_end > (size = __atomic_load_n(&mtrec_file.size, __ATOMIC_RELAXED))) {
 		/* After the exit trim, growing again would leave the chunks
 		 * reserved meanwhile as NUL runs before this one's lines. */
-		if (stopped || broken || mapping_lost || closed)
+		if (stopped || broken || mtrec_file_lost() || closed)
 			goto out;
 		part_end = mtrec_file.part_start + mtrec_file.part_size;
 		if (size == part_end) {
@@ -972,7 +882,7 @@ static int grow_to(size_t need, size_t want_end, struct mtrec_file_err *e)
 			goto out;
 		}
 		if ((size_t)st.st_size < size - mtrec_file.part_start) {
-			lose_mapping();
+			mtrec_bus_lose_mapping();
 			fail(e, "the trace file was truncated by another process", 0);
 			goto out;
 		}
@@ -1079,7 +989,7 @@ int mtrec_file_release(void)
 	unsigned done;
 	int gave = 0;
 
-	if (!as_limited || !mtrec_file.base || !stopped || mapping_lost)
+	if (!as_limited || !mtrec_file.base || !stopped || mtrec_file_lost())
 		return 0;
 	places = mtrec_file.ring / ps;
 	if (mtrec_file.part_no <= places) {
@@ -1124,7 +1034,7 @@ static int cut_to_used(char *pos, char *end, size_t *usedp)
 		used -= (size_t)(end - pos);
 		cut = 1;
 	}
-	if (!mapping_lost && regain(&st, &why, &err) == 0 && used >= mtrec_file.part_start)
+	if (!mtrec_file_lost() && regain(&st, &why, &err) == 0 && used >= mtrec_file.part_start)
 		if (ftruncate(mtrec_file.fd, (off_t)(used - mtrec_file.part_start)) < 0)
 			prim_say("cannot trim trace file '", mtrec_file.path, "': ",
 				 prim_strerror(errno), SAY_END);
@@ -1143,7 +1053,7 @@ int mtrec_file_close(char *pos, char *end)
 		return 0;
 	/* Taken away since the last look: the run was too short, or its
 	 * last chunk too long, for a look to come; said now, at least. */
-	if (!stopped && !broken && !mapping_lost && watch_due != UINT64_MAX &&
+	if (!stopped && !broken && !mtrec_file_lost() && watch_due != UINT64_MAX &&
 	    (why = gone_why()) != NULL)
 		prim_say("stopped recording to '", mtrec_file.path, "': ", why, SAY_END);
 	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
@@ -1163,7 +1073,7 @@ int mtrec_file_trim(char *pos, char *end)
 {
 	int cut;
 
-	if (mtrec_file.fd < 0 || closed || mapping_lost)
+	if (mtrec_file.fd < 0 || closed || mtrec_file_lost())
 		return 0;
 	if (mtrec_lock(&grow_lock, MTREC_LOCK_GROW) < 0)
 		return 0;
@@ -1216,7 +1126,8 @@ void mtrec_file_fork_child(void)
 	if (mtrec_file.fd >= 0)
 		prim_close(mtrec_file.fd);
 	drop_places();
-	stopped = mapping_lost = closed = broken = 0;
+	stopped = closed = broken = 0;
+	mtrec_bus_fork_child();
 	shed_upto = 0;
 	cache_kept_from = 0;
 	watch_due = 0;

@@ -204,6 +204,29 @@ unpack (const Rec *rc, const char *buf, MtaLine *l)
 	l->family = family < 0 ? none : l->cols[family];
 }
 
+/* A plain event (mta_reader_set_events) the consumer of events takes. */
+static inline gboolean
+plain_rec (const MtaReader *r, const Rec *rc)
+{
+	const unsigned want = REC_WHOLE | REC_CANONICAL;
+	return (rc->bits & want) == want && rc->kind == MTA_LINE_EVENT && r->events_func != NULL;
+}
+
+/* Queue the plain event RC without unpacking its line. */
+static inline gboolean
+queue_rec (MtaReader *r, Part *pt, const Rec *rc, const char *buf, GError **error)
+{
+	const char *p = buf + rc->off;
+	int caller = (rc->bits >> REC_CALLER_SHIFT & 7) - 1;
+	MtaSpan c = { "", 0 }, text = { p, rc->len };
+
+	if (caller >= 0) {
+		c.p = p + rc->col[caller][0];
+		c.len = rc->col[caller][1];
+	}
+	return mta_reader_queue (r, pt, rc->op, rc->addr, rc->size, c, text, error);
+}
+
 /* Split the whole lines of B into its records, as many as they hold. */
 static void
 split_block (Block *b)
@@ -230,6 +253,13 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 	l.source = pt->name;
 	for (size_t i = 0; i < b->nrecs; i++) {
 		const Rec *rc = &b->recs[i];
+		if (G_LIKELY (plain_rec (r, rc))) {
+			if (!queue_rec (r, pt, rc, b->buf, error))
+				return FALSE;
+			continue;
+		}
+		if (r->nbatch > 0 && !mta_reader_flush (r, pt, error))
+			return FALSE;
 		if (G_LIKELY (rc->bits & REC_WHOLE))
 			unpack (rc, b->buf, &l);
 		else
@@ -237,6 +267,9 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 		if (!mta_reader_deliver (r, pt, &l, error))
 			return FALSE;
 	}
+	/* the block is handed back to the workers after this */
+	if (r->nbatch > 0 && !mta_reader_flush (r, pt, error))
+		return FALSE;
 	for (const char *p = b->buf + b->split_end; p < end;) {
 		const char *nl = mta_reader_split_line (&l, p, end);
 		if (!mta_reader_deliver (r, pt, &l, error))

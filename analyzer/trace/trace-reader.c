@@ -86,6 +86,13 @@ mta_reader_free (MtaReader *reader)
 }
 
 void
+mta_reader_set_events (MtaReader *reader, MtaEventsFunc func, gpointer user_data)
+{
+	reader->events_func = func;
+	reader->events_data = user_data;
+}
+
+void
 mta_reader_set_progress (MtaReader *reader, gboolean quiet)
 {
 	reader->progress = !quiet && isatty (2);
@@ -771,6 +778,39 @@ mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	return deliver_line (r, pt, l, error);
 }
 
+gboolean
+mta_reader_flush (MtaReader *r, Part *pt, GError **error)
+{
+	size_t n = r->nbatch, i = 0;
+	/* the queued lines took the part's numbers along with the run's */
+	uint64_t shift = pt->lineno - r->lineno;
+
+	r->nbatch = 0;
+	while (i < n) {
+		i += r->events_func (r->batch + i, n - i, r->events_data);
+		if (i == n)
+			break;
+		/* one the consumer leaves: the line itself, split again */
+		MtaLine l;
+		mta_line_parse (&l, r->batch_text[i].p, r->batch_text[i].len);
+		l.source = pt->name;
+		l.lineno = r->batch[i].lineno;
+		l.source_lineno = l.lineno + shift;
+		if (!r->func (&l, r->user_data, error))
+			return FALSE;
+		i++;
+	}
+	return TRUE;
+}
+
+/* An event the consumer of events takes in bulk (mta_reader_set_events). */
+static ALWAYS_INLINE gboolean
+plain_event (const MtaReader *r, const MtaLine *l)
+{
+	return r->events_func != NULL && l->kind == MTA_LINE_EVENT && l->addr_canonical &&
+		!l->more_cols;
+}
+
 const char *
 mta_reader_split_line (MtaLine *l, const char *p, const char *end)
 {
@@ -829,12 +869,19 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 			break;
 		l.text.p = p;
 		l.text.len = (size_t) (nl - p);
-		if (!finish_line (r, pt, &l, error)) {
-			ok = FALSE;
+		classify (&l);
+		if (LIKELY (plain_event (r, &l)))
+			ok = mta_reader_queue (r, pt, l.op, l.addr, l.size, l.caller, l.text, error);
+		else
+			ok = (r->nbatch == 0 || mta_reader_flush (r, pt, error)) &&
+				deliver_line (r, pt, &l, error);
+		if (!ok)
 			break;
-		}
 		p = nl + 1;
 	}
+	/* the buffer's lines move once this returns */
+	if (ok && r->nbatch > 0)
+		ok = mta_reader_flush (r, pt, error);
 	*consumed = (size_t) (p - buf);
 	return ok;
 }

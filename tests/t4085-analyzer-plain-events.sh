@@ -5,9 +5,11 @@
 # event the run cannot take -- a duplicate allocation, a free or realloc
 # of memory never allocated, a realloc's duplicate -- stops it and goes
 # to the report as a line, numbered as it was.  Such events all through a
-# glibc trace of 30,000, among addresses spelled in capitals (the script
-# keys its hash by their text), give what /usr/bin/mtrace prints, read
-# serially and on threads in blocks of 200 bytes, 4 KiB and the default.
+# glibc trace of 30,000, among lines of other forms (addresses in capitals
+# or with leading zeros, which the script keys by their text; doubled and
+# trailing spaces, a size of 0, a trailing column), give what
+# /usr/bin/mtrace prints, read serially and on threads in blocks of 200
+# bytes, 4 KiB and the default.
 . "$(dirname "$0")/lib.sh"
 
 if ! need_analyzer || [ ! -x /usr/bin/mtrace ] || [ ! -f "$GLIBC_DEBUG" ]; then
@@ -23,7 +25,10 @@ test_expect_success 'setup: a glibc trace with what the script reports all throu
 		/ \\+ 0x/ && NR % 1503 == 0 { sub(/ \\+ /, \" > \"); print }
 		NR % 701 == 0 { printf \"@ ./gen:[0x11e5] - 0x7f00dead%x\\n\", NR }
 		NR % 911 == 0 { printf \"@ ./gen:[0x11e5] < 0x7f00beef%x\\n@ ./gen:[0x11e5] > 0x7f00beef%x 0x20\\n\", NR, NR }
-		NR % 1301 == 0 { printf \"@ ./gen:[0x123f] + 0x7F00ABC%x 0x30\\n@ ./gen:[0x1270] - 0x7f00abc%x\\n\", NR, NR }" \
+		NR % 1301 == 0 { printf \"@ ./gen:[0x123f] + 0x7F00ABC%x 0x30\\n@ ./gen:[0x1270] - 0x7f00abc%x\\n\", NR, NR }
+		NR % 1409 == 0 { printf \"@ ./gen:[0x11e5] + 0x00007f00aaaa%x 0x10\\n- 0x7f00aaaa%x\\n\", NR, NR }
+		NR % 1511 == 0 { printf \"@ ./gen:[0x11e5]  + 0x7f00cafe%x 0x1A\\n- 0x7f00cafe%x \\n\", NR, NR }
+		NR % 1601 == 0 { printf \"@ ./gen:[0x11e5] + 0x7f00bbbb%x 0\\n+ 0x7f00dddd%x 0x10 s=12\\n\", NR, NR }" \
 		good.log >odd.log &&
 	test "$(grep -c " - 0x7f00dead" odd.log)" -gt 40
 '
@@ -35,7 +40,10 @@ test_expect_success 'serially: what mtrace prints, duplicates and frees never al
 	test "$(grep -c "Realloc [0-9]* duplicate" actual)" -gt 5 &&
 	test "$(grep -c "Free [0-9]* was never" actual)" -gt 40 &&
 	test "$(grep -c "Realloc [0-9]* was never" actual)" -gt 20 &&
-	grep -q "^0x000007f00beef" actual && grep -q "^0x0000007f00abc" actual
+	grep -q "^0x000007f00beef" actual && grep -q "^0x0000007f00abc" actual &&
+	grep -q "^- 0x0*7f00aaaa.* was never" actual && grep -q "^0x0*7f00aaaa" actual &&
+	grep -q "^0x0*7f00bbbb[0-9a-f]*        0  at " actual && grep -q "^0x0*7f00dddd" actual &&
+	! grep -q "cafe" actual
 '
 
 test_expect_success 'on threads, in blocks of any size: the same' '

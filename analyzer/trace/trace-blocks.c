@@ -105,6 +105,7 @@ typedef struct {
 	uint64_t bytes;             /* read from the input */
 	Block *last;                /* the last block filled: its tail is the next one's head */
 	gboolean serial;            /* a line longer than a block: the rest is read serially */
+	gboolean events;            /* the reader hands plain events in bulk */
 	GError *read_error;
 } Blocks;
 
@@ -227,15 +228,52 @@ queue_rec (MtaReader *r, Part *pt, const Rec *rc, const char *buf, GError **erro
 	return mta_reader_queue (r, pt, rc->op, rc->addr, rc->size, c, text, error);
 }
 
-/* Split the whole lines of B into its records, as many as they hold. */
+/* Store the plain event EV of the usual form (mta_reader_split_event),
+ * of LEN bytes at OFF in B's buffer, as B's next record; FALSE when its
+ * size does not fit one. */
+static inline gboolean
+pack_event (Block *b, const MtaEvent *ev, const MtaEventCols *cols, size_t off, size_t len)
+{
+	if (G_UNLIKELY (ev->size > UINT32_MAX))
+		return FALSE;
+	Rec *rc = &b->recs[b->nrecs++];
+	rc->off = (uint32_t) off;
+	memcpy (rc->col, cols->col, sizeof cols->col);
+	rc->len = (uint8_t) len;
+	rc->ncols = cols->ncols;
+	rc->kind = MTA_LINE_EVENT;
+	rc->word = MTA_WORD_NONE;
+	rc->op = ev->op;
+	rc->addr = ev->addr;
+	rc->size = (uint32_t) ev->size;
+	rc->stack_id = -1;
+	rc->bits = (uint8_t) (REC_WHOLE | REC_CANONICAL |
+			      (ev->caller.len > 0 ? 2 : 0) << REC_CALLER_SHIFT);
+	return TRUE;
+}
+
+/* Split the whole lines of B into its records, as many as they hold;
+ * plain events of the usual form in one pass when EVENTS, the consumer
+ * taking them in bulk. */
 static void
-split_block (Block *b)
+split_block (Block *b, gboolean events)
 {
 	const char *p = b->buf, *end = b->buf + b->complete;
 	MtaLine l;
 
 	b->nrecs = 0;
 	while (p < end && b->nrecs < b->recs_cap) {
+		if (G_LIKELY (events)) {
+			MtaEvent ev;
+			MtaEventCols cols;
+			const char *nl = mta_reader_split_event (p, &ev, &cols);
+			/* the sentinel after the block's last line is a '\n' too */
+			if (G_LIKELY (nl != NULL && nl < end) &&
+			    pack_event (b, &ev, &cols, (size_t) (p - b->buf), (size_t) (nl - p))) {
+				p = nl + 1;
+				continue;
+			}
+		}
 		const char *nl = mta_reader_split_line (&l, p, end);
 		pack (b, &l, (size_t) (p - b->buf));
 		p = nl + 1;
@@ -352,7 +390,7 @@ work (gpointer data)
 		g_mutex_unlock (&bs->fill_lock);
 		if (!lines)
 			break;
-		split_block (b);
+		split_block (b, bs->events);
 		g_mutex_lock (&bs->lock);
 		b->done = TRUE;
 		g_cond_broadcast (&bs->cond);
@@ -454,7 +492,7 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	if (threads < 2)
 		return mta_reader_read_serial (r, in, pt, READ_CHUNK, error);
 
-	Blocks bs = { .filling = TRUE };
+	Blocks bs = { .filling = TRUE, .events = r->events_func != NULL };
 	mta_reader_reserve (r, READ_CHUNK);
 	gssize first = mta_input_read (in, r->buf, READ_CHUNK, &bs.read_error);
 	if (first > 0) {

@@ -76,6 +76,15 @@ void mta_reader_input_error (const Part *pt, GError *local, GError **error);
 /* Tokenize and classify the line at P, whose '\n' comes before END;
  * return that '\n'.  Touches nothing but *L: any thread may call it. */
 const char *mta_reader_split_line (MtaLine *l, const char *p, const char *end);
+/* Where the columns of a line are: start and length of each. */
+typedef struct {
+	uint8_t col[5][2];
+	uint8_t ncols;
+} MtaEventCols;
+/* A plain event's line of the usual form at P read into *EV (but for
+ * its number) and *COLS: its '\n'.  NULL for any other line, which
+ * mta_reader_split_line splits (trace-reader.c). */
+const char *mta_reader_split_event (const char *p, MtaEvent *ev, MtaEventCols *cols);
 /* Number a line split by mta_reader_split_line and hand it over. */
 gboolean mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error);
 /* Hand over the events queued: before any other line, and before the

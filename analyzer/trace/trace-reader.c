@@ -518,6 +518,92 @@ popcount64 (uint64_t x)
 #endif
 }
 
+/* The plain event at P (mta_reader_set_events) when its line has the
+ * one form glibc and mtrec write -- "[@ CALLER] OP ADDR [SIZE]", its
+ * columns one space apart, under 64 bytes, ADDR as %p spells it -- read
+ * in one pass into *EV (all but its number) and, when COLS, its columns'
+ * starts and lengths: its '\n'.  NULL for any other line, which is then
+ * split as lines are: this takes nothing they would not read as the same
+ * plain event. */
+static ALWAYS_INLINE const char *
+split_event (const char *p, MtaEvent *ev, MtaEventCols *cols)
+{
+	uint64_t sp, ws = blank_masks (p, &sp);
+	uint64_t ctrl = ws & ~sp;
+
+	if (UNLIKELY (ctrl == 0))
+		return NULL;
+	unsigned lim = (unsigned) __builtin_ctzll (ctrl);
+	if (UNLIKELY (p[lim] != '\n' || lim < 4))
+		return NULL;
+	/* single spaces inside: none doubled, none first or last */
+	if (UNLIKELY ((sp & ((sp >> 1) | 1 | (1ULL << (lim - 1)))) != 0))
+		return NULL;
+	/* each column's end: the spaces, then the '\n' */
+	const uint64_t stop = 1ULL << lim;
+	uint64_t m = sp & (stop - 1);
+	unsigned e[5];
+	e[0] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[1] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[2] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[3] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[4] = lim;
+	if (UNLIKELY (m != 0))
+		return NULL;    /* more than five columns */
+	unsigned ncols = 1 + (e[0] < lim) + (e[1] < lim) + (e[2] < lim) + (e[3] < lim);
+	unsigned j = 0, at = 0;     /* the operator's column, and where it starts */
+	ev->caller.p = "";
+	ev->caller.len = 0;
+	if (p[0] == '@' && e[0] == 1) {
+		ev->caller.p = p + 2;
+		ev->caller.len = e[1] - 2;
+		j = 2;
+		at = e[1] + 1;
+	}
+	if (UNLIKELY (ncols < j + 2 || e[j] != at + 1))
+		return NULL;
+	MtaSpan addr = { p + e[j] + 1, e[j + 1] - e[j] - 1 };
+	gboolean canon = FALSE;
+	if (UNLIKELY (!parse_hex_field (addr, &ev->addr, &canon) || !canon))
+		return NULL;
+	ev->op = p[at];
+	ev->size = 0;
+	switch (ev->op) {
+	case '+': case '>': case '!': {
+		if (UNLIKELY (ncols != j + 3))
+			return NULL;
+		MtaSpan size = { p + e[j + 1] + 1, e[j + 2] - e[j + 1] - 1 };
+		if (!mta_span_eq (size, "0") && UNLIKELY (!parse_hex_field (size, &ev->size, NULL)))
+			return NULL;
+		break;
+	}
+	case '-': case '<':
+		if (UNLIKELY (ncols != j + 2))
+			return NULL;
+		break;
+	default:
+		return NULL;
+	}
+	if (cols) {
+		cols->ncols = (uint8_t) ncols;
+		for (unsigned k = 0, start = 0; k < ncols; start = e[k] + 1, k++) {
+			cols->col[k][0] = (uint8_t) start;
+			cols->col[k][1] = (uint8_t) (e[k] - start);
+		}
+	}
+	return p + lim;
+}
+
+const char *
+mta_reader_split_event (const char *p, MtaEvent *ev, MtaEventCols *cols)
+{
+	return split_event (p, ev, cols);
+}
+
 /* tokenize_fast's general case: any number of 64-byte windows and
  * columns. */
 static const char *
@@ -859,6 +945,19 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 
 	l.source = pt->name;
 	while (p < end) {
+		if (LIKELY (r->events_func != NULL)) {
+			MtaEvent ev;
+			const char *nl = split_event (p, &ev, NULL);
+			if (LIKELY (nl != NULL && nl != end)) {
+				MtaSpan text = { p, (size_t) (nl - p) };
+				if (!mta_reader_queue (r, pt, ev.op, ev.addr, ev.size, ev.caller, text, error)) {
+					ok = FALSE;
+					break;
+				}
+				p = nl + 1;
+				continue;
+			}
+		}
 		const char *nl = tokenize_fast (&l, p);
 		if (UNLIKELY (nl == NULL)) {
 			nl = memchr (p, '\n', (size_t) (end - p) + 1);

@@ -424,7 +424,7 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 }
 
 size_t
-mta_compat_events (const MtaEvent *ev, size_t n, gpointer data)
+mta_compat_events (const MtaEvent *ev, size_t n, uint64_t lineno, gpointer data)
 {
 	MtaCompat *c = data;
 	MtaLiveTable *live = &c->allocated.live;
@@ -444,7 +444,7 @@ mta_compat_events (const MtaEvent *ev, size_t n, gpointer data)
 				return i;
 			e->size = ev[i].size;
 			e->caller = caller_id (c, ev[i].caller.p, ev[i].caller.len);
-			e->seq = ev[i].lineno;
+			e->seq = lineno + i;
 			break;
 		case '-':
 		case '<':

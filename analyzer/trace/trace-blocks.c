@@ -57,6 +57,7 @@ typedef struct {
 	uint8_t ncols;
 	uint8_t bits;               /* REC_WHOLE, REC_CANONICAL; caller, family: below */
 	uint8_t pad[2];
+	uint32_t events;            /* the block's plain events before this line */
 } Rec;
 
 #define REC_WHOLE 1
@@ -64,7 +65,7 @@ typedef struct {
 /* the caller's and the family's column, + 1 (0: empty), 3 bits each */
 #define REC_CALLER_SHIFT 2
 #define REC_FAMILY_SHIFT 5
-G_STATIC_ASSERT (sizeof (Rec) == 40);
+G_STATIC_ASSERT (sizeof (Rec) == 48);
 
 typedef struct {
 	char *mem, *buf;            /* PAD_FRONT + cap + PAD_BACK bytes */
@@ -73,6 +74,11 @@ typedef struct {
 	size_t complete;            /* bytes of whole lines: buf[complete - 1] is '\n' */
 	Rec *recs;                  /* made before the workers start: they allocate nothing */
 	size_t nrecs, recs_cap;
+	/* the plain events, when the reader hands them in bulk: as the
+	 * consumer takes them, each with where its line starts in buf */
+	MtaEvent *events;
+	uint32_t *event_off;
+	size_t nevents;
 	size_t split_end;           /* the lines before are in recs, the rest the main thread splits */
 	gboolean done;              /* split by a worker (under Blocks.lock) */
 } Block;
@@ -143,6 +149,8 @@ block_alloc (Block *b, size_t cap)
 	/* room for lines of 16 bytes on average; pages touched as used */
 	b->recs_cap = cap / 16 + 16;
 	b->recs = g_new (Rec, b->recs_cap);
+	b->events = g_new (MtaEvent, b->recs_cap);
+	b->event_off = g_new (uint32_t, b->recs_cap);
 }
 
 /* Store the split line L, at OFF in B's buffer, as B's next record. */
@@ -153,6 +161,7 @@ pack (Block *b, const MtaLine *l, size_t off)
 
 	rc->off = (uint32_t) off;
 	rc->bits = 0;
+	rc->events = (uint32_t) b->nevents;
 	if (l->ncols > REC_COLS || l->more_cols || l->has_nul || l->text.len > UINT8_MAX ||
 	    l->text.p != b->buf + off || l->size > UINT32_MAX || l->stack_id > INT32_MAX)
 		return;
@@ -205,77 +214,31 @@ unpack (const Rec *rc, const char *buf, MtaLine *l)
 	l->family = family < 0 ? none : l->cols[family];
 }
 
-/* A plain event (mta_reader_set_events) the consumer of events takes. */
-static inline gboolean
-plain_rec (const MtaReader *r, const Rec *rc)
-{
-	const unsigned want = REC_WHOLE | REC_CANONICAL;
-	return (rc->bits & want) == want && rc->kind == MTA_LINE_EVENT && r->events_func != NULL;
-}
-
-/* Queue the plain event RC without unpacking its line. */
-static inline gboolean
-queue_rec (MtaReader *r, Part *pt, const Rec *rc, const char *buf, GError **error)
-{
-	const char *p = buf + rc->off;
-	int caller = (rc->bits >> REC_CALLER_SHIFT & 7) - 1;
-	MtaSpan c = { "", 0 }, text = { p, rc->len };
-
-	if (caller >= 0) {
-		c.p = p + rc->col[caller][0];
-		c.len = rc->col[caller][1];
-	}
-	return mta_reader_queue (r, pt, rc->op, rc->addr, rc->size, c, text, error);
-}
-
-/* Store the plain event EV of the usual form (mta_reader_split_event),
- * of LEN bytes at OFF in B's buffer, as B's next record; FALSE when its
- * size does not fit one. */
-static inline gboolean
-pack_event (Block *b, const MtaEvent *ev, const MtaEventCols *cols, size_t off, size_t len)
-{
-	if (G_UNLIKELY (ev->size > UINT32_MAX))
-		return FALSE;
-	Rec *rc = &b->recs[b->nrecs++];
-	rc->off = (uint32_t) off;
-	memcpy (rc->col, cols->col, sizeof cols->col);
-	rc->len = (uint8_t) len;
-	rc->ncols = cols->ncols;
-	rc->kind = MTA_LINE_EVENT;
-	rc->word = MTA_WORD_NONE;
-	rc->op = ev->op;
-	rc->addr = ev->addr;
-	rc->size = (uint32_t) ev->size;
-	rc->stack_id = -1;
-	rc->bits = (uint8_t) (REC_WHOLE | REC_CANONICAL |
-			      (ev->caller.len > 0 ? 2 : 0) << REC_CALLER_SHIFT);
-	return TRUE;
-}
-
 /* Split the whole lines of B into its records, as many as they hold;
- * plain events of the usual form in one pass when EVENTS, the consumer
- * taking them in bulk. */
+ * its plain events into its events instead when EVENTS, the consumer
+ * taking them in bulk, those of the usual form in one pass. */
 static void
 split_block (Block *b, gboolean events)
 {
 	const char *p = b->buf, *end = b->buf + b->complete;
 	MtaLine l;
 
-	b->nrecs = 0;
-	while (p < end && b->nrecs < b->recs_cap) {
+	b->nrecs = b->nevents = 0;
+	/* a line is either: the one bound holds both */
+	while (p < end && b->nrecs + b->nevents < b->recs_cap) {
 		if (G_LIKELY (events)) {
-			MtaEvent ev;
-			MtaEventCols cols;
-			const char *nl = mta_reader_split_event (p, &ev, &cols);
-			/* the sentinel after the block's last line is a '\n' too */
-			if (G_LIKELY (nl != NULL && nl < end) &&
-			    pack_event (b, &ev, &cols, (size_t) (p - b->buf), (size_t) (nl - p))) {
+			const char *nl = mta_reader_split_event (p, &b->events[b->nevents]);
+			if (G_LIKELY (nl != NULL)) {
+				b->event_off[b->nevents++] = (uint32_t) (p - b->buf);
 				p = nl + 1;
 				continue;
 			}
 		}
 		const char *nl = mta_reader_split_line (&l, p, end);
-		pack (b, &l, (size_t) (p - b->buf));
+		if (events && mta_reader_plain_event (&l, &b->events[b->nevents]))
+			b->event_off[b->nevents++] = (uint32_t) (p - b->buf);
+		else
+			pack (b, &l, (size_t) (p - b->buf));
 		p = nl + 1;
 	}
 	b->split_end = (size_t) (p - b->buf);
@@ -287,17 +250,17 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 {
 	MtaLine l;
 	const char *end = b->buf + b->complete;
+	size_t done = 0;    /* events handed over */
 
 	l.source = pt->name;
 	for (size_t i = 0; i < b->nrecs; i++) {
 		const Rec *rc = &b->recs[i];
-		if (G_LIKELY (plain_rec (r, rc))) {
-			if (!queue_rec (r, pt, rc, b->buf, error))
+		if (rc->events > done) {
+			if (!mta_reader_hand_events (r, pt, b->events + done, rc->events - done,
+						     b->buf, b->event_off + done, error))
 				return FALSE;
-			continue;
+			done = rc->events;
 		}
-		if (r->nbatch > 0 && !mta_reader_flush (r, pt, error))
-			return FALSE;
 		if (G_LIKELY (rc->bits & REC_WHOLE))
 			unpack (rc, b->buf, &l);
 		else
@@ -305,8 +268,8 @@ deliver_block (MtaReader *r, Part *pt, Block *b, GError **error)
 		if (!mta_reader_deliver (r, pt, &l, error))
 			return FALSE;
 	}
-	/* the block is handed back to the workers after this */
-	if (r->nbatch > 0 && !mta_reader_flush (r, pt, error))
+	if (!mta_reader_hand_events (r, pt, b->events + done, b->nevents - done,
+				     b->buf, b->event_off + done, error))
 		return FALSE;
 	for (const char *p = b->buf + b->split_end; p < end;) {
 		const char *nl = mta_reader_split_line (&l, p, end);
@@ -540,6 +503,8 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	for (guint i = 0; i < bs.nb; i++) {
 		g_free (bs.blocks[i].mem);
 		g_free (bs.blocks[i].recs);
+		g_free (bs.blocks[i].events);
+		g_free (bs.blocks[i].event_off);
 	}
 	g_free (bs.blocks);
 	g_mutex_clear (&bs.lock);

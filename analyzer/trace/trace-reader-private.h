@@ -40,13 +40,13 @@ struct MtaReader {
 	char *mem;      /* PAD_FRONT + cap + PAD_BACK bytes */
 	char *buf;      /* mem + PAD_FRONT */
 	size_t cap;
-	/* plain events numbered but not yet handed over (mta_reader_set_events),
-	 * each with its line's text, valid until the next flush */
+	/* plain events read serially, not yet numbered nor handed over
+	 * (mta_reader_set_events), with where their lines start in buf */
 	MtaEventsFunc events_func;
 	gpointer events_data;
 	size_t nbatch;
 	MtaEvent batch[MTA_BATCH];
-	MtaSpan batch_text[MTA_BATCH];
+	uint32_t batch_off[MTA_BATCH];
 };
 
 /* One part of the run being read. */
@@ -76,40 +76,28 @@ void mta_reader_input_error (const Part *pt, GError *local, GError **error);
 /* Tokenize and classify the line at P, whose '\n' comes before END;
  * return that '\n'.  Touches nothing but *L: any thread may call it. */
 const char *mta_reader_split_line (MtaLine *l, const char *p, const char *end);
-/* Where the columns of a line are: start and length of each. */
-typedef struct {
-	uint8_t col[5][2];
-	uint8_t ncols;
-} MtaEventCols;
-/* A plain event's line of the usual form at P read into *EV (but for
- * its number) and *COLS: its '\n'.  NULL for any other line, which
- * mta_reader_split_line splits (trace-reader.c). */
-const char *mta_reader_split_event (const char *p, MtaEvent *ev, MtaEventCols *cols);
+/* A plain event's line of the usual form at P read into *EV: its '\n'.
+ * NULL for any other line, which mta_reader_split_line splits
+ * (trace-reader.c). */
+const char *mta_reader_split_event (const char *p, MtaEvent *ev);
+/* Whether L, split by mta_reader_split_line, is a plain event; then its
+ * fields go to *EV. */
+gboolean mta_reader_plain_event (const MtaLine *l, MtaEvent *ev);
 /* Number a line split by mta_reader_split_line and hand it over. */
 gboolean mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error);
-/* Hand over the events queued: before any other line, and before the
- * text of those lines moves or goes. */
-gboolean mta_reader_flush (MtaReader *r, Part *pt, GError **error);
+/* Number and hand over the N plain events EV, the lines of BUF at OFF:
+ * before any other line, and before those lines' text moves or goes. */
+gboolean mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
+				 const char *buf, const uint32_t *off, GError **error);
 
-/* Number the plain event line TEXT (mta_reader_set_events) and queue it. */
+/* Hand over the events read serially. */
 static inline gboolean
-mta_reader_queue (MtaReader *r, Part *pt, char op, uint64_t addr, uint64_t size,
-		  MtaSpan caller, MtaSpan text, GError **error)
+mta_reader_flush (MtaReader *r, Part *pt, GError **error)
 {
-	MtaEvent *e = &r->batch[r->nbatch];
+	size_t n = r->nbatch;
 
-	e->addr = addr;
-	e->size = size;
-	e->lineno = ++r->lineno;
-	e->caller = caller;
-	e->op = op;
-	r->batch_text[r->nbatch++] = text;
-	pt->lineno++;
-	/* what deliver_line does with an event (trace-reader.c) */
-	r->content_lineno = r->lineno;
-	r->content_lines++;
-	pt->traced = TRUE;
-	return r->nbatch < MTA_BATCH || mta_reader_flush (r, pt, error);
+	r->nbatch = 0;
+	return mta_reader_hand_events (r, pt, r->batch, n, r->buf, r->batch_off, error);
 }
 
 /* The line "reading 'NAME': NN%" on stderr while a file over 64 MB is

@@ -521,12 +521,11 @@ popcount64 (uint64_t x)
 /* The plain event at P (mta_reader_set_events) when its line has the
  * one form glibc and mtrec write -- "[@ CALLER] OP ADDR [SIZE]", its
  * columns one space apart, under 64 bytes, ADDR as %p spells it -- read
- * in one pass into *EV (all but its number) and, when COLS, its columns'
- * starts and lengths: its '\n'.  NULL for any other line, which is then
+ * in one pass into *EV: its '\n'.  NULL for any other line, which is then
  * split as lines are: this takes nothing they would not read as the same
  * plain event. */
 static ALWAYS_INLINE const char *
-split_event (const char *p, MtaEvent *ev, MtaEventCols *cols)
+split_event (const char *p, MtaEvent *ev)
 {
 	uint64_t sp, ws = blank_masks (p, &sp);
 	uint64_t ctrl = ws & ~sp;
@@ -588,20 +587,13 @@ split_event (const char *p, MtaEvent *ev, MtaEventCols *cols)
 	default:
 		return NULL;
 	}
-	if (cols) {
-		cols->ncols = (uint8_t) ncols;
-		for (unsigned k = 0, start = 0; k < ncols; start = e[k] + 1, k++) {
-			cols->col[k][0] = (uint8_t) start;
-			cols->col[k][1] = (uint8_t) (e[k] - start);
-		}
-	}
 	return p + lim;
 }
 
 const char *
-mta_reader_split_event (const char *p, MtaEvent *ev, MtaEventCols *cols)
+mta_reader_split_event (const char *p, MtaEvent *ev)
 {
-	return split_event (p, ev, cols);
+	return split_event (p, ev);
 }
 
 /* tokenize_fast's general case: any number of 64-byte windows and
@@ -865,36 +857,55 @@ mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 }
 
 gboolean
-mta_reader_flush (MtaReader *r, Part *pt, GError **error)
+mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
+			const char *buf, const uint32_t *off, GError **error)
 {
-	size_t n = r->nbatch, i = 0;
-	/* the queued lines took the part's numbers along with the run's */
-	uint64_t shift = pt->lineno - r->lineno;
+	uint64_t first = r->lineno + 1, shift = pt->lineno - r->lineno;
+	size_t i = 0;
 
-	r->nbatch = 0;
-	while (i < n) {
-		i += r->events_func (r->batch + i, n - i, r->events_data);
+	if (n == 0)
+		return TRUE;
+	/* what deliver_line does with each of them */
+	r->lineno += n;
+	pt->lineno += n;
+	r->content_lineno = r->lineno;
+	r->content_lines += n;
+	pt->traced = TRUE;
+	for (;;) {
+		i += r->events_func (ev + i, n - i, first + i, r->events_data);
 		if (i == n)
-			break;
-		/* one the consumer leaves: the line itself, split again */
+			return TRUE;
+		/* one the consumer leaves: its line, split again */
+		const char *p = buf + off[i], *nl = rawmemchr (p, '\n');
 		MtaLine l;
-		mta_line_parse (&l, r->batch_text[i].p, r->batch_text[i].len);
+		mta_line_parse (&l, p, (size_t) (nl - p));
 		l.source = pt->name;
-		l.lineno = r->batch[i].lineno;
+		l.lineno = first + i;
 		l.source_lineno = l.lineno + shift;
 		if (!r->func (&l, r->user_data, error))
 			return FALSE;
 		i++;
 	}
+}
+
+gboolean
+mta_reader_plain_event (const MtaLine *l, MtaEvent *ev)
+{
+	if (l->kind != MTA_LINE_EVENT || !l->addr_canonical || l->more_cols)
+		return FALSE;
+	ev->addr = l->addr;
+	ev->size = l->size;
+	ev->caller = l->caller;
+	ev->op = l->op;
 	return TRUE;
 }
 
-/* An event the consumer of events takes in bulk (mta_reader_set_events). */
+/* Queue the plain event just written to r->batch, its line at P. */
 static ALWAYS_INLINE gboolean
-plain_event (const MtaReader *r, const MtaLine *l)
+queue_event (MtaReader *r, Part *pt, const char *p, GError **error)
 {
-	return r->events_func != NULL && l->kind == MTA_LINE_EVENT && l->addr_canonical &&
-		!l->more_cols;
+	r->batch_off[r->nbatch++] = (uint32_t) (p - r->buf);
+	return r->nbatch < MTA_BATCH || mta_reader_flush (r, pt, error);
 }
 
 const char *
@@ -946,11 +957,9 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 	l.source = pt->name;
 	while (p < end) {
 		if (LIKELY (r->events_func != NULL)) {
-			MtaEvent ev;
-			const char *nl = split_event (p, &ev, NULL);
+			const char *nl = split_event (p, &r->batch[r->nbatch]);
 			if (LIKELY (nl != NULL && nl != end)) {
-				MtaSpan text = { p, (size_t) (nl - p) };
-				if (!mta_reader_queue (r, pt, ev.op, ev.addr, ev.size, ev.caller, text, error)) {
+				if (!queue_event (r, pt, p, error)) {
 					ok = FALSE;
 					break;
 				}
@@ -969,8 +978,8 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 		l.text.p = p;
 		l.text.len = (size_t) (nl - p);
 		classify (&l);
-		if (LIKELY (plain_event (r, &l)))
-			ok = mta_reader_queue (r, pt, l.op, l.addr, l.size, l.caller, l.text, error);
+		if (r->events_func != NULL && mta_reader_plain_event (&l, &r->batch[r->nbatch]))
+			ok = queue_event (r, pt, p, error);
 		else
 			ok = (r->nbatch == 0 || mta_reader_flush (r, pt, error)) &&
 				deliver_line (r, pt, &l, error);

@@ -82,19 +82,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaReader, mta_reader_free)
 typedef struct {
 	uint64_t addr;
 	uint64_t size;
-	uint64_t lineno;
 	MtaSpan caller;
 	char op;
 } MtaEvent;
 
-/* Take the first of the N EVENTS (consecutive lines, numbered) that the
- * consumer can: return how many.  The event after them is handed to the
- * line function as a line, and the rest to this function again. */
-typedef size_t (*MtaEventsFunc) (const MtaEvent *events, size_t n, gpointer user_data);
+/* Take the first of the N EVENTS that the consumer can: return how many.
+ * They are consecutive lines, the first numbered LINENO.  The event
+ * after them is handed to the line function as a line, and the rest to
+ * this function again. */
+typedef size_t (*MtaEventsFunc) (const MtaEvent *events, size_t n, uint64_t lineno,
+				 gpointer user_data);
 
-/* Hand plain event lines to FUNC in runs (up to a few hundred), every
- * other line to the line function, in order; lines are numbered and
- * counted as before.  It saves a call, a line's unpacking and its
+/* Hand plain event lines to FUNC in runs (of a few hundred read
+ * serially, up to a block's on threads), every other line to the line
+ * function, in order; lines are numbered and counted as before.  It saves a call, a line's unpacking and its
  * checks per event for a consumer whose work on most events is one
  * table update (the plain report: mtrace-compat.c). */
 void mta_reader_set_events (MtaReader *reader, MtaEventsFunc func, gpointer user_data);

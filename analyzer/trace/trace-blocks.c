@@ -450,10 +450,10 @@ read_blocks (MtaReader *r, MtaInput *in, Part *pt, GError **error)
 	uint64_t size = mta_input_file_size (in);
 
 	if (r->probing || !mta_input_is_regular (in) || (forced == NULL && size < MIN_PARALLEL))
-		return mta_reader_read_serial (r, in, pt, READ_CHUNK, error);
+		return mta_reader_read_serial (r, in, pt, SERIAL_CHUNK, error);
 	guint threads = env_number ("MTANALYZE_THREADS", default_threads (), 1, 1024);
 	if (threads < 2)
-		return mta_reader_read_serial (r, in, pt, READ_CHUNK, error);
+		return mta_reader_read_serial (r, in, pt, SERIAL_CHUNK, error);
 
 	Blocks bs = { .filling = TRUE, .events = r->events_func != NULL };
 	mta_reader_reserve (r, READ_CHUNK);

@@ -7,7 +7,8 @@
 # to the report as a line, numbered as it was.  Such events all through a
 # glibc trace of 30,000, among lines of other forms (addresses in capitals
 # or with leading zeros, which the script keys by their text; doubled and
-# trailing spaces, a size of 0, a trailing column), give what
+# trailing spaces, a size of 0, a trailing column, callers of 80 bytes
+# and more), give what
 # /usr/bin/mtrace prints, read serially and on threads in blocks of 200
 # bytes, 4 KiB and the default.
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +29,10 @@ test_expect_success 'setup: a glibc trace with what the script reports all throu
 		NR % 1301 == 0 { printf \"@ ./gen:[0x123f] + 0x7F00ABC%x 0x30\\n@ ./gen:[0x1270] - 0x7f00abc%x\\n\", NR, NR }
 		NR % 1409 == 0 { printf \"@ ./gen:[0x11e5] + 0x00007f00aaaa%x 0x10\\n- 0x7f00aaaa%x\\n\", NR, NR }
 		NR % 1511 == 0 { printf \"@ ./gen:[0x11e5]  + 0x7f00cafe%x 0x1A\\n- 0x7f00cafe%x \\n\", NR, NR }
-		NR % 1601 == 0 { printf \"@ ./gen:[0x11e5] + 0x7f00bbbb%x 0\\n+ 0x7f00dddd%x 0x10 s=12\\n\", NR, NR }" \
+		NR % 1601 == 0 { printf \"@ ./gen:[0x11e5] + 0x7f00bbbb%x 0\\n+ 0x7f00dddd%x 0x10 s=12\\n\", NR, NR }
+		NR % 1709 == 0 { printf \"@ %s[0x%x] + 0x7f00eeee%x 0x10\\n@ %s[0x%x] - 0x7f00eeee%x\\n\", lib, NR, NR, lib, NR, NR }
+		NR % 1801 == 0 { printf \"@ %s[0x%x] + 0x7f00ffff%x 0x10\\n@ %s[0x%x]  + 0x7f00ffff%x 0x10\\n\", lib, NR, NR, lib, NR, NR }" \
+		lib=/usr/lib/x86_64-linux-gnu/libnot-there-for-a-long-caller.so.1:\(nt_alloc+0x1e\) \
 		good.log >odd.log &&
 	test "$(grep -c " - 0x7f00dead" odd.log)" -gt 40
 '
@@ -43,7 +47,8 @@ test_expect_success 'serially: what mtrace prints, duplicates and frees never al
 	grep -q "^0x000007f00beef" actual && grep -q "^0x0000007f00abc" actual &&
 	grep -q "^- 0x0*7f00aaaa.* was never" actual && grep -q "^0x0*7f00aaaa" actual &&
 	grep -q "^0x0*7f00bbbb[0-9a-f]*        0  at " actual && grep -q "^0x0*7f00dddd" actual &&
-	! grep -q "cafe" actual
+	! grep -q "cafe" actual && ! grep -q eeee actual &&
+	grep -q "^+ 0x0*7f00ffff[0-9a-f]* Alloc [0-9]* duplicate: 0x" actual
 '
 
 test_expect_success 'on threads, in blocks of any size: the same' '

@@ -21,8 +21,8 @@ typedef struct {
 	char key[];
 } CacheEntry;
 
-/* A caller field of 8 to 16 bytes lately interned, whole in two words
- * (its first and last 8 bytes). */
+/* A caller field of 8 bytes or more lately interned: its first and
+ * last 8 bytes (the whole field up to 16 bytes), its length and id. */
 typedef struct {
 	uint64_t head, tail;
 	uint32_t len;           /* 0: none */
@@ -40,8 +40,9 @@ struct MtaCompat {
 	MtaStrtab callers;
 	GHashTable *cache;      /* CacheEntry, by its bracket address */
 	/* half the lines intern a caller, mostly one of a few hundred call
-	 * sites, spelled "./prog:[0x11e5]": a direct-mapped cache of those
-	 * answers most without hashing the field into the table */
+	 * sites ("./prog:[0x11e5]", "/lib/libfoo.so:(f+0x1e)[0x7f...]"): a
+	 * direct-mapped cache of those answers most without hashing the
+	 * field into the table */
 	RecentCaller recent[RECENT_CALLERS];
 };
 
@@ -293,14 +294,16 @@ print_caller_location (MtaCompat *c, uint32_t caller)
 static inline uint32_t
 caller_id (MtaCompat *c, const char *p, size_t len)
 {
-	if (len < 8 || len > 16)
+	if (len < 8 || len > UINT32_MAX)
 		return mta_strtab_intern (&c->callers, p, len);
 	uint64_t head, tail;
 	memcpy (&head, p, 8);
 	memcpy (&tail, p + len - 8, 8);
 	RecentCaller *r = &c->recent[((head ^ tail ^ len) * 0x9e3779b97f4a7c15ULL) >> 56];
 	G_STATIC_ASSERT (RECENT_CALLERS == 256);
-	if (G_LIKELY (r->len == len && r->head == head && r->tail == tail))
+	/* beyond 16 bytes the middle too: the table's copy */
+	if (G_LIKELY (r->len == len && r->head == head && r->tail == tail) &&
+	    (len <= 16 || memcmp (mta_strtab_get (&c->callers, r->id) + 8, p + 8, len - 16) == 0))
 		return r->id;
 	r->head = head;
 	r->tail = tail;

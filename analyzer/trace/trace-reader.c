@@ -518,41 +518,12 @@ popcount64 (uint64_t x)
 #endif
 }
 
-/* The plain event at P (mta_reader_set_events) when its line has the
- * one form glibc and mtrec write -- "[@ CALLER] OP ADDR [SIZE]", its
- * columns one space apart, under 64 bytes, ADDR as %p spells it -- read
- * in one pass into *EV: its '\n'.  NULL for any other line, which is then
- * split as lines are: this takes nothing they would not read as the same
- * plain event. */
+/* The fields of the plain event at P whose columns end at E[0..4] (E[4]
+ * the '\n', LIM; a column past the last ends there too): its '\n', or
+ * NULL when it is not the usual form (split_event). */
 static ALWAYS_INLINE const char *
-split_event (const char *p, MtaEvent *ev)
+event_fields (const char *p, const unsigned *e, unsigned lim, MtaEvent *ev)
 {
-	uint64_t sp, ws = blank_masks (p, &sp);
-	uint64_t ctrl = ws & ~sp;
-
-	if (UNLIKELY (ctrl == 0))
-		return NULL;
-	unsigned lim = (unsigned) __builtin_ctzll (ctrl);
-	if (UNLIKELY (p[lim] != '\n' || lim < 4))
-		return NULL;
-	/* single spaces inside: none doubled, none first or last */
-	if (UNLIKELY ((sp & ((sp >> 1) | 1 | (1ULL << (lim - 1)))) != 0))
-		return NULL;
-	/* each column's end: the spaces, then the '\n' */
-	const uint64_t stop = 1ULL << lim;
-	uint64_t m = sp & (stop - 1);
-	unsigned e[5];
-	e[0] = (unsigned) __builtin_ctzll (m | stop);
-	m &= m - 1;
-	e[1] = (unsigned) __builtin_ctzll (m | stop);
-	m &= m - 1;
-	e[2] = (unsigned) __builtin_ctzll (m | stop);
-	m &= m - 1;
-	e[3] = (unsigned) __builtin_ctzll (m | stop);
-	m &= m - 1;
-	e[4] = lim;
-	if (UNLIKELY (m != 0))
-		return NULL;    /* more than five columns */
 	unsigned ncols = 1 + (e[0] < lim) + (e[1] < lim) + (e[2] < lim) + (e[3] < lim);
 	unsigned j = 0, at = 0;     /* the operator's column, and where it starts */
 	ev->caller.p = "";
@@ -588,6 +559,82 @@ split_event (const char *p, MtaEvent *ev)
 		return NULL;
 	}
 	return p + lim;
+}
+
+typedef unsigned __int128 Mask128;
+
+static ALWAYS_INLINE unsigned
+ctz128 (Mask128 x)
+{
+	uint64_t lo = (uint64_t) x;
+	return lo != 0 ? (unsigned) __builtin_ctzll (lo) : 64 + (unsigned) __builtin_ctzll ((uint64_t) (x >> 64));
+}
+
+/* split_event of a line of 64 to 127 bytes, whose first window (SP0:
+ * its spaces) holds no control byte: a caller of a shared object's
+ * function, "@ /lib/libfoo.so.1:(foo_alloc+0x1e)[0x7f...]". */
+static __attribute__ ((noinline)) const char *
+split_event_long (const char *p, uint64_t sp0, MtaEvent *ev)
+{
+	uint64_t sp1, ws1 = blank_masks (p + 64, &sp1);
+	uint64_t ctrl = ws1 & ~sp1;
+
+	if (ctrl == 0)
+		return NULL;
+	unsigned lim = 64 + (unsigned) __builtin_ctzll (ctrl);
+	if (p[lim] != '\n')
+		return NULL;
+	const Mask128 stop = (Mask128) 1 << lim;
+	Mask128 m = ((Mask128) sp1 << 64 | sp0) & (stop - 1);
+	if ((m & ((m >> 1) | 1 | (stop >> 1))) != 0)
+		return NULL;
+	unsigned e[5];
+	for (int k = 0; k < 4; k++) {
+		e[k] = ctz128 (m | stop);
+		m &= m - 1;
+	}
+	e[4] = lim;
+	if (m != 0)
+		return NULL;
+	return event_fields (p, e, lim, ev);
+}
+
+/* The plain event at P (mta_reader_set_events) when its line has the
+ * one form glibc and mtrec write -- "[@ CALLER] OP ADDR [SIZE]", its
+ * columns one space apart, under 128 bytes, ADDR as %p spells it -- read
+ * in one pass into *EV: its '\n'.  NULL for any other line, which is then
+ * split as lines are: this takes nothing they would not read as the same
+ * plain event. */
+static ALWAYS_INLINE const char *
+split_event (const char *p, MtaEvent *ev)
+{
+	uint64_t sp, ws = blank_masks (p, &sp);
+	uint64_t ctrl = ws & ~sp;
+
+	if (UNLIKELY (ctrl == 0))
+		return split_event_long (p, sp, ev);
+	unsigned lim = (unsigned) __builtin_ctzll (ctrl);
+	if (UNLIKELY (p[lim] != '\n' || lim < 4))
+		return NULL;
+	/* each column's end: the spaces, then the '\n' */
+	const uint64_t stop = 1ULL << lim;
+	uint64_t m = sp & (stop - 1);
+	/* single spaces inside: none doubled, none first or last */
+	if (UNLIKELY ((m & ((m >> 1) | 1 | (stop >> 1))) != 0))
+		return NULL;
+	unsigned e[5];
+	e[0] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[1] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[2] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[3] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[4] = lim;
+	if (UNLIKELY (m != 0))
+		return NULL;    /* more than five columns */
+	return event_fields (p, e, lim, ev);
 }
 
 const char *

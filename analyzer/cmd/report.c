@@ -328,6 +328,9 @@ mta_report (int argc, char **argv, MtaWarnFunc warn, int *exit_status, GError **
 	mta_incomplete_init (&st.incomplete);
 	MtaReader *reader = mta_reader_new (report_line, &st);
 	mta_reader_set_progress (reader, mta_shared.quiet);
+	/* report_line has nothing to do with a plain event */
+	if (compat != NULL && lineage == NULL)
+		mta_reader_set_events (reader, mta_compat_events, compat);
 
 	status = 0;
 	for (int i = first; i < argc; i++) {

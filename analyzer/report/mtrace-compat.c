@@ -21,6 +21,16 @@ typedef struct {
 	char key[];
 } CacheEntry;
 
+/* A caller field of 8 bytes or more lately interned: its first and
+ * last 8 bytes (the whole field up to 16 bytes), its length and id. */
+typedef struct {
+	uint64_t head, tail;
+	uint32_t len;           /* 0: none */
+	uint32_t id;
+} RecentCaller;
+
+#define RECENT_CALLERS 256
+
 struct MtaCompat {
 	MtaSymbolizer *sym;
 	char *binary;
@@ -29,6 +39,11 @@ struct MtaCompat {
 	MtaScriptHash allocated;
 	MtaStrtab callers;
 	GHashTable *cache;      /* CacheEntry, by its bracket address */
+	/* half the lines intern a caller, mostly one of a few hundred call
+	 * sites ("./prog:[0x11e5]", "/lib/libfoo.so:(f+0x1e)[0x7f...]"): a
+	 * direct-mapped cache of those answers most without hashing the
+	 * field into the table */
+	RecentCaller recent[RECENT_CALLERS];
 };
 
 static void
@@ -275,13 +290,35 @@ print_caller_location (MtaCompat *c, uint32_t caller)
 
 /* ------------------------------------------------------------ lines */
 
+/* The id of the caller field P (LEN bytes) in c->callers. */
+static inline uint32_t
+caller_id (MtaCompat *c, const char *p, size_t len)
+{
+	if (len < 8 || len > UINT32_MAX)
+		return mta_strtab_intern (&c->callers, p, len);
+	uint64_t head, tail;
+	memcpy (&head, p, 8);
+	memcpy (&tail, p + len - 8, 8);
+	RecentCaller *r = &c->recent[((head ^ tail ^ len) * 0x9e3779b97f4a7c15ULL) >> 56];
+	G_STATIC_ASSERT (RECENT_CALLERS == 256);
+	/* beyond 16 bytes the middle too: the table's copy */
+	if (G_LIKELY (r->len == len && r->head == head && r->tail == tail) &&
+	    (len <= 16 || memcmp (mta_strtab_get (&c->callers, r->id) + 8, p + 8, len - 16) == 0))
+		return r->id;
+	r->head = head;
+	r->tail = tail;
+	r->len = (uint32_t) len;
+	r->id = mta_strtab_intern (&c->callers, p, len);
+	return r->id;
+}
+
 /* $allocated{KEY} = [size, caller, line] */
 static void
 store (MtaCompat *c, const MtaScriptEvent *ev, uint64_t size, uint64_t lineno)
 {
 	MtaLiveEntry *e = mta_script_hash_insert (&c->allocated, ev);
 	e->size = size;
-	e->caller = mta_strtab_intern (&c->callers, ev->where.p, ev->where.len);
+	e->caller = caller_id (c, ev->where.p, ev->where.len);
 	e->seq = lineno;
 }
 
@@ -368,7 +405,7 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 			e = mta_live_insert (&c->allocated.live, l->addr);
 			if (G_LIKELY (c->allocated.live.count != before)) {
 				e->size = l->size;
-				e->caller = mta_strtab_intern (&c->callers, l->caller.p, l->caller.len);
+				e->caller = caller_id (c, l->caller.p, l->caller.len);
 				e->seq = l->lineno;
 				return TRUE;
 			}
@@ -387,6 +424,43 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 	}
 	(void) error;
 	return compat_line_slow (c, l);
+}
+
+size_t
+mta_compat_events (const MtaEvent *ev, size_t n, uint64_t lineno, gpointer data)
+{
+	MtaCompat *c = data;
+	MtaLiveTable *live = &c->allocated.live;
+
+	/* mta_compat_line's common case, event after event: what it would
+	 * print stops the run, and goes to it as a line */
+	for (size_t i = 0; i < n; i++) {
+		MtaLiveEntry *e;
+		size_t before;
+
+		switch (ev[i].op) {
+		case '+':
+		case '>':
+			before = live->count;
+			e = mta_live_insert (live, ev[i].addr);
+			if (G_UNLIKELY (live->count == before))
+				return i;
+			e->size = ev[i].size;
+			e->caller = caller_id (c, ev[i].caller.p, ev[i].caller.len);
+			e->seq = lineno + i;
+			break;
+		case '-':
+		case '<':
+			e = mta_live_lookup (live, ev[i].addr);
+			if (G_UNLIKELY (e == NULL))
+				return i;
+			mta_live_remove_entry (live, e);
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ report */

@@ -86,6 +86,13 @@ mta_reader_free (MtaReader *reader)
 }
 
 void
+mta_reader_set_events (MtaReader *reader, MtaEventsFunc func, gpointer user_data)
+{
+	reader->events_func = func;
+	reader->events_data = user_data;
+}
+
+void
 mta_reader_set_progress (MtaReader *reader, gboolean quiet)
 {
 	reader->progress = !quiet && isatty (2);
@@ -511,6 +518,131 @@ popcount64 (uint64_t x)
 #endif
 }
 
+/* The fields of the plain event at P whose columns end at E[0..4] (E[4]
+ * the '\n', LIM; a column past the last ends there too): its '\n', or
+ * NULL when it is not the usual form (split_event). */
+static ALWAYS_INLINE const char *
+event_fields (const char *p, const unsigned *e, unsigned lim, MtaEvent *ev)
+{
+	unsigned ncols = 1 + (e[0] < lim) + (e[1] < lim) + (e[2] < lim) + (e[3] < lim);
+	unsigned j = 0, at = 0;     /* the operator's column, and where it starts */
+	ev->caller.p = "";
+	ev->caller.len = 0;
+	if (p[0] == '@' && e[0] == 1) {
+		ev->caller.p = p + 2;
+		ev->caller.len = e[1] - 2;
+		j = 2;
+		at = e[1] + 1;
+	}
+	if (UNLIKELY (ncols < j + 2 || e[j] != at + 1))
+		return NULL;
+	MtaSpan addr = { p + e[j] + 1, e[j + 1] - e[j] - 1 };
+	gboolean canon = FALSE;
+	if (UNLIKELY (!parse_hex_field (addr, &ev->addr, &canon) || !canon))
+		return NULL;
+	ev->op = p[at];
+	ev->size = 0;
+	switch (ev->op) {
+	case '+': case '>': case '!': {
+		if (UNLIKELY (ncols != j + 3))
+			return NULL;
+		MtaSpan size = { p + e[j + 1] + 1, e[j + 2] - e[j + 1] - 1 };
+		if (!mta_span_eq (size, "0") && UNLIKELY (!parse_hex_field (size, &ev->size, NULL)))
+			return NULL;
+		break;
+	}
+	case '-': case '<':
+		if (UNLIKELY (ncols != j + 2))
+			return NULL;
+		break;
+	default:
+		return NULL;
+	}
+	return p + lim;
+}
+
+typedef unsigned __int128 Mask128;
+
+static ALWAYS_INLINE unsigned
+ctz128 (Mask128 x)
+{
+	uint64_t lo = (uint64_t) x;
+	return lo != 0 ? (unsigned) __builtin_ctzll (lo) : 64 + (unsigned) __builtin_ctzll ((uint64_t) (x >> 64));
+}
+
+/* split_event of a line of 64 to 127 bytes, whose first window (SP0:
+ * its spaces) holds no control byte: a caller of a shared object's
+ * function, "@ /lib/libfoo.so.1:(foo_alloc+0x1e)[0x7f...]". */
+static __attribute__ ((noinline)) const char *
+split_event_long (const char *p, uint64_t sp0, MtaEvent *ev)
+{
+	uint64_t sp1, ws1 = blank_masks (p + 64, &sp1);
+	uint64_t ctrl = ws1 & ~sp1;
+
+	if (ctrl == 0)
+		return NULL;
+	unsigned lim = 64 + (unsigned) __builtin_ctzll (ctrl);
+	if (p[lim] != '\n')
+		return NULL;
+	const Mask128 stop = (Mask128) 1 << lim;
+	Mask128 m = ((Mask128) sp1 << 64 | sp0) & (stop - 1);
+	if ((m & ((m >> 1) | 1 | (stop >> 1))) != 0)
+		return NULL;
+	unsigned e[5];
+	for (int k = 0; k < 4; k++) {
+		e[k] = ctz128 (m | stop);
+		m &= m - 1;
+	}
+	e[4] = lim;
+	if (m != 0)
+		return NULL;
+	return event_fields (p, e, lim, ev);
+}
+
+/* The plain event at P (mta_reader_set_events) when its line has the
+ * one form glibc and mtrec write -- "[@ CALLER] OP ADDR [SIZE]", its
+ * columns one space apart, under 128 bytes, ADDR as %p spells it -- read
+ * in one pass into *EV: its '\n'.  NULL for any other line, which is then
+ * split as lines are: this takes nothing they would not read as the same
+ * plain event. */
+static ALWAYS_INLINE const char *
+split_event (const char *p, MtaEvent *ev)
+{
+	uint64_t sp, ws = blank_masks (p, &sp);
+	uint64_t ctrl = ws & ~sp;
+
+	if (UNLIKELY (ctrl == 0))
+		return split_event_long (p, sp, ev);
+	unsigned lim = (unsigned) __builtin_ctzll (ctrl);
+	if (UNLIKELY (p[lim] != '\n' || lim < 4))
+		return NULL;
+	/* each column's end: the spaces, then the '\n' */
+	const uint64_t stop = 1ULL << lim;
+	uint64_t m = sp & (stop - 1);
+	/* single spaces inside: none doubled, none first or last */
+	if (UNLIKELY ((m & ((m >> 1) | 1 | (stop >> 1))) != 0))
+		return NULL;
+	unsigned e[5];
+	e[0] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[1] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[2] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[3] = (unsigned) __builtin_ctzll (m | stop);
+	m &= m - 1;
+	e[4] = lim;
+	if (UNLIKELY (m != 0))
+		return NULL;    /* more than five columns */
+	return event_fields (p, e, lim, ev);
+}
+
+const char *
+mta_reader_split_event (const char *p, MtaEvent *ev)
+{
+	return split_event (p, ev);
+}
+
 /* tokenize_fast's general case: any number of 64-byte windows and
  * columns. */
 static const char *
@@ -771,6 +903,58 @@ mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	return deliver_line (r, pt, l, error);
 }
 
+gboolean
+mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
+			const char *buf, const uint32_t *off, GError **error)
+{
+	uint64_t first = r->lineno + 1, shift = pt->lineno - r->lineno;
+	size_t i = 0;
+
+	if (n == 0)
+		return TRUE;
+	/* what deliver_line does with each of them */
+	r->lineno += n;
+	pt->lineno += n;
+	r->content_lineno = r->lineno;
+	r->content_lines += n;
+	pt->traced = TRUE;
+	for (;;) {
+		i += r->events_func (ev + i, n - i, first + i, r->events_data);
+		if (i == n)
+			return TRUE;
+		/* one the consumer leaves: its line, split again */
+		const char *p = buf + off[i], *nl = rawmemchr (p, '\n');
+		MtaLine l;
+		mta_line_parse (&l, p, (size_t) (nl - p));
+		l.source = pt->name;
+		l.lineno = first + i;
+		l.source_lineno = l.lineno + shift;
+		if (!r->func (&l, r->user_data, error))
+			return FALSE;
+		i++;
+	}
+}
+
+gboolean
+mta_reader_plain_event (const MtaLine *l, MtaEvent *ev)
+{
+	if (l->kind != MTA_LINE_EVENT || !l->addr_canonical || l->more_cols)
+		return FALSE;
+	ev->addr = l->addr;
+	ev->size = l->size;
+	ev->caller = l->caller;
+	ev->op = l->op;
+	return TRUE;
+}
+
+/* Queue the plain event just written to r->batch, its line at P. */
+static ALWAYS_INLINE gboolean
+queue_event (MtaReader *r, Part *pt, const char *p, GError **error)
+{
+	r->batch_off[r->nbatch++] = (uint32_t) (p - r->buf);
+	return r->nbatch < MTA_BATCH || mta_reader_flush (r, pt, error);
+}
+
 const char *
 mta_reader_split_line (MtaLine *l, const char *p, const char *end)
 {
@@ -819,6 +1003,17 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 
 	l.source = pt->name;
 	while (p < end) {
+		if (LIKELY (r->events_func != NULL)) {
+			const char *nl = split_event (p, &r->batch[r->nbatch]);
+			if (LIKELY (nl != NULL && nl != end)) {
+				if (!queue_event (r, pt, p, error)) {
+					ok = FALSE;
+					break;
+				}
+				p = nl + 1;
+				continue;
+			}
+		}
 		const char *nl = tokenize_fast (&l, p);
 		if (UNLIKELY (nl == NULL)) {
 			nl = memchr (p, '\n', (size_t) (end - p) + 1);
@@ -829,12 +1024,19 @@ emit_lines (MtaReader *r, Part *pt, const char *buf, size_t len,
 			break;
 		l.text.p = p;
 		l.text.len = (size_t) (nl - p);
-		if (!finish_line (r, pt, &l, error)) {
-			ok = FALSE;
+		classify (&l);
+		if (r->events_func != NULL && mta_reader_plain_event (&l, &r->batch[r->nbatch]))
+			ok = queue_event (r, pt, p, error);
+		else
+			ok = (r->nbatch == 0 || mta_reader_flush (r, pt, error)) &&
+				deliver_line (r, pt, &l, error);
+		if (!ok)
 			break;
-		}
 		p = nl + 1;
 	}
+	/* the buffer's lines move once this returns */
+	if (ok && r->nbatch > 0)
+		ok = mta_reader_flush (r, pt, error);
 	*consumed = (size_t) (p - buf);
 	return ok;
 }

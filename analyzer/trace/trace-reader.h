@@ -75,6 +75,31 @@ MtaReader *mta_reader_new (MtaLineFunc func, gpointer user_data);
 void mta_reader_free (MtaReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MtaReader, mta_reader_free)
 
+/* What a consumer of events in bulk sees of a plain event line: an
+ * MTA_LINE_EVENT whose address is spelled as %p spells it
+ * (addr_canonical), of at most MTA_MAX_COLS columns.  Its trailing
+ * "s=ID" is not kept. */
+typedef struct {
+	uint64_t addr;
+	uint64_t size;
+	MtaSpan caller;
+	char op;
+} MtaEvent;
+
+/* Take the first of the N EVENTS that the consumer can: return how many.
+ * They are consecutive lines, the first numbered LINENO.  The event
+ * after them is handed to the line function as a line, and the rest to
+ * this function again. */
+typedef size_t (*MtaEventsFunc) (const MtaEvent *events, size_t n, uint64_t lineno,
+				 gpointer user_data);
+
+/* Hand plain event lines to FUNC in runs (of a few hundred read
+ * serially, up to a block's on threads), every other line to the line
+ * function, in order; lines are numbered and counted as before.  It saves a call, a line's unpacking and its
+ * checks per event for a consumer whose work on most events is one
+ * table update (the plain report: mtrace-compat.c). */
+void mta_reader_set_events (MtaReader *reader, MtaEventsFunc func, gpointer user_data);
+
 /* Show a progress indicator on stderr for inputs larger than 64 MB, when
  * stderr is a terminal and the user did not ask for QUIET (-q). */
 void mta_reader_set_progress (MtaReader *reader, gboolean quiet);

@@ -6,7 +6,9 @@
  * gzip, zstd and xz input is decompressed (seeds mtrec.gz, mtrec.zst,
  * glibc.xz), so the decoders see broken streams too.
  * The symbolizer is left out (no files are opened); the location regexes,
- * the cache and both hash tables are exercised.
+ * the cache and both hash tables are exercised.  An input of odd length
+ * goes as mtanalyze's plain report reads it, its plain events in bulk
+ * (mta_reader_set_events); one of even length line by line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 		devnull = fopen ("/dev/null", "w");
 	MtaCompat *c = mta_compat_new (NULL, NULL, devnull);
 	MtaReader *r = mta_reader_new (mta_compat_line, c);
+	if (size % 2 == 1)
+		mta_reader_set_events (r, mta_compat_events, c);
 	const uint8_t *cut = memchr (data, 0xff, size);
 	size_t first = cut ? (size_t) (cut - data) : size;
 

@@ -63,6 +63,8 @@ arena_dup (Arena *a, const void *p, size_t n)
 }
 
 static const uint64_t no_reach[MTA_REACH_N];
+/* the totals of a site no path was charged to */
+static const MtaTotals no_totals;
 
 typedef struct {
 	uint64_t addr;             /* sites_for_addr's */
@@ -283,13 +285,14 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 	if (!mta_index_find (&r->site_by_key, hash, site_key_equal, &key, r, &idx)) {
 		MtaSite *s = arena_alloc0 (&r->arena, sizeof *s);
 		s->reach_blocks = s->reach_bytes = no_reach;
+		s->t = &no_totals;
 		s->function = g_string_chunk_insert (r->strings, key.function);
 		/* few files and objects for many sites */
 		s->file = g_string_chunk_insert_const (r->strings, key.file);
 		s->line = key.line;
 		s->object = g_string_chunk_insert_const (r->strings, key.object);
 		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo) {
-			s->code_size = fi->code_hi - fi->code_lo;
+			s->code_size = (uint32_t) MIN (fi->code_hi - fi->code_lo, G_MAXUINT32);
 			s->code_lo = fi->code_lo;
 		}
 		s->named = fi != NULL && fi->function != NULL;
@@ -397,7 +400,7 @@ gboolean
 mta_run_site_proven (const MtaRun *r, const MtaSite *s)
 {
 	const MtaIncomplete *x = &r->info.incomplete;
-	return x->stopped_line == 0 && (x->lost_lines == 0 || s->leaked_blocks > x->lost_events);
+	return x->stopped_line == 0 && (x->lost_lines == 0 || s->t->leaked_blocks > x->lost_events);
 }
 
 char *
@@ -1019,9 +1022,9 @@ classify_growth (MtaRun *r)
 		gboolean have_live = mta_run_site_timeline (r, s, NULL, blocks);
 		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, blocks };
 		MtaGrowthFrees frees = {
-			.any = s->frees > 0,
-			.last_born = mta_run_position (r, s->last_freed_born),
-			.last_free = mta_run_position (r, s->last_free_line),
+			.any = s->t->frees > 0,
+			.last_born = mta_run_position (r, s->t->last_freed_born),
+			.last_free = mta_run_position (r, s->t->last_free_line),
 			.live = have_live ? &live : NULL,
 		};
 		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
@@ -1085,6 +1088,40 @@ index_paths_by_site (MtaRun *r)
 	start[ns] = np;
 	r->site_path_start = start;
 	r->site_paths = list;
+}
+
+/* Each site's totals, from its paths (index_paths_by_site): a site of
+ * one path points to that path's own, the others to their sums. */
+static void
+sum_sites (MtaRun *r)
+{
+	for (guint i = 0; i < r->sites->len; i++) {
+		MtaSite *s = site_at (r, i);
+		uint32_t from = r->site_path_start[i], to = r->site_path_start[i + 1];
+		if (to - from == 1) {
+			s->t = &((const MtaPath *) r->paths->pdata[r->site_paths[from]])->totals;
+			continue;
+		}
+		if (from == to)
+			continue;	/* no_totals */
+		MtaTotals *t = arena_alloc0 (&r->arena, sizeof *t);
+		for (uint32_t k = from; k < to; k++) {
+			const MtaTotals *p = &((const MtaPath *) r->paths->pdata[r->site_paths[k]])->totals;
+			t->allocs += p->allocs;
+			t->frees += p->frees;
+			t->bytes_allocated += p->bytes_allocated;
+			t->leaked_blocks += p->leaked_blocks;
+			t->leaked_bytes += p->leaked_bytes;
+			t->bad_frees += p->bad_frees;
+			t->temporary += p->temporary;
+			t->first_line = earliest (t->first_line, p->first_line);
+			t->first_leak_line = earliest (t->first_leak_line, p->first_leak_line);
+			t->first_bad_line = earliest (t->first_bad_line, p->first_bad_line);
+			t->last_free_line = MAX (t->last_free_line, p->last_free_line);
+			t->last_freed_born = MAX (t->last_freed_born, p->last_freed_born);
+		}
+		s->t = t;
+	}
 }
 
 /* Once every path is resolved: the tables that find a path, a stack, a
@@ -1154,22 +1191,8 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	mta_live_init (&r->verdicts);
 	g_array_sort (r->leaks, record_by_addr);
 	mta_run_count_auto_callers (r);
-	for (guint i = 0; i < r->paths->len; i++) {
-		const MtaPath *p = r->paths->pdata[i];
-		MtaSite *s = site_at (r, (uint32_t) p->site);
-		s->allocs += p->allocs;
-		s->frees += p->frees;
-		s->bytes_allocated += p->bytes_allocated;
-		s->leaked_blocks += p->leaked_blocks;
-		s->leaked_bytes += p->leaked_bytes;
-		s->bad_frees += p->bad_frees;
-		s->temporary += p->temporary;
-		s->first_line = earliest (s->first_line, p->first_line);
-		s->first_leak_line = earliest (s->first_leak_line, p->first_leak_line);
-		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
-		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
-		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
-	}
+	index_paths_by_site (r);
+	sum_sites (r);
 	mta_kinds_finish (r->kinds, r->paths);
 	mta_timeline_finish (&r->timeline, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
 			     &r->info.end_time_ns);
@@ -1195,7 +1218,6 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		}
 	}
 	classify_growth (r);
-	index_paths_by_site (r);
 }
 
 const uint32_t *

@@ -13,15 +13,15 @@ typedef struct {
 	SiteKey key;
 } Ranking;
 
-static uint64_t key_leaked_blocks (const MtaSite *s) { return s->leaked_blocks; }
-static uint64_t key_bad_frees (const MtaSite *s) { return s->bad_frees; }
+static uint64_t key_leaked_blocks (const MtaSite *s) { return s->t->leaked_blocks; }
+static uint64_t key_bad_frees (const MtaSite *s) { return s->t->bad_frees; }
 static uint64_t key_peak_share (const MtaSite *s) { return s->peak_share_bytes; }
-static uint64_t key_temporary (const MtaSite *s) { return s->temporary; }
+static uint64_t key_temporary (const MtaSite *s) { return s->t->temporary; }
 
 static int
 first_seen_cmp (const MtaSite *x, const MtaSite *y)
 {
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+	return x->t->first_line < y->t->first_line ? -1 : x->t->first_line > y->t->first_line;
 }
 
 /* Largest key first, ties in order of first appearance. */
@@ -45,11 +45,11 @@ leak_site_cmp (const void *a, const void *b, void *data)
 	const Ranking *rk = data;
 	const MtaSite *x = rk->sites->pdata[*(const uint32_t *) a];
 	const MtaSite *y = rk->sites->pdata[*(const uint32_t *) b];
-	if (x->leaked_bytes != y->leaked_bytes)
-		return x->leaked_bytes > y->leaked_bytes ? -1 : 1;
-	if (x->leaked_blocks != y->leaked_blocks)
-		return x->leaked_blocks > y->leaked_blocks ? -1 : 1;
-	return x->first_leak_line < y->first_leak_line ? -1 : x->first_leak_line > y->first_leak_line;
+	if (x->t->leaked_bytes != y->t->leaked_bytes)
+		return x->t->leaked_bytes > y->t->leaked_bytes ? -1 : 1;
+	if (x->t->leaked_blocks != y->t->leaked_blocks)
+		return x->t->leaked_blocks > y->t->leaked_blocks ? -1 : 1;
+	return x->t->first_leak_line < y->t->first_leak_line ? -1 : x->t->first_leak_line > y->t->first_leak_line;
 }
 
 /* Bad frees: most first, then the first bad free. */
@@ -59,9 +59,9 @@ bad_site_cmp (const void *a, const void *b, void *data)
 	const Ranking *rk = data;
 	const MtaSite *x = rk->sites->pdata[*(const uint32_t *) a];
 	const MtaSite *y = rk->sites->pdata[*(const uint32_t *) b];
-	if (x->bad_frees != y->bad_frees)
-		return x->bad_frees > y->bad_frees ? -1 : 1;
-	return x->first_bad_line < y->first_bad_line ? -1 : x->first_bad_line > y->first_bad_line;
+	if (x->t->bad_frees != y->t->bad_frees)
+		return x->t->bad_frees > y->t->bad_frees ? -1 : 1;
+	return x->t->first_bad_line < y->t->first_bad_line ? -1 : x->t->first_bad_line > y->t->first_bad_line;
 }
 
 /* The indexes of the sites whose KEY is not zero, sorted by CMP, at most

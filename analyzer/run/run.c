@@ -82,7 +82,7 @@ static void
 site_free (gpointer p)
 {
 	MtaSite *s = p;
-	g_free (s->tl.p);     /* the rest is the arena's */
+	mta_tl_points_release (&s->tl);     /* the rest is the arena's */
 }
 
 static guint

@@ -138,11 +138,11 @@ put_site_reach (FILE *out, const MtaSite *s)
 
 	for (int k = 0; k < MTA_REACH_N; k++) {
 		MtaReach r = mta_reach_nth (k);
-		if (s->reach_blocks[r] == 0)
+		if (mta_site_reach_blocks (s)[r] == 0)
 			continue;
 		fprintf (out, "%s<span class=\"reach %s\">%" PRIu64 " %s (%" PRIu64 " bytes)</span>",
-			 first ? "" : ", ", mta_reach_name (r), s->reach_blocks[r], mta_reach_words (r),
-			 s->reach_bytes[r]);
+			 first ? "" : ", ", mta_reach_name (r), mta_site_reach_blocks (s)[r], mta_reach_words (r),
+			 mta_site_reach_bytes (s)[r]);
 		first = FALSE;
 	}
 }

@@ -499,7 +499,7 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
 		fprintf (out, "\"proven\": %s", mta_run_site_proven (run, s) ? "true" : "false");
 		fputs (",\n      ", out);
-		put_reach_counts (out, run, s->reach_blocks, s->reach_bytes);
+		put_reach_counts (out, run, mta_site_reach_blocks (s), mta_site_reach_bytes (s));
 		fputs (",\n      ", out);
 		if (mta_run_site_timeline (run, s, tl_bytes, tl_blocks)) {
 			put_u32_array (out, "live_blocks_over_time", tl_blocks, i->tl_len);

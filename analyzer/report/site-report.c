@@ -295,10 +295,10 @@ print_site_reach (const MtaRun *run, const MtaSite *s, FILE *out)
 	fprintf (out, "%21s", "");
 	for (int k = 0; k < MTA_REACH_N; k++) {
 		MtaReach r = mta_reach_nth (k);
-		if (s->reach_blocks[r] == 0)
+		if (mta_site_reach_blocks (s)[r] == 0)
 			continue;
-		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", s->reach_blocks[r],
-			 mta_reach_words (r), s->reach_bytes[r]);
+		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", mta_site_reach_blocks (s)[r],
+			 mta_reach_words (r), mta_site_reach_bytes (s)[r]);
 		first = FALSE;
 	}
 	fputc ('\n', out);

@@ -59,6 +59,10 @@ struct MtaRun {
 	/* peak */
 	uint64_t peak_epoch;
 	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
+	/* path -> its live bytes at the run's peak when the peak lies in a
+	 * compacted trace's dropped lines ("# pathsum", compact-sum.h); NULL
+	 * in a run without them (most: 8 bytes a path) */
+	GArray *compact_shares;
 	/* temporary allocations: tid -> ThreadState index + 1 */
 	GHashTable *thread_index;
 	GArray *thread_states;

@@ -62,7 +62,7 @@ arena_dup (Arena *a, const void *p, size_t n)
 	return n ? memcpy (arena_alloc0 (a, n), p, n) : NULL;
 }
 
-static const uint64_t no_reach[MTA_REACH_N];
+static const uint64_t no_reach[2 * MTA_REACH_N];
 /* the totals of a site no path was charged to */
 static const MtaTotals no_totals;
 
@@ -211,6 +211,8 @@ mta_run_free (MtaRun *r)
 	g_array_free (r->scratch_addrs, TRUE);
 	g_array_free (r->scratch_inlined, TRUE);
 	g_array_free (r->leaks, TRUE);
+	if (r->compact_shares != NULL)
+		g_array_free (r->compact_shares, TRUE);
 	g_array_free (r->bad_frees, TRUE);
 	g_hash_table_destroy (r->threads);
 	g_free (r->info.tl_lines);
@@ -284,7 +286,7 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 
 	if (!mta_index_find (&r->site_by_key, hash, site_key_equal, &key, r, &idx)) {
 		MtaSite *s = arena_alloc0 (&r->arena, sizeof *s);
-		s->reach_blocks = s->reach_bytes = no_reach;
+		s->reach = no_reach;
 		s->t = &no_totals;
 		s->function = g_string_chunk_insert (r->strings, key.function);
 		/* few files and objects for many sites */
@@ -856,7 +858,11 @@ compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
 		p->bad_frees += c.path.bad_frees;
 		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
 		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
-		p->compact_peak_share = c.path.peak_share;
+		if (r->compact_shares == NULL)
+			r->compact_shares = g_array_new (FALSE, TRUE, sizeof (uint64_t));
+		if (pi >= r->compact_shares->len)
+			g_array_set_size (r->compact_shares, pi + 1);
+		g_array_index (r->compact_shares, uint64_t, pi) = c.path.peak_share;
 	} else if (c.kind == MTA_COMPACT_THREAD) {
 		uint32_t tid = r->tid;
 		r->tid = c.thread.tid;
@@ -1054,14 +1060,11 @@ earliest (uint64_t a, uint64_t b)
 static void
 site_reach (MtaRun *r, MtaSite *s, MtaReach cat, uint64_t size)
 {
-	if (s->reach_blocks == no_reach) {
-		uint64_t *a = arena_alloc0 (&r->arena, (size_t) 2 * MTA_REACH_N * sizeof (uint64_t));
-		s->reach_blocks = a;
-		s->reach_bytes = a + MTA_REACH_N;
-	}
-	/* the run's own arrays, const for the reports */
-	((uint64_t *) s->reach_blocks)[cat]++;
-	((uint64_t *) s->reach_bytes)[cat] += size;
+	if (s->reach == no_reach)
+		s->reach = arena_alloc0 (&r->arena, (size_t) 2 * MTA_REACH_N * sizeof (uint64_t));
+	/* the run's own array, const for the reports */
+	((uint64_t *) s->reach)[cat]++;
+	((uint64_t *) s->reach)[MTA_REACH_N + cat] += size;
 }
 
 /* The paths of each site, found once (a counting sort): the reports go
@@ -1212,9 +1215,10 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {
 		for (guint i = 0; i < r->sites->len; i++)
 			((MtaSite *) r->sites->pdata[i])->peak_share_bytes = 0;
-		for (guint i = 0; i < r->paths->len; i++) {
+		for (guint i = 0; r->compact_shares != NULL && i < r->compact_shares->len; i++) {
 			const MtaPath *p = r->paths->pdata[i];
-			site_at (r, (uint32_t) p->site)->peak_share_bytes += p->compact_peak_share;
+			site_at (r, (uint32_t) p->site)->peak_share_bytes +=
+				g_array_index (r->compact_shares, uint64_t, i);
 		}
 	}
 	classify_growth (r);

@@ -77,10 +77,11 @@ typedef struct {
 	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
 	/* its live bytes and blocks over the run: mta_run_site_timeline */
 	MtaTlPoints tl;
-	/* Its leaks by reachability at exit (reach.h), after finish: arrays
-	 * of MTA_REACH_N (all zero for a site without leaks, and for every
-	 * site when the run has no verdicts: MtaRunInfo.reach) */
-	const uint64_t *reach_blocks, *reach_bytes;
+	/* Its leaks by reachability at exit (reach.h), after finish: blocks
+	 * then bytes, MTA_REACH_N of each (all zero for a site without leaks,
+	 * and for every site when the run has no verdicts: MtaRunInfo.reach);
+	 * mta_site_reach_blocks, mta_site_reach_bytes */
+	const uint64_t *reach;
 	uint8_t wrapper;           /* the function is on the wrapper list, or found (auto_wrapper) */
 	uint8_t auto_wrapper;
 	uint8_t inlined;           /* a frame here was inlined code (see MtaPath.inlined) */
@@ -110,10 +111,19 @@ typedef struct {
 		};
 	};
 	uint64_t live_bytes;
-	/* Its live bytes at the run's peak when the peak lies in a compacted
-	 * trace's dropped lines ("# pathsum", compact-sum.h). */
-	uint64_t compact_peak_share;
 } MtaPath;
+
+static inline const uint64_t *
+mta_site_reach_blocks (const MtaSite *s)
+{
+	return s->reach;
+}
+
+static inline const uint64_t *
+mta_site_reach_bytes (const MtaSite *s)
+{
+	return s->reach + MTA_REACH_N;
+}
 
 /* A leaked block or a bad free. */
 typedef struct {

@@ -15,6 +15,12 @@ typedef struct {
 	gboolean valid;            /* ... not followed by a free yet */
 } ThreadState;
 
+typedef struct {
+	uint64_t *addrs;
+	uint32_t *vals;            /* 0: an empty slot */
+	size_t mask, count;
+} AddrSites;
+
 /* Memory for what lives as long as the run (sites, paths, their frames):
  * no malloc header each, and nothing to free one by one. */
 typedef struct {
@@ -49,8 +55,9 @@ struct MtaRun {
 	Arena arena;
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
 	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
-	MtaIndexTable field_by_addr;  /* stack frames "[0xADDR]" by ADDR: indexes into ... */
-	GPtrArray *addr_fields;    /* ... these FieldSites (arena) */
+	AddrSites field_by_addr;   /* stack frames "[0xADDR]" by ADDR (run.c) */
+	GPtrArray *addr_fields;    /* those of several sites: FieldSites (arena) */
+	struct FieldSites *one_field;   /* sites_for_addr's answer of one site */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;

@@ -66,8 +66,7 @@ static const uint64_t no_reach[2 * MTA_REACH_N];
 /* the totals of a site no path was charged to */
 static const MtaTotals no_totals;
 
-typedef struct {
-	uint64_t addr;             /* sites_for_addr's */
+typedef struct FieldSites {
 	guint n;
 	struct {
 		uint32_t site;
@@ -75,6 +74,81 @@ typedef struct {
 	} f[];
 } FieldSites;
 
+
+/* ---- stack frames by address (MtaRun.field_by_addr): open addressing,
+ * at most 3/4 full, 12 bytes a slot -- millions of callers are millions
+ * of addresses, most of them a frame of one site */
+
+/* a value: 1 + the site, or 1 + (ADDR_MULTI | index into addr_fields) */
+#define ADDR_MULTI 0x80000000u
+
+static inline size_t
+addr_home (uint64_t a, size_t mask)
+{
+	/* heap and code addresses differ in their low bits by little */
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ULL;
+	a ^= a >> 32;
+	return (size_t) a & mask;
+}
+
+static void
+addr_sites_init (AddrSites *t)
+{
+	t->mask = 255;
+	t->count = 0;
+	t->addrs = g_new (uint64_t, t->mask + 1);
+	t->vals = g_new0 (uint32_t, t->mask + 1);
+}
+
+static void
+addr_sites_release (AddrSites *t)
+{
+	g_clear_pointer (&t->addrs, g_free);
+	g_clear_pointer (&t->vals, g_free);
+	t->mask = t->count = 0;
+}
+
+/* The value stored for ADDR, 0: none. */
+static uint32_t
+addr_sites_find (const AddrSites *t, uint64_t addr)
+{
+	for (size_t i = addr_home (addr, t->mask);; i = (i + 1) & t->mask) {
+		if (t->vals[i] == 0 || t->addrs[i] == addr)
+			return t->vals[i];
+	}
+}
+
+static void
+addr_sites_put (uint64_t *addrs, uint32_t *vals, size_t mask, uint64_t addr, uint32_t val)
+{
+	size_t i = addr_home (addr, mask);
+	while (vals[i] != 0)
+		i = (i + 1) & mask;
+	addrs[i] = addr;
+	vals[i] = val;
+}
+
+/* Add ADDR (not there yet) with VAL. */
+static void
+addr_sites_add (AddrSites *t, uint64_t addr, uint32_t val)
+{
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3) {
+		size_t cap = (t->mask + 1) * 2;
+		uint64_t *addrs = g_new (uint64_t, cap);
+		uint32_t *vals = g_new0 (uint32_t, cap);
+		for (size_t k = 0; k <= t->mask; k++)
+			if (t->vals[k] != 0)
+				addr_sites_put (addrs, vals, cap - 1, t->addrs[k], t->vals[k]);
+		g_free (t->addrs);
+		g_free (t->vals);
+		t->addrs = addrs;
+		t->vals = vals;
+		t->mask = cap - 1;
+	}
+	addr_sites_put (t->addrs, t->vals, t->mask, addr, val);
+	t->count++;
+}
 
 /* ------------------------------------------------------------ life cycle */
 
@@ -157,8 +231,9 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->sites = g_ptr_array_new_with_free_func (site_free);
 	mta_index_init (&r->site_by_key);
 	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
-	mta_index_init (&r->field_by_addr);
+	addr_sites_init (&r->field_by_addr);
 	r->addr_fields = g_ptr_array_new ();
+	r->one_field = arena_alloc0 (&r->arena, sizeof (FieldSites) + sizeof r->one_field->f[0]);
 	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
@@ -201,7 +276,7 @@ mta_run_free (MtaRun *r)
 	g_free (r->site_paths);
 	mta_index_release (&r->site_by_key);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
-	mta_index_release (&r->field_by_addr);
+	addr_sites_release (&r->field_by_addr);
 	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	g_hash_table_destroy (r->callers_of);
 	mta_index_release (&r->funcs);
@@ -327,14 +402,15 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 /* The sites of a frame (a caller field or "[0xADDR]"): one, or one per
  * function when the call is in inlined code, innermost first. */
 static FieldSites *
-new_field_sites (MtaRun *r, const char *field)
+new_field_sites (MtaRun *r, const char *field, FieldSites *one)
 {
 	MtaFrameInfo *frame = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
 	const MtaFrameInfo *fi = frame;
 	guint n = 1;
 	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
 		n++;
-	FieldSites *fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
+	FieldSites *fs = n == 1 && one != NULL && !(fi != NULL && fi->inlined)
+		? one : arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
 	fs->n = n;
 	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
 		fs->f[i].site = site_for_frame (r, fi);
@@ -349,42 +425,39 @@ sites_for_field (MtaRun *r, const char *field)
 {
 	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
 	if (fs == NULL) {
-		fs = new_field_sites (r, field);
+		fs = new_field_sites (r, field, NULL);
 		g_hash_table_insert (r->site_by_field, g_string_chunk_insert (r->strings, field), fs);
 	}
 	return fs;
 }
 
-static guint
-addr_hash (uint64_t a)
-{
-	return (guint) (a >> 4) ^ (guint) (a >> 32);
-}
-
-/* MtaIndexEqual: whether the address of field INDEX (of run DATA) is KEY */
-static gboolean
-addr_equal (uint32_t index, gconstpointer key, gpointer data)
-{
-	const MtaRun *r = data;
-	return ((const FieldSites *) r->addr_fields->pdata[index])->addr == *(const uint64_t *) key;
-}
-
 /* The sites of stack frame ADDR, the field "[0xADDR]": by its address,
  * without writing the field and keeping it (most of a run's fields, with
- * millions of callers). */
+ * millions of callers).  A frame of one site comes back in the run's
+ * one_field, good until the next call. */
 static const FieldSites *
 sites_for_addr (MtaRun *r, uint64_t addr)
 {
-	guint hash = addr_hash (addr);
-	uint32_t idx;
-	if (mta_index_find (&r->field_by_addr, hash, addr_equal, &addr, r, &idx))
-		return r->addr_fields->pdata[idx];
+	uint32_t v = addr_sites_find (&r->field_by_addr, addr);
+	if (v != 0 && !((v - 1) & ADDR_MULTI)) {
+		r->one_field->n = 1;
+		r->one_field->f[0].site = v - 1;
+		r->one_field->f[0].inlined = FALSE;
+		return r->one_field;
+	}
+	if (v != 0)
+		return r->addr_fields->pdata[(v - 1) & ~ADDR_MULTI];
 	char field[32];
 	g_snprintf (field, sizeof field, "[0x%" PRIx64 "]", addr);
-	FieldSites *fs = new_field_sites (r, field);
-	fs->addr = addr;
-	mta_index_add (&r->field_by_addr, hash, r->addr_fields->len);
-	g_ptr_array_add (r->addr_fields, fs);
+	FieldSites *fs = new_field_sites (r, field, r->one_field);
+	if (fs == r->one_field) {
+		g_assert (fs->f[0].site < ADDR_MULTI);
+		addr_sites_add (&r->field_by_addr, addr, fs->f[0].site + 1);
+	} else {
+		g_assert (r->addr_fields->len < ADDR_MULTI - 1);
+		addr_sites_add (&r->field_by_addr, addr, (r->addr_fields->len | ADDR_MULTI) + 1);
+		g_ptr_array_add (r->addr_fields, fs);
+	}
 	return fs;
 }
 
@@ -1136,7 +1209,7 @@ drop_path_tables (MtaRun *r)
 	g_clear_pointer (&r->path_by_stack, g_array_unref);
 	g_clear_pointer (&r->stack_by_id, g_array_unref);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
-	mta_index_release (&r->field_by_addr);
+	addr_sites_release (&r->field_by_addr);
 	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	mta_index_release (&r->site_by_key);
 	mta_index_release (&r->funcs);

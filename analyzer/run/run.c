@@ -1279,6 +1279,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)
 			s->peak_share_bytes = s->live_bytes;
+		s->growth_exponent = 0;    /* classify_growth's, in peak_mark's place */
 		/* found a wrapper after the peak: what it held then was its
 		 * callers' (who held what is not known) */
 		if (s->auto_wrapper)

@@ -73,8 +73,11 @@ typedef struct {
 	uint64_t live_bytes;       /* while reading */
 	uint64_t live_blocks;      /* while reading */
 	uint64_t peak_share_bytes; /* bytes from here live at the run's peak (after finish) */
-	uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
-	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
+	/* one after the other in the same place: 8 bytes a site */
+	union {
+		uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
+		double growth_exponent;    /* after finish: p of the best fit y = a + b x^p, 0 when not fitted */
+	};
 	/* its live bytes and blocks over the run: mta_run_site_timeline */
 	MtaTlPoints tl;
 	/* Its leaks by reachability at exit (reach.h), after finish: blocks

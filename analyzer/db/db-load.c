@@ -781,7 +781,7 @@ store_paths (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **erro
 				mta_stmt_bind_null (fr, 7);
 			}
 			mta_stmt_bind_int64 (fr, 4, site_ids[p->frames[f]]);
-			mta_stmt_bind_int64 (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
+			mta_stmt_bind_int64 (fr, 5, mta_path_inlined (p, f) ? 1 : 0);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}

@@ -42,7 +42,7 @@ put_site_fields (FILE *out, const MtaSite *s)
 static const char *
 frame_inlined (const MtaPath *p, uint32_t i)
 {
-	return p->inlined != NULL && i < p->nframes && p->inlined[i] ? "true" : "false";
+	return mta_path_inlined (p, i) ? "true" : "false";
 }
 
 /* The frames of TAIL (mta_path_tail of P): each says whether it was

@@ -556,14 +556,18 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 		}
 	}
 	n = p->nframes = frames->len;
-	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
+	/* the frames' flags after them, when any: no pointer a path for the few */
+	p->frames = arena_alloc0 (&r->arena, n * sizeof (uint32_t) + (any_inlined ? n : 0));
+	memcpy (p->frames, frames->data, n * sizeof (uint32_t));
+	if (any_inlined)
+		memcpy (p->frames + n, inlined->data, n);
+	p->any_inlined = any_inlined;
 	/* a frame a stack address (no inlined code): the stack's own array,
 	 * which lives as long as the run */
 	if (addrs != NULL && n == st->n)
 		p->addrs = (uint64_t *) st->addrs;
 	else
 		p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
-	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
 	mta_run_charge_path (r, p);
 }
 

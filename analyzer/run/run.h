@@ -87,7 +87,7 @@ typedef struct {
 	const uint64_t *reach;
 	uint8_t wrapper;           /* the function is on the wrapper list, or found (auto_wrapper) */
 	uint8_t auto_wrapper;
-	uint8_t inlined;           /* a frame here was inlined code (see MtaPath.inlined) */
+	uint8_t inlined;           /* a frame here was inlined code (see mta_path_inlined) */
 	uint8_t charged;           /* any block was charged here */
 	uint8_t named;             /* the function has a name (FUNCTION is no offset) */
 	uint8_t growth;            /* MtaGrowth of its leaks (after finish) */
@@ -96,15 +96,14 @@ typedef struct {
 typedef struct {
 	int64_t trace_id;          /* the trace's stack id, -1: caller field only */
 	char *caller;              /* the caller field of its first event ("" none) */
-	uint32_t nframes;          /* 0 until resolved; inlined code counts one frame a function */
 	uint64_t *addrs;           /* frame addresses, NULL without a stack */
-	uint32_t *frames;          /* the site of each frame */
-	/* Per frame, 1 when its function's code was inlined into the next
-	 * frame's: both have the same address, the next frame's line is the
-	 * inlined call's.  NULL: no frame was. */
-	uint8_t *inlined;
+	/* the site of each frame; when any_inlined, NFRAMES bytes after
+	 * them: mta_path_inlined */
+	uint32_t *frames;
+	uint32_t nframes;          /* 0 until resolved; inlined code counts one frame a function */
 	uint32_t site_frame;       /* the frame charged */
 	int32_t site;              /* the site charged; -1 until resolved */
+	uint8_t any_inlined;
 	/* its totals, by name or as one MtaTotals (what its site points to
 	 * when it is the site's only path) */
 	union {
@@ -126,6 +125,15 @@ static inline const uint64_t *
 mta_site_reach_bytes (const MtaSite *s)
 {
 	return s->reach + MTA_REACH_N;
+}
+
+/* Whether frame I of P is its function's code inlined into the next
+ * frame's: both have the same address, the next frame's line is the
+ * inlined call's. */
+static inline gboolean
+mta_path_inlined (const MtaPath *p, uint32_t i)
+{
+	return p->any_inlined && i < p->nframes && ((const uint8_t *) (p->frames + p->nframes))[i];
 }
 
 /* A leaked block or a bad free. */

@@ -53,6 +53,7 @@ struct MtaRun {
 	 * malloc'd string each costs more than most of them hold */
 	GStringChunk *strings;
 	Arena arena;
+	Arena arena4;              /* the paths' frames: 12 bytes for 3, not 16 */
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
 	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
 	AddrSites field_by_addr;   /* stack frames "[0xADDR]" by ADDR (run.c) */

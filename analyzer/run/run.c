@@ -40,10 +40,11 @@ typedef struct {
 
 #define ARENA_BLOCK (1u << 20)
 
+/* N bytes at a multiple of ALIGN (a power of two) from the arena's last */
 static void *
-arena_alloc0 (Arena *a, size_t n)
+arena_alloc_aligned0 (Arena *a, size_t n, size_t align)
 {
-	n = (n + 7) & ~(size_t) 7;
+	n = (n + align - 1) & ~(align - 1);
 	if (n > a->left) {
 		size_t size = MAX (n, ARENA_BLOCK);
 		a->cur = g_malloc (size);
@@ -54,6 +55,12 @@ arena_alloc0 (Arena *a, size_t n)
 	a->cur += n;
 	a->left -= n;
 	return memset (p, 0, n);
+}
+
+static void *
+arena_alloc0 (Arena *a, size_t n)
+{
+	return arena_alloc_aligned0 (a, n, 8);
 }
 
 static void *
@@ -282,6 +289,7 @@ mta_run_free (MtaRun *r)
 	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);
 	g_slist_free_full (r->arena.blocks, g_free);
+	g_slist_free_full (r->arena4.blocks, g_free);
 	g_array_free (r->scratch_frames, TRUE);
 	g_array_free (r->scratch_addrs, TRUE);
 	g_array_free (r->scratch_inlined, TRUE);
@@ -557,7 +565,7 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 	}
 	n = p->nframes = frames->len;
 	/* the frames' flags after them, when any: no pointer a path for the few */
-	p->frames = arena_alloc0 (&r->arena, n * sizeof (uint32_t) + (any_inlined ? n : 0));
+	p->frames = arena_alloc_aligned0 (&r->arena4, n * sizeof (uint32_t) + (any_inlined ? n : 0), 4);
 	memcpy (p->frames, frames->data, n * sizeof (uint32_t));
 	if (any_inlined)
 		memcpy (p->frames + n, inlined->data, n);

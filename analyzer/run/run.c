@@ -1194,7 +1194,8 @@ sum_sites (MtaRun *r)
 			continue;	/* no_totals */
 		MtaTotals *t = arena_alloc0 (&r->arena, sizeof *t);
 		for (uint32_t k = from; k < to; k++) {
-			const MtaTotals *p = &((const MtaPath *) r->paths->pdata[r->site_paths[k]])->totals;
+			/* by the path's own names, as they were written */
+			const MtaPath *p = r->paths->pdata[r->site_paths[k]];
 			t->allocs += p->allocs;
 			t->frees += p->frees;
 			t->bytes_allocated += p->bytes_allocated;

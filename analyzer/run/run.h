@@ -28,7 +28,9 @@
 #include "wrappers.h"
 
 /* A call path's or a site's totals.  The fields are named once, for
- * MtaTotals and for MtaPath's own names of the same memory. */
+ * MtaTotals and for MtaPath's own names of the same memory: run.c writes
+ * and reads a path's by those names, and hands out &path->totals only
+ * when it is done (mta_run_finish), for the reports to read. */
 #define MTA_TOTALS_FIELDS \
 	uint64_t allocs;           /* '+' and '>' that stored a block */ \
 	uint64_t frees;            /* '-' and '<' of blocks allocated here */ \

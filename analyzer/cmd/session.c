@@ -143,8 +143,8 @@ take_largest (Image *im, const MtaRun *run)
 		return;
 	const MtaSite *s = g_ptr_array_index (mta_run_sites (run), g_array_index (leaking, uint32_t, 0));
 	im->largest = mta_site_label (s);
-	im->largest_blocks = s->leaked_blocks;
-	im->largest_bytes = s->leaked_bytes;
+	im->largest_blocks = s->t->leaked_blocks;
+	im->largest_bytes = s->t->leaked_bytes;
 }
 
 /* Read the files of IM as one run, as the report does. */

@@ -781,7 +781,7 @@ store_paths (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GError **erro
 				mta_stmt_bind_null (fr, 7);
 			}
 			mta_stmt_bind_int64 (fr, 4, site_ids[p->frames[f]]);
-			mta_stmt_bind_int64 (fr, 5, p->inlined != NULL && p->inlined[f] ? 1 : 0);
+			mta_stmt_bind_int64 (fr, 5, mta_path_inlined (p, f) ? 1 : 0);
 			if (!step (d, ST_FRAME, error))
 				return FALSE;
 		}
@@ -796,13 +796,13 @@ store_site_stats (MtaDb *d, GPtrArray *sites, const int64_t *site_ids, GError **
 
 	for (guint i = 0; i < sites->len; i++) {
 		const MtaSite *s = sites->pdata[i];
-		if (s->allocs == 0 && s->bad_frees == 0)
+		if (s->t->allocs == 0 && s->t->bad_frees == 0)
 			continue;
 		mta_stmt_bind_int64 (st, 1, d->run_id);
 		mta_stmt_bind_int64 (st, 2, site_ids[i]);
-		const uint64_t v[] = { s->allocs, s->frees, s->bytes_allocated, s->peak_live_bytes,
-				       s->leaked_blocks, s->leaked_bytes, s->bad_frees, s->first_line,
-				       s->temporary, s->peak_share_bytes };
+		const uint64_t v[] = { s->t->allocs, s->t->frees, s->t->bytes_allocated, s->peak_live_bytes,
+				       s->t->leaked_blocks, s->t->leaked_bytes, s->t->bad_frees, s->t->first_line,
+				       s->t->temporary, s->peak_share_bytes };
 		for (guint k = 0; k < G_N_ELEMENTS (v); k++)
 			mta_stmt_bind_int64 (st, 3 + (int) k, (int64_t) v[k]);
 		if (s->growth != MTA_GROWTH_NONE)
@@ -918,7 +918,7 @@ store_site_timelines (MtaDb *d, const MtaRun *run, const int64_t *site_ids, GErr
 
 	for (guint k = 0; ok && k < sites->len; k++) {
 		const MtaSite *s = sites->pdata[k];
-		if (s->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
+		if (s->t->leaked_blocks == 0 || !mta_run_site_timeline (run, s, bytes, blocks))
 			continue;
 		for (guint j = 0; ok && j < i->tl_len; j++) {
 			mta_stmt_bind_int64 (st, 1, d->run_id);

@@ -138,11 +138,11 @@ put_site_reach (FILE *out, const MtaSite *s)
 
 	for (int k = 0; k < MTA_REACH_N; k++) {
 		MtaReach r = mta_reach_nth (k);
-		if (s->reach_blocks[r] == 0)
+		if (mta_site_reach_blocks (s)[r] == 0)
 			continue;
 		fprintf (out, "%s<span class=\"reach %s\">%" PRIu64 " %s (%" PRIu64 " bytes)</span>",
-			 first ? "" : ", ", mta_reach_name (r), s->reach_blocks[r], mta_reach_words (r),
-			 s->reach_bytes[r]);
+			 first ? "" : ", ", mta_reach_name (r), mta_site_reach_blocks (s)[r], mta_reach_words (r),
+			 mta_site_reach_bytes (s)[r]);
 		first = FALSE;
 	}
 }
@@ -372,8 +372,8 @@ put_leak_table (FILE *out, const Report *r)
 		const MtaSite *s = sites->pdata[si];
 		fprintf (out, "<tr><td class=\"num\">%u</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%"
 			 PRIu64 "</td><td class=\"growth %s\">%s</td><td class=\"num\">%" PRIu64 "</td><td>",
-			 k + 1, s->leaked_blocks, s->leaked_bytes, mta_growth_name (s->growth),
-			 mta_growth_name (s->growth), s->allocs);
+			 k + 1, s->t->leaked_blocks, s->t->leaked_bytes, mta_growth_name (s->growth),
+			 mta_growth_name (s->growth), s->t->allocs);
 		if (i->reach) {
 			put_site_reach (out, s);
 			fputs ("</td><td>", out);
@@ -419,7 +419,7 @@ static void
 bad_free_cells (FILE *out, const MtaSite *s, const MtaRunInfo *i)
 {
 	(void) i;
-	fprintf (out, "<td class=\"num\">%" PRIu64 "</td>", s->bad_frees);
+	fprintf (out, "<td class=\"num\">%" PRIu64 "</td>", s->t->bad_frees);
 }
 
 static void
@@ -433,8 +433,8 @@ static void
 temporary_cells (FILE *out, const MtaSite *s, const MtaRunInfo *i)
 {
 	(void) i;
-	fprintf (out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "</td>", s->temporary,
-		 s->allocs);
+	fprintf (out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "</td>", s->t->temporary,
+		 s->t->allocs);
 }
 
 static void

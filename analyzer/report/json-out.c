@@ -42,7 +42,7 @@ put_site_fields (FILE *out, const MtaSite *s)
 static const char *
 frame_inlined (const MtaPath *p, uint32_t i)
 {
-	return p->inlined != NULL && i < p->nframes && p->inlined[i] ? "true" : "false";
+	return mta_path_inlined (p, i) ? "true" : "false";
 }
 
 /* The frames of TAIL (mta_path_tail of P): each says whether it was
@@ -208,8 +208,8 @@ put_peak_and_temporary (FILE *out, const MtaRun *run)
 		fputs (k ? ",\n    {" : "\n    {", out);
 		put_site_fields (out, s);
 		fputs (", ", out);
-		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
-		put_u64 (out, "allocations", s->allocs, FALSE);
+		put_u64 (out, "temporary_allocations", s->t->temporary, TRUE);
+		put_u64 (out, "allocations", s->t->allocs, FALSE);
 		fputs ("}", out);
 	}
 	fputs (temp->len ? "\n  ]},\n" : "]},\n", out);
@@ -282,7 +282,7 @@ put_auto_skipped (FILE *out, const MtaRun *run)
 		mta_json_put_string (out, s->function);
 		fputs (", \"object\": ", out);
 		mta_json_put_string (out, s->object);
-		fprintf (out, ", \"callers\": %u, \"code_bytes\": %" PRIu64 "}", s->auto_callers, s->code_size);
+		fprintf (out, ", \"callers\": %u, \"code_bytes\": %" PRIu64 "}", s->auto_callers, (uint64_t) s->code_size);
 		first = FALSE;
 	}
 	fputs ("],\n    ", out);
@@ -486,20 +486,20 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs (k ? ",\n    {" : "\n    {", out);
 		put_site_fields (out, s);
 		fputs (",\n      ", out);
-		put_u64 (out, "leaked_blocks", s->leaked_blocks, TRUE);
-		put_u64 (out, "leaked_bytes", s->leaked_bytes, TRUE);
-		put_u64 (out, "allocations", s->allocs, TRUE);
-		put_u64 (out, "frees", s->frees, TRUE);
-		put_u64 (out, "bytes_allocated", s->bytes_allocated, TRUE);
+		put_u64 (out, "leaked_blocks", s->t->leaked_blocks, TRUE);
+		put_u64 (out, "leaked_bytes", s->t->leaked_bytes, TRUE);
+		put_u64 (out, "allocations", s->t->allocs, TRUE);
+		put_u64 (out, "frees", s->t->frees, TRUE);
+		put_u64 (out, "bytes_allocated", s->t->bytes_allocated, TRUE);
 		put_u64 (out, "peak_live_bytes", s->peak_live_bytes, TRUE);
-		put_u64 (out, "first_line", s->first_line, TRUE);
+		put_u64 (out, "first_line", s->t->first_line, TRUE);
 		fprintf (out, "\n      \"growth\": \"%s\", \"growth_exponent\": %.3f, ",
 			 mta_growth_name (s->growth), s->growth_exponent);
-		put_u64 (out, "temporary_allocations", s->temporary, TRUE);
+		put_u64 (out, "temporary_allocations", s->t->temporary, TRUE);
 		put_u64 (out, "peak_share_bytes", s->peak_share_bytes, TRUE);
 		fprintf (out, "\"proven\": %s", mta_run_site_proven (run, s) ? "true" : "false");
 		fputs (",\n      ", out);
-		put_reach_counts (out, run, s->reach_blocks, s->reach_bytes);
+		put_reach_counts (out, run, mta_site_reach_blocks (s), mta_site_reach_bytes (s));
 		fputs (",\n      ", out);
 		if (mta_run_site_timeline (run, s, tl_bytes, tl_blocks)) {
 			put_u32_array (out, "live_blocks_over_time", tl_blocks, i->tl_len);
@@ -522,8 +522,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 		fputs (k ? ",\n    {" : "\n    {", out);
 		put_site_fields (out, s);
 		fputs (", ", out);
-		put_u64 (out, "bad_frees", s->bad_frees, TRUE);
-		put_u64 (out, "first_line", s->first_line, TRUE);
+		put_u64 (out, "bad_frees", s->t->bad_frees, TRUE);
+		put_u64 (out, "first_line", s->t->first_line, TRUE);
 		fputs ("\n      ", out);
 		put_stacks (out, run, si, frames, FALSE);
 		fputs ("}", out);

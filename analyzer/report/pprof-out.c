@@ -243,7 +243,7 @@ path_locations (Pprof *p, const MtaPath *path)
 
 	for (uint32_t i = path->site_frame; i < path->nframes;) {
 		uint32_t last = i;
-		while (path->inlined != NULL && path->inlined[last] && last + 1 < path->nframes)
+		while (mta_path_inlined (path, last) && last + 1 < path->nframes)
 			last++;
 		uint64_t id = location_id (p, path, i, last);
 		g_array_append_val (ids, id);

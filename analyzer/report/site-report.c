@@ -191,7 +191,7 @@ print_peak_and_temporary (const MtaRun *run, FILE *out)
 		for (guint i = 0; i < top->len; i++) {
 			const MtaSite *s = sites->pdata[g_array_index (top, uint32_t, i)];
 			g_autofree char *label = mta_site_label (s);
-			fprintf (out, "  - %" PRIu64 " of %" PRIu64 " in %s\n", s->temporary, s->allocs, label);
+			fprintf (out, "  - %" PRIu64 " of %" PRIu64 " in %s\n", s->t->temporary, s->t->allocs, label);
 		}
 	}
 }
@@ -295,10 +295,10 @@ print_site_reach (const MtaRun *run, const MtaSite *s, FILE *out)
 	fprintf (out, "%21s", "");
 	for (int k = 0; k < MTA_REACH_N; k++) {
 		MtaReach r = mta_reach_nth (k);
-		if (s->reach_blocks[r] == 0)
+		if (mta_site_reach_blocks (s)[r] == 0)
 			continue;
-		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", s->reach_blocks[r],
-			 mta_reach_words (r), s->reach_bytes[r]);
+		fprintf (out, "%s%" PRIu64 " %s (%" PRIu64 " bytes)", first ? "" : ", ", mta_site_reach_blocks (s)[r],
+			 mta_reach_words (r), mta_site_reach_bytes (s)[r]);
 		first = FALSE;
 	}
 	fputc ('\n', out);
@@ -313,8 +313,8 @@ largest_leak_site (const MtaRun *run)
 
 	for (guint i = 0; i < sites->len; i++) {
 		const MtaSite *s = sites->pdata[i];
-		if (s->leaked_blocks > 0 &&
-		    (best < 0 || s->leaked_blocks > ((MtaSite *) sites->pdata[best])->leaked_blocks))
+		if (s->t->leaked_blocks > 0 &&
+		    (best < 0 || s->t->leaked_blocks > ((MtaSite *) sites->pdata[best])->t->leaked_blocks))
 			best = i;
 	}
 	return best;
@@ -362,14 +362,14 @@ mta_skip_hint (const MtaRun *run, MtaSkipHint *hint)
 	if (!info->skip_wrappers || best < 0)
 		return FALSE;
 	const MtaSite *s = mta_run_sites (run)->pdata[best];
-	if (s->wrapper || s->function[0] == '\0' || s->leaked_blocks * 2 <= info->leaked_blocks)
+	if (s->wrapper || s->function[0] == '\0' || s->t->leaked_blocks * 2 <= info->leaked_blocks)
 		return FALSE;
 	guint callers = distinct_callers (run, (uint32_t) best);
 	if (callers < MTA_SKIP_HINT_CALLERS)
 		return FALSE;
 	hint->site = s;
 	hint->skip = mta_skip_argument (s);
-	hint->blocks = s->leaked_blocks;
+	hint->blocks = s->t->leaked_blocks;
 	hint->callers = callers;
 	return TRUE;
 }
@@ -391,7 +391,7 @@ mta_depth_hint (const MtaRun *run, char **names)
 		const MtaSite *s = sites->pdata[g_array_index (leak_sites, uint32_t, i)];
 		if (!s->wrapper)
 			continue;
-		blocks += s->leaked_blocks;
+		blocks += s->t->leaked_blocks;
 		if (n++ < 4)
 			g_string_append_printf (g, "%s%s", n > 1 ? ", " : "", s->function);
 	}
@@ -474,7 +474,7 @@ print_auto_skipped (const MtaRun *run, FILE *out)
 			       " them; --skip names more):\n", out);
 		g_autofree char *label = mta_site_label (s);
 		fprintf (out, "  - %s: %" PRIu64 " bytes of code, called from %u functions\n", label,
-			 s->code_size, s->auto_callers);
+			 (uint64_t) s->code_size, s->auto_callers);
 		first = FALSE;
 	}
 }
@@ -526,7 +526,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			uint32_t si = g_array_index (leak_sites, uint32_t, i);
 			const MtaSite *s = sites->pdata[si];
 			g_autofree char *label = mta_site_label (s);
-			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s  [%s]\n", s->leaked_blocks, s->leaked_bytes,
+			fprintf (out, "%9" PRIu64 " %12" PRIu64 "  %s  [%s]\n", s->t->leaked_blocks, s->t->leaked_bytes,
 				 label, mta_growth_name (s->growth));
 			print_site_reach (run, s, out);
 			print_groups (run, si, frames, TRUE, out);
@@ -541,7 +541,7 @@ mta_site_report_growth (const MtaRun *run, guint frames, guint growth, FILE *out
 			uint32_t si = g_array_index (bad_sites, uint32_t, i);
 			const MtaSite *s = sites->pdata[si];
 			g_autofree char *label = mta_site_label (s);
-			fprintf (out, "%9" PRIu64 "  %s\n", s->bad_frees, label);
+			fprintf (out, "%9" PRIu64 "  %s\n", s->t->bad_frees, label);
 			print_groups (run, si, frames, FALSE, out);
 		}
 	}

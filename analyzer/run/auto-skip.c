@@ -70,7 +70,7 @@ mta_run_charge_path (MtaRun *r, MtaPath *p)
 	gboolean in_wrapper = FALSE;
 	for (uint32_t i = n; i-- > 0;) {
 		gboolean w = site_at (r, p->frames[i])->wrapper;
-		in_wrapper = p->inlined != NULL && p->inlined[i] ? in_wrapper || w : w;
+		in_wrapper = mta_path_inlined (p, i) ? in_wrapper || w : w;
 		if (!in_wrapper)
 			p->site_frame = i;
 	}

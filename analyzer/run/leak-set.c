@@ -244,14 +244,14 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 		for (guint i = 0; i < sites->len; i++) {
 			const MtaSite *s = sites->pdata[i];
 			const char *caller = NULL;
-			if (s->leaked_blocks == 0)
+			if (s->t->leaked_blocks == 0)
 				continue;
 			if (best[i] >= 0) {
 				const MtaPath *p = paths->pdata[best[i]];
 				caller = ((MtaSite *) sites->pdata[p->frames[p->site_frame + 1]])->function;
 			}
 			mta_leak_set_add (set, s->function, s->file, s->line, s->object, caller,
-					  s->leaked_blocks, s->leaked_bytes);
+					  s->t->leaked_blocks, s->t->leaked_bytes);
 			keep_curve (set, run, info, s);
 		}
 		add_kind_sites (set, run);

@@ -15,6 +15,12 @@ typedef struct {
 	gboolean valid;            /* ... not followed by a free yet */
 } ThreadState;
 
+typedef struct {
+	uint64_t *addrs;
+	uint32_t *vals;            /* 0: an empty slot */
+	size_t mask, count;
+} AddrSites;
+
 /* Memory for what lives as long as the run (sites, paths, their frames):
  * no malloc header each, and nothing to free one by one. */
 typedef struct {
@@ -47,10 +53,12 @@ struct MtaRun {
 	 * malloc'd string each costs more than most of them hold */
 	GStringChunk *strings;
 	Arena arena;
+	Arena arena4;              /* the paths' frames: 12 bytes for 3, not 16 */
 	GArray *scratch_frames, *scratch_addrs, *scratch_inlined;   /* resolve_path's */
 	GHashTable *site_by_field; /* frame field (string chunk) -> FieldSites (arena) */
-	MtaIndexTable field_by_addr;  /* stack frames "[0xADDR]" by ADDR: indexes into ... */
-	GPtrArray *addr_fields;    /* ... these FieldSites (arena) */
+	AddrSites field_by_addr;   /* stack frames "[0xADDR]" by ADDR (run.c) */
+	GPtrArray *addr_fields;    /* those of several sites: FieldSites (arena) */
+	struct FieldSites *one_field;   /* sites_for_addr's answer of one site */
 	GArray *leaks;
 	GArray *bad_frees;
 	GHashTable *threads;
@@ -59,6 +67,10 @@ struct MtaRun {
 	/* peak */
 	uint64_t peak_epoch;
 	uint64_t compact_peak_epoch;  /* the epoch of a compacted trace's peak, 0: none */
+	/* path -> its live bytes at the run's peak when the peak lies in a
+	 * compacted trace's dropped lines ("# pathsum", compact-sum.h); NULL
+	 * in a run without them (most: 8 bytes a path) */
+	GArray *compact_shares;
 	/* temporary allocations: tid -> ThreadState index + 1 */
 	GHashTable *thread_index;
 	GArray *thread_states;

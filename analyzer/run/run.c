@@ -40,10 +40,11 @@ typedef struct {
 
 #define ARENA_BLOCK (1u << 20)
 
+/* N bytes at a multiple of ALIGN (a power of two) from the arena's last */
 static void *
-arena_alloc0 (Arena *a, size_t n)
+arena_alloc_aligned0 (Arena *a, size_t n, size_t align)
 {
-	n = (n + 7) & ~(size_t) 7;
+	n = (n + align - 1) & ~(align - 1);
 	if (n > a->left) {
 		size_t size = MAX (n, ARENA_BLOCK);
 		a->cur = g_malloc (size);
@@ -57,15 +58,22 @@ arena_alloc0 (Arena *a, size_t n)
 }
 
 static void *
+arena_alloc0 (Arena *a, size_t n)
+{
+	return arena_alloc_aligned0 (a, n, 8);
+}
+
+static void *
 arena_dup (Arena *a, const void *p, size_t n)
 {
 	return n ? memcpy (arena_alloc0 (a, n), p, n) : NULL;
 }
 
-static const uint64_t no_reach[MTA_REACH_N];
+static const uint64_t no_reach[2 * MTA_REACH_N];
+/* the totals of a site no path was charged to */
+static const MtaTotals no_totals;
 
-typedef struct {
-	uint64_t addr;             /* sites_for_addr's */
+typedef struct FieldSites {
 	guint n;
 	struct {
 		uint32_t site;
@@ -74,13 +82,88 @@ typedef struct {
 } FieldSites;
 
 
+/* ---- stack frames by address (MtaRun.field_by_addr): open addressing,
+ * at most 3/4 full, 12 bytes a slot -- millions of callers are millions
+ * of addresses, most of them a frame of one site */
+
+/* a value: 1 + the site, or 1 + (ADDR_MULTI | index into addr_fields) */
+#define ADDR_MULTI 0x80000000u
+
+static inline size_t
+addr_home (uint64_t a, size_t mask)
+{
+	/* heap and code addresses differ in their low bits by little */
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ULL;
+	a ^= a >> 32;
+	return (size_t) a & mask;
+}
+
+static void
+addr_sites_init (AddrSites *t)
+{
+	t->mask = 255;
+	t->count = 0;
+	t->addrs = g_new (uint64_t, t->mask + 1);
+	t->vals = g_new0 (uint32_t, t->mask + 1);
+}
+
+static void
+addr_sites_release (AddrSites *t)
+{
+	g_clear_pointer (&t->addrs, g_free);
+	g_clear_pointer (&t->vals, g_free);
+	t->mask = t->count = 0;
+}
+
+/* The value stored for ADDR, 0: none. */
+static uint32_t
+addr_sites_find (const AddrSites *t, uint64_t addr)
+{
+	for (size_t i = addr_home (addr, t->mask);; i = (i + 1) & t->mask) {
+		if (t->vals[i] == 0 || t->addrs[i] == addr)
+			return t->vals[i];
+	}
+}
+
+static void
+addr_sites_put (uint64_t *addrs, uint32_t *vals, size_t mask, uint64_t addr, uint32_t val)
+{
+	size_t i = addr_home (addr, mask);
+	while (vals[i] != 0)
+		i = (i + 1) & mask;
+	addrs[i] = addr;
+	vals[i] = val;
+}
+
+/* Add ADDR (not there yet) with VAL. */
+static void
+addr_sites_add (AddrSites *t, uint64_t addr, uint32_t val)
+{
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3) {
+		size_t cap = (t->mask + 1) * 2;
+		uint64_t *addrs = g_new (uint64_t, cap);
+		uint32_t *vals = g_new0 (uint32_t, cap);
+		for (size_t k = 0; k <= t->mask; k++)
+			if (t->vals[k] != 0)
+				addr_sites_put (addrs, vals, cap - 1, t->addrs[k], t->vals[k]);
+		g_free (t->addrs);
+		g_free (t->vals);
+		t->addrs = addrs;
+		t->vals = vals;
+		t->mask = cap - 1;
+	}
+	addr_sites_put (t->addrs, t->vals, t->mask, addr, val);
+	t->count++;
+}
+
 /* ------------------------------------------------------------ life cycle */
 
 static void
 site_free (gpointer p)
 {
 	MtaSite *s = p;
-	g_free (s->tl.p);     /* the rest is the arena's */
+	mta_tl_points_release (&s->tl);     /* the rest is the arena's */
 }
 
 static guint
@@ -155,8 +238,9 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	r->sites = g_ptr_array_new_with_free_func (site_free);
 	mta_index_init (&r->site_by_key);
 	r->site_by_field = g_hash_table_new (g_str_hash, g_str_equal);
-	mta_index_init (&r->field_by_addr);
+	addr_sites_init (&r->field_by_addr);
 	r->addr_fields = g_ptr_array_new ();
+	r->one_field = arena_alloc0 (&r->arena, sizeof (FieldSites) + sizeof r->one_field->f[0]);
 	r->strings = g_string_chunk_new (1 << 16);
 	r->leaks = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
 	r->bad_frees = g_array_new (FALSE, FALSE, sizeof (MtaRecord));
@@ -199,16 +283,19 @@ mta_run_free (MtaRun *r)
 	g_free (r->site_paths);
 	mta_index_release (&r->site_by_key);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
-	mta_index_release (&r->field_by_addr);
+	addr_sites_release (&r->field_by_addr);
 	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	g_hash_table_destroy (r->callers_of);
 	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);
 	g_slist_free_full (r->arena.blocks, g_free);
+	g_slist_free_full (r->arena4.blocks, g_free);
 	g_array_free (r->scratch_frames, TRUE);
 	g_array_free (r->scratch_addrs, TRUE);
 	g_array_free (r->scratch_inlined, TRUE);
 	g_array_free (r->leaks, TRUE);
+	if (r->compact_shares != NULL)
+		g_array_free (r->compact_shares, TRUE);
 	g_array_free (r->bad_frees, TRUE);
 	g_hash_table_destroy (r->threads);
 	g_free (r->info.tl_lines);
@@ -282,14 +369,15 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 
 	if (!mta_index_find (&r->site_by_key, hash, site_key_equal, &key, r, &idx)) {
 		MtaSite *s = arena_alloc0 (&r->arena, sizeof *s);
-		s->reach_blocks = s->reach_bytes = no_reach;
+		s->reach = no_reach;
+		s->t = &no_totals;
 		s->function = g_string_chunk_insert (r->strings, key.function);
 		/* few files and objects for many sites */
 		s->file = g_string_chunk_insert_const (r->strings, key.file);
 		s->line = key.line;
 		s->object = g_string_chunk_insert_const (r->strings, key.object);
 		if (fi != NULL && fi->function == NULL && fi->code_hi > fi->code_lo) {
-			s->code_size = fi->code_hi - fi->code_lo;
+			s->code_size = (uint32_t) MIN (fi->code_hi - fi->code_lo, G_MAXUINT32);
 			s->code_lo = fi->code_lo;
 		}
 		s->named = fi != NULL && fi->function != NULL;
@@ -322,14 +410,15 @@ site_for_frame (MtaRun *r, const MtaFrameInfo *fi)
 /* The sites of a frame (a caller field or "[0xADDR]"): one, or one per
  * function when the call is in inlined code, innermost first. */
 static FieldSites *
-new_field_sites (MtaRun *r, const char *field)
+new_field_sites (MtaRun *r, const char *field, FieldSites *one)
 {
 	MtaFrameInfo *frame = field[0] ? mta_symbolizer_call_site (r->sym, field) : NULL;
 	const MtaFrameInfo *fi = frame;
 	guint n = 1;
 	for (const MtaFrameInfo *f = fi; f != NULL && f->outer != NULL; f = f->outer)
 		n++;
-	FieldSites *fs = arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
+	FieldSites *fs = n == 1 && one != NULL && !(fi != NULL && fi->inlined)
+		? one : arena_alloc0 (&r->arena, sizeof *fs + n * sizeof fs->f[0]);
 	fs->n = n;
 	for (guint i = 0; i < n; i++, fi = fi ? fi->outer : NULL) {
 		fs->f[i].site = site_for_frame (r, fi);
@@ -344,42 +433,39 @@ sites_for_field (MtaRun *r, const char *field)
 {
 	FieldSites *fs = g_hash_table_lookup (r->site_by_field, field);
 	if (fs == NULL) {
-		fs = new_field_sites (r, field);
+		fs = new_field_sites (r, field, NULL);
 		g_hash_table_insert (r->site_by_field, g_string_chunk_insert (r->strings, field), fs);
 	}
 	return fs;
 }
 
-static guint
-addr_hash (uint64_t a)
-{
-	return (guint) (a >> 4) ^ (guint) (a >> 32);
-}
-
-/* MtaIndexEqual: whether the address of field INDEX (of run DATA) is KEY */
-static gboolean
-addr_equal (uint32_t index, gconstpointer key, gpointer data)
-{
-	const MtaRun *r = data;
-	return ((const FieldSites *) r->addr_fields->pdata[index])->addr == *(const uint64_t *) key;
-}
-
 /* The sites of stack frame ADDR, the field "[0xADDR]": by its address,
  * without writing the field and keeping it (most of a run's fields, with
- * millions of callers). */
+ * millions of callers).  A frame of one site comes back in the run's
+ * one_field, good until the next call. */
 static const FieldSites *
 sites_for_addr (MtaRun *r, uint64_t addr)
 {
-	guint hash = addr_hash (addr);
-	uint32_t idx;
-	if (mta_index_find (&r->field_by_addr, hash, addr_equal, &addr, r, &idx))
-		return r->addr_fields->pdata[idx];
+	uint32_t v = addr_sites_find (&r->field_by_addr, addr);
+	if (v != 0 && !((v - 1) & ADDR_MULTI)) {
+		r->one_field->n = 1;
+		r->one_field->f[0].site = v - 1;
+		r->one_field->f[0].inlined = FALSE;
+		return r->one_field;
+	}
+	if (v != 0)
+		return r->addr_fields->pdata[(v - 1) & ~ADDR_MULTI];
 	char field[32];
 	g_snprintf (field, sizeof field, "[0x%" PRIx64 "]", addr);
-	FieldSites *fs = new_field_sites (r, field);
-	fs->addr = addr;
-	mta_index_add (&r->field_by_addr, hash, r->addr_fields->len);
-	g_ptr_array_add (r->addr_fields, fs);
+	FieldSites *fs = new_field_sites (r, field, r->one_field);
+	if (fs == r->one_field) {
+		g_assert (fs->f[0].site < ADDR_MULTI);
+		addr_sites_add (&r->field_by_addr, addr, fs->f[0].site + 1);
+	} else {
+		g_assert (r->addr_fields->len < ADDR_MULTI - 1);
+		addr_sites_add (&r->field_by_addr, addr, (r->addr_fields->len | ADDR_MULTI) + 1);
+		g_ptr_array_add (r->addr_fields, fs);
+	}
 	return fs;
 }
 
@@ -397,7 +483,7 @@ gboolean
 mta_run_site_proven (const MtaRun *r, const MtaSite *s)
 {
 	const MtaIncomplete *x = &r->info.incomplete;
-	return x->stopped_line == 0 && (x->lost_lines == 0 || s->leaked_blocks > x->lost_events);
+	return x->stopped_line == 0 && (x->lost_lines == 0 || s->t->leaked_blocks > x->lost_events);
 }
 
 char *
@@ -478,14 +564,18 @@ resolve_path (MtaRun *r, MtaPath *p, gboolean force)
 		}
 	}
 	n = p->nframes = frames->len;
-	p->frames = arena_dup (&r->arena, frames->data, n * sizeof (uint32_t));
+	/* the frames' flags after them, when any: no pointer a path for the few */
+	p->frames = arena_alloc_aligned0 (&r->arena4, n * sizeof (uint32_t) + (any_inlined ? n : 0), 4);
+	memcpy (p->frames, frames->data, n * sizeof (uint32_t));
+	if (any_inlined)
+		memcpy (p->frames + n, inlined->data, n);
+	p->any_inlined = any_inlined;
 	/* a frame a stack address (no inlined code): the stack's own array,
 	 * which lives as long as the run */
 	if (addrs != NULL && n == st->n)
 		p->addrs = (uint64_t *) st->addrs;
 	else
 		p->addrs = addrs ? arena_dup (&r->arena, addrs->data, n * sizeof (uint64_t)) : NULL;
-	p->inlined = any_inlined ? arena_dup (&r->arena, inlined->data, n) : NULL;
 	mta_run_charge_path (r, p);
 }
 
@@ -853,7 +943,11 @@ compact_line (MtaRun *r, const MtaLine *l, gboolean *done, GError **error)
 		p->bad_frees += c.path.bad_frees;
 		p->last_free_line = MAX (p->last_free_line, c.path.last_free_line);
 		p->last_freed_born = MAX (p->last_freed_born, c.path.last_freed_born);
-		p->compact_peak_share = c.path.peak_share;
+		if (r->compact_shares == NULL)
+			r->compact_shares = g_array_new (FALSE, TRUE, sizeof (uint64_t));
+		if (pi >= r->compact_shares->len)
+			g_array_set_size (r->compact_shares, pi + 1);
+		g_array_index (r->compact_shares, uint64_t, pi) = c.path.peak_share;
 	} else if (c.kind == MTA_COMPACT_THREAD) {
 		uint32_t tid = r->tid;
 		r->tid = c.thread.tid;
@@ -1019,9 +1113,9 @@ classify_growth (MtaRun *r)
 		gboolean have_live = mta_run_site_timeline (r, s, NULL, blocks);
 		MtaGrowthLive live = { r->info.tl_len, at, r->info.tl_lines, blocks };
 		MtaGrowthFrees frees = {
-			.any = s->frees > 0,
-			.last_born = mta_run_position (r, s->last_freed_born),
-			.last_free = mta_run_position (r, s->last_free_line),
+			.any = s->t->frees > 0,
+			.last_born = mta_run_position (r, s->t->last_freed_born),
+			.last_free = mta_run_position (r, s->t->last_free_line),
 			.live = have_live ? &live : NULL,
 		};
 		s->growth = mta_growth_classify (pts, j - k, 0, end, &frees, &s->growth_exponent);
@@ -1051,14 +1145,11 @@ earliest (uint64_t a, uint64_t b)
 static void
 site_reach (MtaRun *r, MtaSite *s, MtaReach cat, uint64_t size)
 {
-	if (s->reach_blocks == no_reach) {
-		uint64_t *a = arena_alloc0 (&r->arena, (size_t) 2 * MTA_REACH_N * sizeof (uint64_t));
-		s->reach_blocks = a;
-		s->reach_bytes = a + MTA_REACH_N;
-	}
-	/* the run's own arrays, const for the reports */
-	((uint64_t *) s->reach_blocks)[cat]++;
-	((uint64_t *) s->reach_bytes)[cat] += size;
+	if (s->reach == no_reach)
+		s->reach = arena_alloc0 (&r->arena, (size_t) 2 * MTA_REACH_N * sizeof (uint64_t));
+	/* the run's own array, const for the reports */
+	((uint64_t *) s->reach)[cat]++;
+	((uint64_t *) s->reach)[MTA_REACH_N + cat] += size;
 }
 
 /* The paths of each site, found once (a counting sort): the reports go
@@ -1087,6 +1178,41 @@ index_paths_by_site (MtaRun *r)
 	r->site_paths = list;
 }
 
+/* Each site's totals, from its paths (index_paths_by_site): a site of
+ * one path points to that path's own, the others to their sums. */
+static void
+sum_sites (MtaRun *r)
+{
+	for (guint i = 0; i < r->sites->len; i++) {
+		MtaSite *s = site_at (r, i);
+		uint32_t from = r->site_path_start[i], to = r->site_path_start[i + 1];
+		if (to - from == 1) {
+			s->t = &((const MtaPath *) r->paths->pdata[r->site_paths[from]])->totals;
+			continue;
+		}
+		if (from == to)
+			continue;	/* no_totals */
+		MtaTotals *t = arena_alloc0 (&r->arena, sizeof *t);
+		for (uint32_t k = from; k < to; k++) {
+			/* by the path's own names, as they were written */
+			const MtaPath *p = r->paths->pdata[r->site_paths[k]];
+			t->allocs += p->allocs;
+			t->frees += p->frees;
+			t->bytes_allocated += p->bytes_allocated;
+			t->leaked_blocks += p->leaked_blocks;
+			t->leaked_bytes += p->leaked_bytes;
+			t->bad_frees += p->bad_frees;
+			t->temporary += p->temporary;
+			t->first_line = earliest (t->first_line, p->first_line);
+			t->first_leak_line = earliest (t->first_leak_line, p->first_leak_line);
+			t->first_bad_line = earliest (t->first_bad_line, p->first_bad_line);
+			t->last_free_line = MAX (t->last_free_line, p->last_free_line);
+			t->last_freed_born = MAX (t->last_freed_born, p->last_freed_born);
+		}
+		s->t = t;
+	}
+}
+
 /* Once every path is resolved: the tables that find a path, a stack, a
  * field or a site go before the leak records are made -- with millions of
  * callers they are a tenth of the run's memory, the records another. */
@@ -1096,7 +1222,7 @@ drop_path_tables (MtaRun *r)
 	g_clear_pointer (&r->path_by_stack, g_array_unref);
 	g_clear_pointer (&r->stack_by_id, g_array_unref);
 	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
-	mta_index_release (&r->field_by_addr);
+	addr_sites_release (&r->field_by_addr);
 	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
 	mta_index_release (&r->site_by_key);
 	mta_index_release (&r->funcs);
@@ -1122,8 +1248,11 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	 * doubling that holds 1.5 times the records at its last step */
 	g_array_set_size (r->leaks, (guint) r->blocks.count);
 	g_array_set_size (r->leaks, 0);
-	const MtaLiveEntry *b;
-	for (size_t i = 0; mta_live_next (&r->blocks, &i, &b);) {
+	/* beside the live blocks packed: the records' 40 bytes a block, not
+	 * the table's 80 (2M leaks: 80 MB of the run's peak) */
+	const MtaLiveEntry *live = mta_live_pack (&r->blocks);
+	for (size_t i = 0; i < r->blocks.count; i++) {
+		const MtaLiveEntry *b = &live[i];
 		MtaRecord rec = { b->addr, b->size, b->seq, b->path, (uint32_t) b->tid, '+', 0 };
 		const MtaLiveEntry *v = r->info.reach ? mta_live_lookup (&r->verdicts, b->addr) : NULL;
 		MtaReach cat = v != NULL ? (MtaReach) v->flags : MTA_REACH_UNKNOWN;
@@ -1154,22 +1283,8 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	mta_live_init (&r->verdicts);
 	g_array_sort (r->leaks, record_by_addr);
 	mta_run_count_auto_callers (r);
-	for (guint i = 0; i < r->paths->len; i++) {
-		const MtaPath *p = r->paths->pdata[i];
-		MtaSite *s = site_at (r, (uint32_t) p->site);
-		s->allocs += p->allocs;
-		s->frees += p->frees;
-		s->bytes_allocated += p->bytes_allocated;
-		s->leaked_blocks += p->leaked_blocks;
-		s->leaked_bytes += p->leaked_bytes;
-		s->bad_frees += p->bad_frees;
-		s->temporary += p->temporary;
-		s->first_line = earliest (s->first_line, p->first_line);
-		s->first_leak_line = earliest (s->first_leak_line, p->first_leak_line);
-		s->first_bad_line = earliest (s->first_bad_line, p->first_bad_line);
-		s->last_free_line = MAX (s->last_free_line, p->last_free_line);
-		s->last_freed_born = MAX (s->last_freed_born, p->last_freed_born);
-	}
+	index_paths_by_site (r);
+	sum_sites (r);
 	mta_kinds_finish (r->kinds, r->paths);
 	mta_timeline_finish (&r->timeline, r->info.lines, &r->info.tl_lines, &r->info.tl_times,
 			     &r->info.end_time_ns);
@@ -1180,6 +1295,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 		MtaSite *s = r->sites->pdata[i];
 		if (s->peak_mark != r->peak_epoch)
 			s->peak_share_bytes = s->live_bytes;
+		s->growth_exponent = 0;    /* classify_growth's, in peak_mark's place */
 		/* found a wrapper after the peak: what it held then was its
 		 * callers' (who held what is not known) */
 		if (s->auto_wrapper)
@@ -1189,13 +1305,13 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	if (r->compact_peak_epoch != 0 && r->peak_epoch == r->compact_peak_epoch) {
 		for (guint i = 0; i < r->sites->len; i++)
 			((MtaSite *) r->sites->pdata[i])->peak_share_bytes = 0;
-		for (guint i = 0; i < r->paths->len; i++) {
+		for (guint i = 0; r->compact_shares != NULL && i < r->compact_shares->len; i++) {
 			const MtaPath *p = r->paths->pdata[i];
-			site_at (r, (uint32_t) p->site)->peak_share_bytes += p->compact_peak_share;
+			site_at (r, (uint32_t) p->site)->peak_share_bytes +=
+				g_array_index (r->compact_shares, uint64_t, i);
 		}
 	}
 	classify_growth (r);
-	index_paths_by_site (r);
 }
 
 const uint32_t *

@@ -27,6 +27,32 @@
 #include "trace-reader.h"
 #include "wrappers.h"
 
+/* A call path's or a site's totals.  The fields are named once, for
+ * MtaTotals and for MtaPath's own names of the same memory: run.c writes
+ * and reads a path's by those names, and hands out &path->totals only
+ * when it is done (mta_run_finish), for the reports to read. */
+#define MTA_TOTALS_FIELDS \
+	uint64_t allocs;           /* '+' and '>' that stored a block */ \
+	uint64_t frees;            /* '-' and '<' of blocks allocated here */ \
+	uint64_t bytes_allocated; \
+	uint64_t leaked_blocks, leaked_bytes; \
+	uint64_t bad_frees;        /* frees here of memory never allocated */ \
+	uint64_t first_line;       /* first event charged here; 0: none */ \
+	/* The first leaked block's and the first bad free's lines: the \
+	 * order of equal sites in their lists, kept by shrink (which keeps \
+	 * those lines, and drops allocations that were freed). */ \
+	uint64_t first_leak_line, first_bad_line; \
+	/* allocations here freed before any other in their thread */ \
+	uint64_t temporary; \
+	/* The last free of a block from here, and the latest allocation \
+	 * line among the blocks freed: the growth rule's evidence \
+	 * (growth.c). */ \
+	uint64_t last_free_line, last_freed_born;
+
+typedef struct {
+	MTA_TOTALS_FIELDS
+} MtaTotals;
+
 typedef struct {
 	/* (in an order without holes: a run may have millions of sites) */
 	char *function;            /* never NULL: "" unknown, "0xOFF" no symbol */
@@ -39,64 +65,78 @@ typedef struct {
 	 * and the size of its function's code (.eh_frame; 0: unknown) and
 	 * where it starts */
 	uint32_t auto_callers;
-	int growth;                /* MtaGrowth of its leaks (after finish) */
-	uint64_t code_size, code_lo;
-	/* Totals of the paths charged here (after mta_run_finish) */
-	uint64_t allocs;           /* '+' and '>' that stored a block */
-	uint64_t frees;            /* '-' and '<' of blocks allocated here */
-	uint64_t bytes_allocated;
+	uint32_t code_size;        /* (a function's code is far below 4 GB) */
+	uint64_t code_lo;
+	/* Totals of the paths charged here (after mta_run_finish; before, all
+	 * zero): a site of one path shares that path's, and most sites have
+	 * one (2 million callers: 96 bytes each not kept twice) */
+	const MtaTotals *t;
 	uint64_t peak_live_bytes;  /* most bytes allocated here and live at once */
-	uint64_t leaked_blocks, leaked_bytes;
-	uint64_t bad_frees;        /* frees here of memory never allocated */
-	uint64_t first_line;       /* first event charged here; 0: none */
-	/* The first leaked block's and the first bad free's lines: the order of
-	 * equal sites in their lists, kept by shrink (which keeps those lines,
-	 * and drops allocations that were freed). */
-	uint64_t first_leak_line, first_bad_line;
 	uint64_t live_bytes;       /* while reading */
 	uint64_t live_blocks;      /* while reading */
-	uint64_t temporary;        /* allocations here freed before any other in their thread */
 	uint64_t peak_share_bytes; /* bytes from here live at the run's peak (after finish) */
-	uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
-	uint64_t last_free_line, last_freed_born; /* as MtaPath's */
-	double growth_exponent;    /* p of the best fit y = a + b x^p, 0 when not fitted */
+	/* one after the other in the same place: 8 bytes a site */
+	union {
+		uint64_t peak_mark;        /* while reading: the peak epoch of peak_share_bytes */
+		double growth_exponent;    /* after finish: p of the best fit y = a + b x^p, 0 when not fitted */
+	};
 	/* its live bytes and blocks over the run: mta_run_site_timeline */
 	MtaTlPoints tl;
-	/* Its leaks by reachability at exit (reach.h), after finish: arrays
-	 * of MTA_REACH_N (all zero for a site without leaks, and for every
-	 * site when the run has no verdicts: MtaRunInfo.reach) */
-	const uint64_t *reach_blocks, *reach_bytes;
+	/* Its leaks by reachability at exit (reach.h), after finish: blocks
+	 * then bytes, MTA_REACH_N of each (all zero for a site without leaks,
+	 * and for every site when the run has no verdicts: MtaRunInfo.reach);
+	 * mta_site_reach_blocks, mta_site_reach_bytes */
+	const uint64_t *reach;
 	uint8_t wrapper;           /* the function is on the wrapper list, or found (auto_wrapper) */
 	uint8_t auto_wrapper;
-	uint8_t inlined;           /* a frame here was inlined code (see MtaPath.inlined) */
+	uint8_t inlined;           /* a frame here was inlined code (see mta_path_inlined) */
 	uint8_t charged;           /* any block was charged here */
 	uint8_t named;             /* the function has a name (FUNCTION is no offset) */
+	uint8_t growth;            /* MtaGrowth of its leaks (after finish) */
 } MtaSite;
 
 typedef struct {
 	int64_t trace_id;          /* the trace's stack id, -1: caller field only */
 	char *caller;              /* the caller field of its first event ("" none) */
-	uint32_t nframes;          /* 0 until resolved; inlined code counts one frame a function */
 	uint64_t *addrs;           /* frame addresses, NULL without a stack */
-	uint32_t *frames;          /* the site of each frame */
-	/* Per frame, 1 when its function's code was inlined into the next
-	 * frame's: both have the same address, the next frame's line is the
-	 * inlined call's.  NULL: no frame was. */
-	uint8_t *inlined;
+	/* the site of each frame; when any_inlined, NFRAMES bytes after
+	 * them: mta_path_inlined */
+	uint32_t *frames;
+	uint32_t nframes;          /* 0 until resolved; inlined code counts one frame a function */
 	uint32_t site_frame;       /* the frame charged */
 	int32_t site;              /* the site charged; -1 until resolved */
-	uint64_t allocs, frees, bytes_allocated, live_bytes;
-	uint64_t leaked_blocks, leaked_bytes, bad_frees;
-	uint64_t first_line;
-	uint64_t first_leak_line, first_bad_line;
-	uint64_t temporary;
-	/* The last free of a block from here, and the latest allocation line
-	 * among the blocks freed: the growth rule's evidence (growth.c). */
-	uint64_t last_free_line, last_freed_born;
-	/* Its live bytes at the run's peak when the peak lies in a compacted
-	 * trace's dropped lines ("# pathsum", compact-sum.h). */
-	uint64_t compact_peak_share;
+	uint8_t any_inlined;
+	/* its totals, by name or as one MtaTotals (what its site points to
+	 * when it is the site's only path) */
+	union {
+		MtaTotals totals;
+		struct {
+			MTA_TOTALS_FIELDS
+		};
+	};
+	uint64_t live_bytes;
 } MtaPath;
+
+static inline const uint64_t *
+mta_site_reach_blocks (const MtaSite *s)
+{
+	return s->reach;
+}
+
+static inline const uint64_t *
+mta_site_reach_bytes (const MtaSite *s)
+{
+	return s->reach + MTA_REACH_N;
+}
+
+/* Whether frame I of P is its function's code inlined into the next
+ * frame's: both have the same address, the next frame's line is the
+ * inlined call's. */
+static inline gboolean
+mta_path_inlined (const MtaPath *p, uint32_t i)
+{
+	return p->any_inlined && i < p->nframes && ((const uint8_t *) (p->frames + p->nframes))[i];
+}
 
 /* A leaked block or a bad free. */
 typedef struct {

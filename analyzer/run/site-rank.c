@@ -13,15 +13,14 @@ typedef struct {
 	SiteKey key;
 } Ranking;
 
-static uint64_t key_leaked_blocks (const MtaSite *s) { return s->leaked_blocks; }
-static uint64_t key_bad_frees (const MtaSite *s) { return s->bad_frees; }
+static uint64_t key_bad_frees (const MtaSite *s) { return s->t->bad_frees; }
 static uint64_t key_peak_share (const MtaSite *s) { return s->peak_share_bytes; }
-static uint64_t key_temporary (const MtaSite *s) { return s->temporary; }
+static uint64_t key_temporary (const MtaSite *s) { return s->t->temporary; }
 
 static int
 first_seen_cmp (const MtaSite *x, const MtaSite *y)
 {
-	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+	return x->t->first_line < y->t->first_line ? -1 : x->t->first_line > y->t->first_line;
 }
 
 /* Largest key first, ties in order of first appearance. */
@@ -38,18 +37,23 @@ key_cmp (const void *a, const void *b, void *data)
 	return first_seen_cmp (x, y);
 }
 
+/* A leaking site's sort key, copied out of its totals: millions of
+ * comparisons read these, not two pointers each. */
+typedef struct {
+	uint64_t bytes, blocks, first;
+	uint32_t site;
+} LeakKey;
+
 /* Leaks: most bytes first, then most blocks, then the first leaked block. */
 static int
-leak_site_cmp (const void *a, const void *b, void *data)
+leak_key_cmp (const void *a, const void *b)
 {
-	const Ranking *rk = data;
-	const MtaSite *x = rk->sites->pdata[*(const uint32_t *) a];
-	const MtaSite *y = rk->sites->pdata[*(const uint32_t *) b];
-	if (x->leaked_bytes != y->leaked_bytes)
-		return x->leaked_bytes > y->leaked_bytes ? -1 : 1;
-	if (x->leaked_blocks != y->leaked_blocks)
-		return x->leaked_blocks > y->leaked_blocks ? -1 : 1;
-	return x->first_leak_line < y->first_leak_line ? -1 : x->first_leak_line > y->first_leak_line;
+	const LeakKey *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->blocks != y->blocks)
+		return x->blocks > y->blocks ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 /* Bad frees: most first, then the first bad free. */
@@ -59,9 +63,9 @@ bad_site_cmp (const void *a, const void *b, void *data)
 	const Ranking *rk = data;
 	const MtaSite *x = rk->sites->pdata[*(const uint32_t *) a];
 	const MtaSite *y = rk->sites->pdata[*(const uint32_t *) b];
-	if (x->bad_frees != y->bad_frees)
-		return x->bad_frees > y->bad_frees ? -1 : 1;
-	return x->first_bad_line < y->first_bad_line ? -1 : x->first_bad_line > y->first_bad_line;
+	if (x->t->bad_frees != y->t->bad_frees)
+		return x->t->bad_frees > y->t->bad_frees ? -1 : 1;
+	return x->t->first_bad_line < y->t->first_bad_line ? -1 : x->t->first_bad_line > y->t->first_bad_line;
 }
 
 /* The indexes of the sites whose KEY is not zero, sorted by CMP, at most
@@ -83,7 +87,21 @@ sites_where (const MtaRun *r, SiteKey key, GCompareDataFunc cmp, guint max)
 GArray *
 mta_run_leak_sites (const MtaRun *r)
 {
-	return sites_where (r, key_leaked_blocks, leak_site_cmp, 0);
+	const GPtrArray *sites = mta_run_sites (r);
+	GArray *keys = g_array_new (FALSE, FALSE, sizeof (LeakKey));
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (s->t->leaked_blocks == 0)
+			continue;
+		LeakKey k = { s->t->leaked_bytes, s->t->leaked_blocks, s->t->first_leak_line, i };
+		g_array_append_val (keys, k);
+	}
+	g_array_sort (keys, leak_key_cmp);
+	GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (uint32_t), keys->len);
+	for (guint i = 0; i < keys->len; i++)
+		g_array_append_val (a, g_array_index (keys, LeakKey, i).site);
+	g_array_free (keys, TRUE);
+	return a;
 }
 
 GArray *

@@ -80,11 +80,21 @@ void
 mta_timeline_keep (const MtaTimeline *t, MtaTlPoints *pts, uint64_t line, uint64_t bytes,
 		   uint64_t blocks)
 {
-	uint64_t prev = pts->n ? pts->p[pts->n - 1].until : 0;
+	uint64_t prev = pts->n ? mta_tl_point (pts, pts->n - 1).until : 0;
 
 	/* no sample since its previous change saw this value */
 	if (t->len == 0 || t->lines[t->len - 1] <= prev)
 		return;
+	if (pts->n == 0 && bytes == 0 && blocks == 0) {
+		*pts = (MtaTlPoints) { .zero_until = line, .n = 1, .cap = 0 };
+		return;
+	}
+	if (pts->cap == 0 && pts->n == 1) {
+		MtaTlPoint first = mta_tl_point (pts, 0);
+		pts->p = g_new (MtaTlPoint, 2);
+		pts->p[0] = first;
+		pts->cap = 2;
+	}
 	if (pts->n == pts->cap) {
 		if (pts->cap >= 2 * (MTA_TL_MAX + 1))
 			compact_points (t, pts);
@@ -103,12 +113,14 @@ mta_timeline_expand (const MtaTimeline *t, const MtaTlPoints *pts, uint64_t end_
 	guint j = 0;
 
 	for (guint k = 0; k < t->len; k++) {
-		while (j < pts->n && pts->p[j].until < t->lines[k])
+		while (j < pts->n && mta_tl_point (pts, j).until < t->lines[k])
 			j++;
+		MtaTlPoint at = j < pts->n ? mta_tl_point (pts, j)
+			: (MtaTlPoint) { 0, end_bytes, (uint32_t) MIN (end_blocks, G_MAXUINT32) };
 		if (bytes != NULL)
-			bytes[k] = j < pts->n ? pts->p[j].bytes : end_bytes;
+			bytes[k] = at.bytes;
 		if (blocks != NULL)
-			blocks[k] = j < pts->n ? pts->p[j].blocks : (uint32_t) MIN (end_blocks, G_MAXUINT32);
+			blocks[k] = at.blocks;
 	}
 }
 

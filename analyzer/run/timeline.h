@@ -49,11 +49,32 @@ typedef struct {
 	uint32_t blocks;
 } MtaTlPoint;
 
-/* One site's points, in line order. */
+/* One site's points, in line order.  A site's first point is most often
+ * its only one, and zero (it was charged after a sample, and held nothing
+ * before): that one is kept in place of the array (CAP 0, N 1), not as
+ * 32 bytes of heap a site. */
 typedef struct {
-	MtaTlPoint *p;
+	union {
+		MtaTlPoint *p;         /* CAP > 0 */
+		uint64_t zero_until;   /* CAP 0, N 1: { zero_until, 0, 0 } */
+	};
 	uint32_t n, cap;
 } MtaTlPoints;
+
+/* Point J of PTS. */
+static inline MtaTlPoint
+mta_tl_point (const MtaTlPoints *pts, guint j)
+{
+	return pts->cap > 0 ? pts->p[j] : (MtaTlPoint) { pts->zero_until, 0, 0 };
+}
+
+static inline void
+mta_tl_points_release (MtaTlPoints *pts)
+{
+	if (pts->cap > 0)
+		g_free (pts->p);
+	*pts = (MtaTlPoints) { 0 };
+}
 
 void mta_timeline_init (MtaTimeline *t);
 void mta_timeline_release (MtaTimeline *t);

@@ -126,6 +126,18 @@ mta_live_remove_entry (MtaLiveTable *t, MtaLiveEntry *e)
 	t->count--;
 }
 
+const MtaLiveEntry *
+mta_live_pack (MtaLiveTable *t)
+{
+	size_t w = 0;
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slots[i].used)
+			t->slots[w++] = t->slots[i];
+	t->slots = g_renew (MtaLiveEntry, t->slots, MAX (w, 1));
+	t->mask = 0;
+	return t->slots;
+}
+
 gboolean
 mta_live_next (const MtaLiveTable *t, size_t *iter, const MtaLiveEntry **entry)
 {

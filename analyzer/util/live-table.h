@@ -48,6 +48,12 @@ gboolean mta_live_remove (MtaLiveTable *t, uint64_t addr);
 /* Remove E, a pointer returned by lookup or insert. */
 void mta_live_remove_entry (MtaLiveTable *t, MtaLiveEntry *e);
 
+/* The entries moved to the front of the table's memory, T->count of
+ * them, and the rest given back: what the end of a run reads while it
+ * makes its records of them, with a table half the size.  After, T can
+ * only be released. */
+const MtaLiveEntry *mta_live_pack (MtaLiveTable *t);
+
 /* Iterate: for (i = 0; mta_live_next (t, &i, &e); ) ... */
 gboolean mta_live_next (const MtaLiveTable *t, size_t *iter, const MtaLiveEntry **entry);
 

@@ -527,3 +527,40 @@ mta_reader_read_file (MtaReader *reader, const char *path, GError **error)
 	return read_blocks (reader, in, &pt, error) &&
 		mta_reader_check_part (reader, &pt, in, probed, error);
 }
+
+/* ------------------------------------------------------------ probing */
+
+/* The first trace line is at the top of any trace: a probe reads little. */
+#define PROBE_CHUNK (64u << 10)
+
+static gboolean
+probe_line (const MtaLine *line, gpointer data, GError **error)
+{
+	return TRUE;
+}
+
+gboolean
+mta_reader_probe (const char *path, char **what, GError **error)
+{
+	g_autoptr (MtaInput) in = mta_input_open (path, error);
+
+	*what = NULL;
+	if (in == NULL)
+		return FALSE;
+	MtaReader *r = mta_reader_new (probe_line, NULL);
+	Part pt = { .name = mta_input_name (in) };
+	gboolean ok;
+
+	r->probing = TRUE;
+	/* the first trace line is at the top of any trace: read little */
+	ok = mta_reader_read_serial (r, in, &pt, PROBE_CHUNK, error);
+	mta_reader_free (r);
+	if (ok && pt.foreign != NULL) {
+		g_autofree char *desc = mta_part_describe_untraced (&pt, in);
+		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt.name, desc);
+		return FALSE;
+	}
+	if (ok && !pt.traced)
+		*what = mta_part_describe_untraced (&pt, in);
+	return ok;
+}

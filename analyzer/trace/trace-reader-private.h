@@ -118,6 +118,10 @@ void mta_progress_start (MtaProgress *p, const MtaReader *r, const char *name, u
 void mta_progress_at (MtaProgress *p, uint64_t offset);
 void mta_progress_end (const MtaProgress *p);
 
+/* trace-usable.c: a line of a part that has shown no trace line yet;
+ * what such a part holds, for a message after its name (to free). */
+void mta_part_watch_untraced (Part *pt, const MtaLine *l);
+char *mta_part_describe_untraced (const Part *pt, MtaInput *in);
 /* After a part was read: refuse what is not a trace. */
 gboolean mta_reader_check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed,
 				GError **error);

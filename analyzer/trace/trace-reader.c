@@ -41,7 +41,6 @@
 #define USE_SSE2 0
 #endif
 
-#define PROBE_CHUNK (64u << 10)
 /* A longer "line" is cut there; the rest up to its newline is dropped. */
 #define MAX_LINE (64u << 20)
 
@@ -776,88 +775,6 @@ tokenize_slow (MtaLine *l, const char *p, size_t len)
 	}
 }
 
-/* ------------------------------------------------------------ usable input */
-
-/* The bytes of S are text: no control byte but tab and CR, no DEL. */
-static gboolean
-is_text (const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char) p[i];
-		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
-			return FALSE;
-	}
-	return TRUE;
-}
-
-gboolean
-mta_line_is_trace (const MtaLine *l)
-{
-	switch (l->kind) {
-	case MTA_LINE_EVENT:
-	case MTA_LINE_TRACKED:
-		return TRUE;
-	case MTA_LINE_MARKER:
-		return is_text (l->text.p, l->text.len);
-	case MTA_LINE_EXT: {
-		/* "# word ...": a '#' line of random bytes or "#!/bin/sh" is not */
-		const char *p = l->cols[0].p, *end = l->text.p + l->text.len;
-		return end - p >= 3 && p[1] == ' ' && g_ascii_isalpha (p[2]) &&
-			is_text (p, (size_t) (end - p));
-	}
-	default:
-		return FALSE;
-	}
-}
-
-/* A line of a part that has shown no trace line yet. */
-static void
-watch_untraced (Part *pt, const MtaLine *l)
-{
-	if (mta_line_is_trace (l)) {
-		pt->traced = TRUE;
-		return;
-	}
-	for (size_t i = 0; i < l->text.len; i++) {
-		unsigned char c = (unsigned char) l->text.p[i];
-		if (c == 0)
-			pt->nul = TRUE;
-		else if (is_ws[c])
-			pt->blank = TRUE;
-		else {
-			pt->other = TRUE;
-			if (c < 0x20 || c == 0x7f)
-				pt->binary = TRUE;
-		}
-	}
-	pt->blank = pt->blank || pt->lineno > 1;   /* a '\n' between lines */
-	if (pt->nul && pt->other)
-		pt->binary = TRUE;
-}
-
-/* What a part without a trace line holds, for a message after its name. */
-static char *
-describe_untraced (const Part *pt, MtaInput *in)
-{
-	const char *what;
-	const char *format = mta_input_format_name (in);
-
-	if (pt->foreign != NULL)
-		what = pt->foreign;
-	else if (pt->bytes == 0)
-		what = mta_input_is_regular (in) ? "empty file" : "empty input";
-	else if (!pt->other)
-		what = !pt->nul ? "only blank lines" : pt->blank ? "only NUL bytes and blank lines"
-							      : "only NUL bytes";
-	else if (pt->binary)
-		what = "binary data, not a trace: no line of it is a trace line";
-	else
-		what = "text, but not a trace: no line of it is a trace line";
-	if (format == NULL)
-		return g_strdup (what);
-	return g_strdup_printf ("%s (%s data)", what, format);
-}
-
 /* Count an unreadable line; keep where the first one is. */
 static void
 note_bad (MtaReader *r, Part *pt, const MtaLine *l)
@@ -893,7 +810,7 @@ deliver_line (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 	if (UNLIKELY (l->kind == MTA_LINE_BAD))
 		note_bad (r, pt, l);
 	if (UNLIKELY (!pt->traced))
-		watch_untraced (pt, l);
+		mta_part_watch_untraced (pt, l);
 	return r->func (l, r->user_data, error);
 }
 
@@ -1211,21 +1128,6 @@ mta_reader_read_serial (MtaReader *r, MtaInput *in, Part *pt, size_t chunk, GErr
 	return ok;
 }
 
-/* After a part was read: refuse what is not a trace.  Content known by
- * its magic as something else always; a part without a trace line when it
- * was not PROBED (standard input, a pipe: see parts.c for files) and
- * nothing of the run before it was a trace either. */
-gboolean
-mta_reader_check_part (MtaReader *r, const Part *pt, MtaInput *in, gboolean probed, GError **error)
-{
-	r->traced = r->traced || pt->traced;
-	if (pt->foreign == NULL && (pt->traced || r->traced || probed))
-		return TRUE;
-	g_autofree char *what = describe_untraced (pt, in);
-	g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt->name, what);
-	return FALSE;
-}
-
 gboolean
 mta_reader_read_buffer (MtaReader *reader, const char *name,
 			const char *data, size_t len, GError **error)
@@ -1250,36 +1152,4 @@ mta_line_parse (MtaLine *line, const char *text, size_t len)
 	classify (line);
 	if (line->kind == MTA_LINE_EVENT && line->more_cols)
 		line->kind = MTA_LINE_BAD;
-}
-
-static gboolean
-probe_line (const MtaLine *line, gpointer data, GError **error)
-{
-	return TRUE;
-}
-
-gboolean
-mta_reader_probe (const char *path, char **what, GError **error)
-{
-	g_autoptr (MtaInput) in = mta_input_open (path, error);
-
-	*what = NULL;
-	if (in == NULL)
-		return FALSE;
-	MtaReader *r = mta_reader_new (probe_line, NULL);
-	Part pt = { .name = mta_input_name (in) };
-	gboolean ok;
-
-	r->probing = TRUE;
-	/* the first trace line is at the top of any trace: read little */
-	ok = mta_reader_read_serial (r, in, &pt, PROBE_CHUNK, error);
-	mta_reader_free (r);
-	if (ok && pt.foreign != NULL) {
-		g_autofree char *desc = describe_untraced (&pt, in);
-		g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %s", pt.name, desc);
-		return FALSE;
-	}
-	if (ok && !pt.traced)
-		*what = describe_untraced (&pt, in);
-	return ok;
 }

@@ -18,32 +18,10 @@ SPEC='tobj_new:ref:0:tobj,tobj_ref:ref:1:tobj,tobj_unref:unref:1:tobj'
 
 # frames TRACE SIZE: for each "+" of SIZE bytes made by tobj_new, its
 # stack's frames as "OBJECT OFFSET" lines (OBJECT "-" the executable, or
-# "recorder" for any frame inside libmtrec.so), then a "--" line.
+# "recorder" for any frame inside libmtrec.so), then a "--" line
+# (tests/stack-frames.py).
 frames() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-objs, stacks, events = [], {}, []
-for line in open(sys.argv[1], errors="replace"):
-    f = line.replace("\0", "").split()
-    if len(f) >= 6 and f[:2] == ["#", "object"]:
-        lo, hi = (int(x, 16) for x in f[3].split("-"))
-        objs.append((lo, hi, int(f[2], 16), f[5]))
-    elif len(f) >= 3 and f[:2] == ["#", "stack"]:
-        stacks[f[2]] = [int(x, 16) for x in f[3:]]
-    elif len(f) >= 6 and f[0] == "@" and "(tobj_new+" in f[1] and f[2] == "+" \
-            and f[4] == "%#x" % int(sys.argv[2]) and f[-1].startswith("s="):
-        events.append(f[-1][2:])
-for sid in events:
-    for ip in stacks[sid]:
-        o = [(lo, b, p) for lo, hi, b, p in objs if lo <= ip < hi]
-        if not o:
-            print("unknown %#x" % ip)
-        elif o[-1][2].endswith("/libmtrec.so"):
-            print("recorder %#x" % ip)
-        else:
-            print("%s %#x" % (o[-1][2], ip - o[-1][1]))
-    print("--")
-PY
+	python3 "$TOP/tests/stack-frames.py" "$1" "$2" "(tobj_new+"
 }
 
 # where: the FILE:LINE of each "OBJECT OFFSET" line on stdin.

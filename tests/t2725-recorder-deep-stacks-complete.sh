@@ -16,34 +16,17 @@ SRC="$HELPER/rec-deep-chain.c"
 test_lazy_prereq GDB 'command -v gdb'
 
 # frames TRACE SIZE: for each "+" event of SIZE bytes, its stack's frames
-# as "OBJECT OFFSET" lines ("-" is the executable), then a "--" line.
+# as "OBJECT OFFSET" lines ("-" is the executable), then a "--" line
+# (tests/stack-frames.py).
 frames() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-objs, stacks, events = [], {}, []
-for line in open(sys.argv[1], errors="replace"):
-    f = line.replace("\0", "").split()
-    if len(f) >= 6 and f[:2] == ["#", "object"]:
-        lo, hi = (int(x, 16) for x in f[3].split("-"))
-        objs.append((lo, hi, int(f[2], 16), f[5]))
-    elif len(f) >= 3 and f[:2] == ["#", "stack"]:
-        stacks[f[2]] = [int(x, 16) for x in f[3:]]
-    elif len(f) >= 5 and f[0] == "@" and f[-4] == "+" and f[-2] == "%#x" % int(sys.argv[2]) \
-            and f[-1].startswith("s="):
-        events.append(f[-1][2:])
-for sid in events:
-    for ip in stacks[sid]:
-        o = [(b, p) for lo, hi, b, p in objs if lo <= ip < hi]
-        print("%s %#x" % (o[-1][1], ip - o[-1][0]) if o else "unknown %#x" % ip)
-    print("--")
-PY
+	python3 "$TOP/tests/stack-frames.py" "$1" "$2"
 }
 
 # names PROG: the function of each "OBJECT OFFSET" line on stdin ("--"
 # kept), the executable's symbols from PROG.
 names() {
 	while read -r obj off; do
-		case $obj in --|unknown) echo "$obj"; continue ;; esac
+		case $obj in --|recorder|unknown) echo "$obj"; continue ;; esac
 		[ "$obj" = - ] && obj=$1
 		addr2line -f -e "$obj" "$(printf '%#x' $((off - 1)))" | sed -n 1p || return 1
 	done

@@ -20,6 +20,12 @@ ends_honestly() {
 	test "$(tail -n 1 "$1")" = "= End"
 }
 
+# The churns below run until told to stop, writing hundreds of MB a
+# second: each runs under a file size limit (ulimit -f, 2^23 blocks), so
+# that a recorder which missed what the test did fails it without filling
+# the disk (the limit is a stop the trace says, see "a size limit reached").
+FSIZE=8388608
+
 # within TENTHS CMD...: CMD succeeds within TENTHS tenths of a second (the
 # program under test runs until told to stop: a loaded machine may take
 # seconds to start it, or to run this script again).
@@ -34,7 +40,7 @@ within() {
 
 test_expect_success 'the trace truncated by another process: the program runs on, the trace says so' '
 	rm -f stop &&
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=trunc.log "$HARM" churn 120 stop >trunc.out 2>trunc.err & } &&
+	{ (ulimit -f $FSIZE && LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=trunc.log exec "$HARM" churn 120 stop) >trunc.out 2>trunc.err & } &&
 	pid=$! &&
 	{ within 600 grep -q "^= Start" trunc.log && : >trunc.log && within 600 test -s trunc.err
 	  seen=$?; touch stop; } &&
@@ -50,7 +56,7 @@ test_expect_success 'the trace truncated by another process: the program runs on
 
 test_expect_success 'the trace removed while recording: the program runs on' '
 	rm -f stop &&
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=gone.log "$HARM" churn 120 stop >gone.out 2>gone.err & } &&
+	{ (ulimit -f $FSIZE && LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=gone.log exec "$HARM" churn 120 stop) >gone.out 2>gone.err & } &&
 	pid=$! &&
 	{ within 600 grep -q "^= Start" gone.log && rm gone.log && sleep 0.3
 	  seen=$?; touch stop; } &&
@@ -61,7 +67,7 @@ test_expect_success 'the trace removed while recording: the program runs on' '
 
 test_expect_success 'a second recording naming a file in use writes beside it and destroys nothing' '
 	rm -f stop &&
-	{ LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/same.log "$HARM" churn 120 stop >first.out 2>first.err & } &&
+	{ (ulimit -f $FSIZE && LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/same.log exec "$HARM" churn 120 stop) >first.out 2>first.err & } &&
 	pid=$! &&
 	{ within 600 grep -q "^= Start" same.log &&
 	  LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=$OUT/same.log "$HARM" churn 0.1 >second.out 2>second.err

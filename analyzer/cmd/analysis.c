@@ -72,12 +72,12 @@ mta_analysis_new (const MtaAnalysisOptions *opts, MtaSymbolizer *sym, const char
 		mta_run_add_trace (a->run, traces[i]);
 	if (opts->db != NULL) {
 		if ((a->db = mta_db_open (opts->db, error)) == NULL)
-			return NULL;
+			return NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
 		if (opts->host != NULL)
 			mta_db_set_host (a->db, opts->host);
 		if (opts->all_events) {
 			if (!mta_db_begin (a->db, a->run, TRUE, error))
-				return NULL;
+				return NULL;   /* NOLINT(clang-analyzer-unix.Malloc): g_autoptr */
 			mta_run_set_event_func (a->run, event_to_db, a->db);
 		}
 	}
@@ -200,11 +200,12 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 	/* the files first: when one cannot be written, nothing is printed */
 	for (int i = 0; i < MTA_FILE_N; i++) {
 		const char *path = a->opts.outputs.files[i];
-		if (path != NULL && !file_writers[i] (path, a, error))
+		if (path != NULL && file_writers[i] != NULL && !file_writers[i] (path, a, error))
 			return -1;
 	}
-	g_return_val_if_fail (out_writers[a->opts.outputs.out] != NULL, -1);
-	out_writers[a->opts.outputs.out] (a, run_id, out);
+	OutWriter write = out_writers[a->opts.outputs.out];
+	g_return_val_if_fail (write != NULL, -1);
+	write (a, run_id, out);
 	if (a->opts.growth == 0 && a->opts.leak_kinds != 0)
 		return info->leaked_blocks > 0;
 	if (a->opts.growth == 0)

@@ -967,12 +967,13 @@ write_outputs (const Comparison *c, GError **error)
 {
 	for (int i = 0; i < MTA_FILE_N; i++) {
 		const char *path = c->outputs->files[i];
-		if (path != NULL && !file_writers[i] (path, c, error))
+		if (path != NULL && file_writers[i] != NULL && !file_writers[i] (path, c, error))
 			return FALSE;
 	}
-	g_return_val_if_fail (out_writers[c->outputs->out] != NULL, FALSE);
+	void (*write) (const Comparison *, FILE *) = out_writers[c->outputs->out];
+	g_return_val_if_fail (write != NULL, FALSE);
 	FILE *out = mta_outputs_stream (c->outputs->out);
-	out_writers[c->outputs->out] (c, out);
+	write (c, out);
 	mta_text_out_close (out);
 	return TRUE;
 }

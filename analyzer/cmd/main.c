@@ -111,7 +111,7 @@ static guint
 distance (const char *a, const char *b)
 {
 	size_t la = strlen (a), lb = strlen (b);
-	g_autofree guint *row = g_new (guint, lb + 1);
+	guint *row = g_new (guint, lb + 1), d;
 
 	for (size_t j = 0; j <= lb; j++)
 		row[j] = (guint) j;
@@ -125,7 +125,9 @@ distance (const char *a, const char *b)
 			diag = up;
 		}
 	}
-	return row[lb];
+	d = row[lb];
+	g_free (row);
+	return d;
 }
 
 /* The long option among ENTRIES nearest to WORD (without its dashes),

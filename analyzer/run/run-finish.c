@@ -175,11 +175,23 @@ sum_sites (MtaRun *r)
 static void
 drop_path_tables (MtaRun *r)
 {
-	g_clear_pointer (&r->path_by_stack, g_array_unref);
-	g_clear_pointer (&r->stack_by_id, g_array_unref);
-	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
+	if (r->path_by_stack != NULL) {
+		g_array_unref (r->path_by_stack);
+		r->path_by_stack = NULL;
+	}
+	if (r->stack_by_id != NULL) {
+		g_array_unref (r->stack_by_id);
+		r->stack_by_id = NULL;
+	}
+	if (r->site_by_field != NULL) {
+		g_hash_table_destroy (r->site_by_field);
+		r->site_by_field = NULL;
+	}
 	mta_run_addr_sites_release (&r->field_by_addr);
-	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
+	if (r->addr_fields != NULL) {
+		g_ptr_array_unref (r->addr_fields);
+		r->addr_fields = NULL;
+	}
 	mta_index_release (&r->site_by_key);
 	mta_index_release (&r->funcs);
 }

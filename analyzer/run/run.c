@@ -273,18 +273,30 @@ mta_run_free (MtaRun *r)
 	mta_live_release (&r->blocks);
 	mta_strtab_release (&r->callers);
 	g_array_free (r->path_by_caller, TRUE);
-	g_clear_pointer (&r->path_by_stack, g_array_unref);
+	if (r->path_by_stack != NULL) {
+		g_array_unref (r->path_by_stack);
+		r->path_by_stack = NULL;
+	}
 	g_hash_table_destroy (r->path_by_big_stack);
-	g_clear_pointer (&r->stack_by_id, g_array_unref);
+	if (r->stack_by_id != NULL) {
+		g_array_unref (r->stack_by_id);
+		r->stack_by_id = NULL;
+	}
 	g_hash_table_destroy (r->stacks);
 	g_ptr_array_free (r->paths, TRUE);
 	g_ptr_array_free (r->sites, TRUE);
 	g_free (r->site_path_start);
 	g_free (r->site_paths);
 	mta_index_release (&r->site_by_key);
-	g_clear_pointer (&r->site_by_field, g_hash_table_destroy);
+	if (r->site_by_field != NULL) {
+		g_hash_table_destroy (r->site_by_field);
+		r->site_by_field = NULL;
+	}
 	mta_run_addr_sites_release (&r->field_by_addr);
-	g_clear_pointer (&r->addr_fields, g_ptr_array_unref);
+	if (r->addr_fields != NULL) {
+		g_ptr_array_unref (r->addr_fields);
+		r->addr_fields = NULL;
+	}
 	g_hash_table_destroy (r->callers_of);
 	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);

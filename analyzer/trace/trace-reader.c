@@ -829,6 +829,7 @@ mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
 
 	if (n == 0)
 		return TRUE;
+	g_return_val_if_fail (r->events_func != NULL, FALSE);	/* set by whoever hands events */
 	/* what deliver_line does with each of them */
 	r->lineno += n;
 	pt->lineno += n;

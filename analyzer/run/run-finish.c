@@ -169,33 +169,6 @@ sum_sites (MtaRun *r)
 	}
 }
 
-/* Once every path is resolved: the tables that find a path, a stack, a
- * field or a site go before the leak records are made -- with millions of
- * callers they are a tenth of the run's memory, the records another. */
-static void
-drop_path_tables (MtaRun *r)
-{
-	if (r->path_by_stack != NULL) {
-		g_array_unref (r->path_by_stack);
-		r->path_by_stack = NULL;
-	}
-	if (r->stack_by_id != NULL) {
-		g_array_unref (r->stack_by_id);
-		r->stack_by_id = NULL;
-	}
-	if (r->site_by_field != NULL) {
-		g_hash_table_destroy (r->site_by_field);
-		r->site_by_field = NULL;
-	}
-	mta_run_addr_sites_release (&r->field_by_addr);
-	if (r->addr_fields != NULL) {
-		g_ptr_array_unref (r->addr_fields);
-		r->addr_fields = NULL;
-	}
-	mta_index_release (&r->site_by_key);
-	mta_index_release (&r->funcs);
-}
-
 void
 mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 {
@@ -210,7 +183,7 @@ mta_run_finish (MtaRun *r, uint64_t lines, uint64_t unreadable_lines)
 	 * first, so that the leaks below go to the sites that stay. */
 	for (guint i = 0; i < r->paths->len; i++)
 		mta_run_resolve_path (r, r->paths->pdata[i], TRUE);
-	drop_path_tables (r);
+	mta_run_drop_path_tables (r);
 
 	/* every block live at the end may be a leak: one allocation, not a
 	 * doubling that holds 1.5 times the records at its last step */

@@ -117,9 +117,9 @@ void mta_run_count_auto_callers (MtaRun *r);
 
 /* run.c's, for run-finish.c (the end of a run): */
 void *mta_run_arena_alloc0 (Arena *a, size_t n);
-void mta_run_addr_sites_release (AddrSites *t);
 void mta_run_resolve_path (MtaRun *r, MtaPath *p, gboolean force);
 void mta_run_reach_finish (MtaRun *r);
+void mta_run_drop_path_tables (MtaRun *r);
 /* the reachability counts of a site without verdicts: all zero */
 extern const uint64_t mta_run_no_reach[2 * MTA_REACH_N];
 

@@ -108,7 +108,7 @@ addr_sites_init (AddrSites *t)
 	t->vals = g_new0 (uint32_t, t->mask + 1);
 }
 
-void
+static void
 mta_run_addr_sites_release (AddrSites *t)
 {
 	g_clear_pointer (&t->addrs, g_free);
@@ -259,6 +259,34 @@ mta_run_new (MtaSymbolizer *sym, const MtaWrappers *wrappers, const char *binary
 	return r;
 }
 
+/* Once every path is resolved: the tables that find a path, a stack, a
+ * field or a site go before the leak records are made -- with millions of
+ * callers they are a tenth of the run's memory, the records another
+ * (run-finish.c); at the latest when the run is freed. */
+void
+mta_run_drop_path_tables (MtaRun *r)
+{
+	if (r->path_by_stack != NULL) {
+		g_array_unref (r->path_by_stack);
+		r->path_by_stack = NULL;
+	}
+	if (r->stack_by_id != NULL) {
+		g_array_unref (r->stack_by_id);
+		r->stack_by_id = NULL;
+	}
+	if (r->site_by_field != NULL) {
+		g_hash_table_destroy (r->site_by_field);
+		r->site_by_field = NULL;
+	}
+	mta_run_addr_sites_release (&r->field_by_addr);
+	if (r->addr_fields != NULL) {
+		g_ptr_array_unref (r->addr_fields);
+		r->addr_fields = NULL;
+	}
+	mta_index_release (&r->site_by_key);
+	mta_index_release (&r->funcs);
+}
+
 void
 mta_run_free (MtaRun *r)
 {
@@ -273,32 +301,14 @@ mta_run_free (MtaRun *r)
 	mta_live_release (&r->blocks);
 	mta_strtab_release (&r->callers);
 	g_array_free (r->path_by_caller, TRUE);
-	if (r->path_by_stack != NULL) {
-		g_array_unref (r->path_by_stack);
-		r->path_by_stack = NULL;
-	}
+	mta_run_drop_path_tables (r);
 	g_hash_table_destroy (r->path_by_big_stack);
-	if (r->stack_by_id != NULL) {
-		g_array_unref (r->stack_by_id);
-		r->stack_by_id = NULL;
-	}
 	g_hash_table_destroy (r->stacks);
 	g_ptr_array_free (r->paths, TRUE);
 	g_ptr_array_free (r->sites, TRUE);
 	g_free (r->site_path_start);
 	g_free (r->site_paths);
-	mta_index_release (&r->site_by_key);
-	if (r->site_by_field != NULL) {
-		g_hash_table_destroy (r->site_by_field);
-		r->site_by_field = NULL;
-	}
-	mta_run_addr_sites_release (&r->field_by_addr);
-	if (r->addr_fields != NULL) {
-		g_ptr_array_unref (r->addr_fields);
-		r->addr_fields = NULL;
-	}
 	g_hash_table_destroy (r->callers_of);
-	mta_index_release (&r->funcs);
 	g_string_chunk_free (r->strings);
 	g_slist_free_full (r->arena.blocks, g_free);
 	g_slist_free_full (r->arena4.blocks, g_free);

@@ -327,6 +327,17 @@ test_when_passed() {
 	printf '(cd %s && %s)\n' "$(test_quote_ "$PWD")" "$*" >>"$TEST_CLEANUP_FILE_"
 }
 
+# within TENTHS CMD...: CMD succeeds within TENTHS tenths of a second (a
+# loaded machine may take seconds to start a program under test).
+within() {
+	left=$1; shift
+	until "$@"; do
+		[ "$left" -gt 0 ] || return 1
+		left=$((left - 1))
+		sleep 0.1
+	done
+}
+
 # need_analyzer: true when the analyzer was built.
 need_analyzer() {
 	[ -x "$MTANALYZE" ]

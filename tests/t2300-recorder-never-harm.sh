@@ -26,17 +26,6 @@ ends_honestly() {
 # the disk (the limit is a stop the trace says, see "a size limit reached").
 FSIZE=8388608
 
-# within TENTHS CMD...: CMD succeeds within TENTHS tenths of a second (the
-# program under test runs until told to stop: a loaded machine may take
-# seconds to start it, or to run this script again).
-within() {
-	left=$1; shift
-	until "$@"; do
-		[ "$left" -gt 0 ] || return 1
-		left=$((left - 1))
-		sleep 0.1
-	done
-}
 
 test_expect_success 'the trace truncated by another process: the program runs on, the trace says so' '
 	rm -f stop &&

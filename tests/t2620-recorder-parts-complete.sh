@@ -29,15 +29,6 @@ mapped() {
 	awk -v f="$OUT/$2" '$6 == f { found = 1 } END { exit !found }' "/proc/$1/maps"
 }
 
-# within TENTHS CMD...: CMD succeeds within TENTHS tenths of a second.
-within() {
-	left=$1; shift
-	until "$@"; do
-		[ "$left" -gt 0 ] || return 1
-		left=$((left - 1))
-		sleep 0.1
-	done
-}
 
 # unmapped PID N...: no part N... is mapped by PID any more.
 unmapped() {

@@ -6,6 +6,10 @@
  *
  *   rec-files churn SECONDS      malloc/free churn in 2 threads for
  *                                SECONDS (a float), every block freed
+ *   rec-files paced SECONDS      the same at about 200,000 pairs a
+ *                                second (100 in each thread every ms):
+ *                                a trace small enough to read back
+ *                                with /usr/bin/mtrace in seconds
  *   rec-files nostat SECONDS     the same, under a seccomp filter that
  *                                refuses every stat call (fstat, stat,
  *                                lstat, newfstatat, statx: EPERM), as a
@@ -40,17 +44,25 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+struct churn {
+	double until;
+	int batch;      /* pairs between pauses */
+	long pause_ns;  /* 0: none */
+};
+
 static void *churner(void *arg)
 {
-	double until = *(double *)arg;
+	const struct churn *c = arg;
 	void *keep[64] = { 0 };
 	unsigned i = 0;
 
-	while (now() < until) {
-		for (int k = 0; k < 1000; k++, i++) {
+	while (now() < c->until) {
+		for (int k = 0; k < c->batch; k++, i++) {
 			free(keep[i % 64]);
 			keep[i % 64] = malloc(8 + i % 200);
 		}
+		if (c->pause_ns)
+			nanosleep(&(struct timespec){ 0, c->pause_ns }, NULL);
 	}
 	for (int k = 0; k < 64; k++)
 		free(keep[k]);
@@ -80,13 +92,13 @@ static void deny_stat(void)
 	}
 }
 
-static int churn(double seconds)
+static int churn(double seconds, int paced)
 {
-	double until = now() + seconds;
+	struct churn c = { now() + seconds, paced ? 100 : 1000, paced ? 1000000 : 0 };
 	pthread_t t[2];
 
 	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t[i], NULL, churner, &until) != 0)
+		if (pthread_create(&t[i], NULL, churner, &c) != 0)
 			return 2;
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
@@ -107,10 +119,12 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	if (argc > 2 && strcmp(argv[1], "churn") == 0) {
-		ret = churn(seconds);
+		ret = churn(seconds, 0);
+	} else if (argc > 2 && strcmp(argv[1], "paced") == 0) {
+		ret = churn(seconds, 1);
 	} else if (argc > 2 && strcmp(argv[1], "nostat") == 0) {
 		deny_stat();
-		ret = churn(seconds);
+		ret = churn(seconds, 0);
 	} else if (argc > 2 && strcmp(argv[1], "slow") == 0) {
 		for (double until = now() + seconds; now() < until;) {
 			sink = malloc(24);
@@ -125,7 +139,7 @@ int main(int argc, char **argv)
 		few();
 		ret = 0;
 	} else {
-		fprintf(stderr, "usage: rec-files churn|nostat|nap|slow SECONDS\n");
+		fprintf(stderr, "usage: rec-files churn|paced|nostat|nap|slow SECONDS\n");
 		return 2;
 	}
 	if (ret == 0)

@@ -3,31 +3,106 @@
  * make about 2 million allocation events: a sliding window of live blocks,
  * malloc and free with an occasional realloc, sizes 16-271 bytes.  It calls
  * mtrace() so that glibc's libc_malloc_debug.so traces it too.
- * Usage: bench-alloc [THREADS [ITERATIONS_PER_THREAD]] */
+ * Usage: bench-alloc [THREADS [ITERATIONS_PER_THREAD [FLOOR_FILE [BYTES]]]]
+ *
+ * With FLOOR_FILE, the program itself writes a line of BYTES (70) into a
+ * shared mapping of that file after each call, as a recorder would, with
+ * nothing else a recorder does (no order between threads, no formatting,
+ * no caller, no clock): the least a kill-safe recorder of this format
+ * costs on this machine -- the kernel's work of putting that many bytes
+ * in the page cache through a mapping, as the recorder's file.c does it
+ * (2 MiB folios, pages written long enough ago let go). */
+#include <fcntl.h>
 #include <mcheck.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define WINDOW 64
+#define LET_GO_STEP (2u << 20)
+#define KEEP_CACHED (32u << 20)
 
 static long iterations = 1000000;
+static int floor_fd = -1;
+static char *floor_map;
+static size_t floor_share, line_len = 70;
+
+struct worker {
+	long id;
+	size_t at, let_go;      /* the next byte of its share, what was let go */
+};
+
+/* The line of one call, into this thread's share of the floor file. */
+static void put_line(struct worker *w)
+{
+	static const char line[256] =
+		"@ /usr/lib/bench/bench-alloc:[0x55d1c0a0b1c4] + 0x7f3a4c0012a0 0x5f\n";
+	char *base = floor_map + (size_t)w->id * floor_share;
+
+	if (w->at + line_len > floor_share)
+		return;
+	memcpy(base + w->at, line, line_len);
+	w->at += line_len;
+	if (w->at - w->let_go >= KEEP_CACHED + LET_GO_STEP) {
+		/* a page still mapped is not dropped from the cache: unmap first */
+		size_t upto = (w->at - KEEP_CACHED) & ~(size_t)(LET_GO_STEP - 1);
+		madvise(base + w->let_go, upto - w->let_go, MADV_DONTNEED);
+		posix_fadvise(floor_fd, (off_t)((size_t)w->id * floor_share + w->let_go),
+			      (off_t)(upto - w->let_go), POSIX_FADV_DONTNEED);
+		w->let_go = upto;
+	}
+}
 
 static void *work(void *arg)
 {
+	struct worker w = { (long)arg, 0, 0 };
 	void *live[WINDOW] = { 0 };
-	unsigned seed = (unsigned)(unsigned long)arg + 1;
+	unsigned seed = (unsigned)w.id + 1;
+	int floor_on = floor_map != NULL;
 
 	for (long i = 0; i < iterations; i++) {
 		unsigned slot = (unsigned)i % WINDOW;
 		seed = seed * 1103515245u + 12345u;
 		free(live[slot]);
+		if (floor_on)
+			put_line(&w);
 		live[slot] = malloc(16 + (seed >> 16) % 256);
-		if ((seed & 0xf00) == 0)
+		if (floor_on)
+			put_line(&w);
+		if ((seed & 0xf00) == 0) {
 			live[slot] = realloc(live[slot], 300);
+			if (floor_on)
+				put_line(&w);
+		}
 	}
 	for (int i = 0; i < WINDOW; i++)
 		free(live[i]);
 	return NULL;
+}
+
+/* The floor file: each thread's share sized for its calls, sparse, mapped
+ * as the recorder maps its parts. */
+static int open_floor(const char *path, int threads)
+{
+	size_t len;
+
+	floor_share = ((size_t)iterations * 2 + (size_t)iterations / 8 + 64) * line_len;
+	floor_share = (floor_share + LET_GO_STEP - 1) / LET_GO_STEP * LET_GO_STEP;
+	len = floor_share * (size_t)threads;
+	floor_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (floor_fd < 0 || ftruncate(floor_fd, (off_t)len) != 0)
+		return -1;
+	/* at a 2 MiB boundary, as the recorder maps, for whole 2 MiB folios */
+	char *raw = mmap(NULL, len + LET_GO_STEP, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -1;
+	floor_map = (char *)(((unsigned long)raw + LET_GO_STEP - 1) & ~(unsigned long)(LET_GO_STEP - 1));
+	if (mmap(floor_map, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, floor_fd, 0) == MAP_FAILED)
+		return -1;
+	madvise(floor_map, len, MADV_HUGEPAGE);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -37,8 +112,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		iterations = atol(argv[2]);
-	if (threads < 1 || threads > 64)
+	if (argc > 4)
+		line_len = (size_t)atol(argv[4]);
+	if (threads < 1 || threads > 64 || iterations < 1 || line_len < 1 || line_len > 256)
 		return 2;
+	if (argc > 3 && open_floor(argv[3], threads) != 0)
+		return 1;
 	mtrace();
 	for (long t = 0; t < threads; t++)
 		pthread_create(&tid[t], NULL, work, (void *)t);

@@ -41,23 +41,33 @@ mta_json_raw_long (MtaJsonOut *o, const char *s, size_t n)
 	}
 }
 
-/* V in decimal, backwards from END; the first digit. */
-static char *
-u64_digits (char *end, uint64_t v)
-{
-	do {
-		*--end = (char) ('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return end;
-}
+/* "00" to "99": two digits a division */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 void
 mta_json_u64 (MtaJsonOut *o, uint64_t v)
 {
-	char digits[20];
-	char *d = u64_digits (digits + sizeof digits, v);
-	mta_json_raw (o, d, (size_t) (digits + sizeof digits - d));
+	/* the digits straight into the buffer, from the last: a timeline of
+	 * 2 million sites is 250 million numbers, and a copy of each through
+	 * memcpy cost as much as its digits */
+	unsigned n = 1;
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	char *end = mta_json_room (o, 20) + n;
+	while (v >= 100) {
+		end -= 2;
+		memcpy (end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy (end, digit_pairs + 2 * v, 2);
+	} else
+		*--end = (char) ('0' + v);
+	o->len += n;
 }
 
 void

@@ -657,8 +657,10 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 	GPtrArray *sites = mta_run_sites (run);
 	g_autoptr (GArray) leak_sites = mta_run_leak_sites_filtered (run, growth);
 	g_autoptr (GArray) bad_sites = mta_run_bad_free_sites (run);
-	g_autofree uint32_t *leak_slots = g_new0 (uint32_t, sites->len + 1);
-	g_autofree uint32_t *bad_slots = g_new0 (uint32_t, sites->len + 1);
+	/* freed by hand, as the timelines below: clang's analyzer loses
+	 * them through the structs that hand them on */
+	uint32_t *leak_slots = g_new0 (uint32_t, sites->len + 1);
+	uint32_t *bad_slots = g_new0 (uint32_t, sites->len + 1);
 	SiteSlots leak_slot = { leak_slots, sites->len }, bad_slot = { bad_slots, sites->len };
 	GHashTable *threads = mta_run_threads (run);
 	/* freed after the leak sites (not g_autofree: clang's analyzer
@@ -715,6 +717,8 @@ mta_json_write_growth (const MtaRun *run, int frames, guint growth, int64_t run_
 
 	put_leaks (o, run, &leak_slot);
 	put_bad_frees (o, run, &bad_slot);
+	g_free (leak_slots);
+	g_free (bad_slots);
 	mta_json_out_flush (o);
 	mta_kind_json (run, frames, out);
 

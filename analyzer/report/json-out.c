@@ -141,11 +141,27 @@ put_site_index (MtaJsonOut *o, const SiteSlots *l, int32_t site)
 static void
 put_number_array (MtaJsonOut *o, const uint64_t *v64, const uint32_t *v32, guint n)
 {
+	/* ", " and the digits of the last value: a timeline holds a value for
+	 * long runs of its points, each copied whole (a copy of a fixed size
+	 * is a few moves, not a call) */
+	char last[24] = ", ";
+	size_t len = 0;
+	uint64_t prev = 0;
+
 	mta_json_lit (o, "[");
 	for (guint k = 0; k < n; k++) {
-		if (k)
-			mta_json_lit (o, ", ");
-		mta_json_u64 (o, v64 != NULL ? v64[k] : v32 != NULL ? v32[k] : 0);
+		uint64_t v = v64 != NULL ? v64[k] : v32 != NULL ? v32[k] : 0;
+		if (k == 0 || v != prev) {
+			len = 2 + mta_json_digits (last + 2, v);
+			prev = v;
+		}
+		if (k == 0) {
+			memcpy (mta_json_room (o, sizeof last - 2), last + 2, sizeof last - 2);
+			o->len += len - 2;
+		} else {
+			memcpy (mta_json_room (o, sizeof last), last, sizeof last);
+			o->len += len;
+		}
 	}
 	mta_json_lit (o, "]");
 }

@@ -47,16 +47,16 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-void
-mta_json_u64 (MtaJsonOut *o, uint64_t v)
+size_t
+mta_json_digits (char *to, uint64_t v)
 {
-	/* the digits straight into the buffer, from the last: a timeline of
-	 * 2 million sites is 250 million numbers, and a copy of each through
-	 * memcpy cost as much as its digits */
-	unsigned n = 1;
+	/* the digits in place, from the last: a timeline of 2 million sites
+	 * is 250 million numbers, and a copy of each through memcpy cost as
+	 * much as its digits */
+	size_t n = 1;
 	for (uint64_t t = v; t >= 10; t /= 10)
 		n++;
-	char *end = mta_json_room (o, 20) + n;
+	char *end = to + n;
 	while (v >= 100) {
 		end -= 2;
 		memcpy (end, digit_pairs + 2 * (v % 100), 2);
@@ -67,7 +67,13 @@ mta_json_u64 (MtaJsonOut *o, uint64_t v)
 		memcpy (end, digit_pairs + 2 * v, 2);
 	} else
 		*--end = (char) ('0' + v);
-	o->len += n;
+	return n;
+}
+
+void
+mta_json_u64 (MtaJsonOut *o, uint64_t v)
+{
+	o->len += mta_json_digits (mta_json_room (o, 20), v);
 }
 
 void

@@ -56,6 +56,7 @@ mta_json_cstr (MtaJsonOut *o, const char *s)
 }
 
 /* V in decimal, as printf's PRIu64, PRId64 and "%u" write it. */
+size_t mta_json_digits (char *to, uint64_t v);	/* to TO (20 bytes): how many */
 void mta_json_u64 (MtaJsonOut *o, uint64_t v);
 void mta_json_i64 (MtaJsonOut *o, int64_t v);
 /* "0x" and V in lower-case hex, as printf's "0x%" PRIx64. */

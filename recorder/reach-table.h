@@ -52,6 +52,10 @@ struct stripe {
 extern struct stripe stripes[NSTRIPES] MTREC_HIDDEN;
 /* Where a stripe's entries are put aside while it grows (its lock, e, cap). */
 extern struct stripe table_aside MTREC_HIDDEN;
+/* Where the stripes' tables are carved from (NULL: each is a mapping). */
+extern char *table_arena MTREC_HIDDEN;
+extern size_t table_arena_len MTREC_HIDDEN;
+int in_table_arena(const void *p) MTREC_HIDDEN;
 extern int enabled MTREC_HIDDEN;
 extern int frozen MTREC_HIDDEN;		/* the scan took its copy: no more updates */
 extern unsigned long missed MTREC_HIDDEN;	/* updates dropped (no memory, queue full) */

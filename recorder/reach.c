@@ -563,8 +563,7 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 		if (sc.n)
 			scan();
 	}
-	for (size_t i = 0; i < sc.n; i++)
-		put_verdict(sc.blk[i].addr, sc.state[i]);
+	put_verdicts();
 	put_notes();
 	sc.tail = 1;
 	if (sc.lines_lost)

@@ -13,6 +13,7 @@
  * pointer are, for the scan (reach-roots.c). */
 #include "reach-table.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -100,8 +101,11 @@ void stripe_unlock(struct stripe *s)
  * bump pointer, never reused: a table replaced is given back to the
  * kernel (MADV_DONTNEED), its address space stays ours.  Reserved only
  * where that costs the program nothing: not under a limit on its
- * address space (RLIMIT_AS), nor in 32 bits; without it, or when it is
- * used up, each table is a mapping of its own, as before. */
+ * address space or its data (RLIMIT_AS, RLIMIT_DATA, which count the
+ * whole reservation), nor where the kernel charges writable memory as
+ * it is mapped (vm.overcommit_memory 2: there MAP_NORESERVE is ignored),
+ * nor in 32 bits; without it, or when it is used up, each table is a
+ * mapping of its own, as before. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 char *table_arena;
@@ -111,9 +115,19 @@ static size_t arena_used;
 static void arena_init(void)
 {
 	static const size_t sizes[] = { (size_t)1 << 34, (size_t)1 << 32, (size_t)1 << 30 };
-	struct rlimit rl;
+	struct rlimit as, data;
+	char mode = '2';
+	int fd;
 
-	if (sizeof(void *) < 8 || getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur != RLIM_INFINITY)
+	if (sizeof(void *) < 8 || getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+	    getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY)
+		return;
+	if ((fd = prim_open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC, 0)) >= 0) {
+		if (prim_read(fd, &mode, 1) != 1)
+			mode = '2';
+		prim_close(fd);
+	}
+	if (mode == '2')	/* or not known */
 		return;
 	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		char *raw = prim_map_anon(sizes[i] + HUGE_PAGE), *a;
@@ -129,6 +143,30 @@ static void arena_init(void)
 		table_arena_len = sizes[i];
 		return;
 	}
+}
+
+/* The program got no memory: the reservation, which counts in RLIMIT_AS
+ * and RLIMIT_DATA, may be what it lacks (a limit set after start-up).
+ * Its unused part is given back, and tables are mappings of their own
+ * from now on: 1 when address space was given back.  Closed first (the
+ * bump pointer set far past the end), so that a table carved meanwhile
+ * lies below what is kept. */
+int mtrec_reach_release(void)
+{
+	size_t used, keep, len = table_arena_len;
+
+	if (!table_arena)
+		return 0;
+	used = __atomic_exchange_n(&arena_used, SIZE_MAX / 2, __ATOMIC_ACQ_REL);
+	if (used >= SIZE_MAX / 4)
+		return 0;	/* closed already */
+	keep = (used + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (keep >= len)
+		return 0;
+	/* no longer ours: a mapping of the program's may come there */
+	__atomic_store_n(&table_arena_len, keep, __ATOMIC_RELEASE);
+	munmap(table_arena + keep, len - keep);
+	return 1;
 }
 
 int in_table_arena(const void *p)

@@ -25,6 +25,10 @@ void mtrec_reach_add(const void *p, size_t size) MTREC_HIDDEN;
  * table, with its size in *size (a realloc that fails puts it back). */
 int mtrec_reach_remove(const void *p, size_t *size) MTREC_HIDDEN;
 
+/* The program got no memory: give back what of the tables' reservation
+ * is not used (1 when some was). */
+int mtrec_reach_release(void) MTREC_HIDDEN;
+
 /* Fork child: it keeps the parent's blocks (its heap is a copy), not
  * the locks nor the parent's threads. */
 void mtrec_reach_fork_child(void) MTREC_HIDDEN;

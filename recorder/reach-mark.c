@@ -32,6 +32,8 @@ void *scan_map(size_t len)
 {
 	void *p = prim_map_anon(len);
 
+	if (p && len >= ((size_t)2 << 20))
+		madvise(p, len, MADV_HUGEPAGE);
 	own(p, len, 1);
 	return p;
 }

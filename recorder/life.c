@@ -631,17 +631,18 @@ int mtrec_control_now(void)
 
 /* The program got no memory: under RLIMIT_AS, the trace's reservation may
  * be what it lacks.  Stop recording and give the reservation back; 1 when
- * the program should try again. */
+ * the program should try again.  MTREC_REACH's reservation for its table
+ * goes first, recording going on (reach-table.c). */
 int mtrec_out_of_memory(size_t size)
 {
-	int again;
+	int again = mtrec_reach_release();
 
 	if (!g.opened || !mtrec_file.maplen || size > mtrec_file.maplen)
-		return 0;
+		return again;
 	mtrec_enter();
 	mtrec_give_up("the program ran out of address space (ulimit -v); "
 		      "the recorder gave its reservation back", 0);
-	again = mtrec_file_release();
+	again |= mtrec_file_release();
 	mtrec_leave();
 	return again;
 }

@@ -32,6 +32,8 @@ void *scan_map(size_t len)
 {
 	void *p = prim_map_anon(len);
 
+	if (p && len >= ((size_t)2 << 20))
+		madvise(p, len, MADV_HUGEPAGE);
 	own(p, len, 1);
 	return p;
 }
@@ -117,6 +119,52 @@ void put_verdict(uintptr_t addr, int kind)
 	memcpy(o, name, nlen);
 	o[nlen] = '\n';
 	sc.outlen = (size_t)(o + nlen + 1 - sc.out);
+}
+
+/* The verdicts of every block, in the blocks' order: as put_verdict's,
+ * a stretch of lines at a time, whose room is checked once (a line is
+ * at most VERDICT_LINE(16) bytes), each line written with fixed-size
+ * copies that the next line's overwrite. */
+void put_verdicts(void)
+{
+	static const char digits[] = "0123456789abcdef";
+	static const char tail[4][16] = { " definite\n", " possible\n", " reachable\n", " indirect\n" };
+	static const unsigned char tail_len[] = { 10, 10, 11, 10 };
+	const size_t word = mtrec_word_len(MTREC_W_REACH), most = word + 2 + 16 + 16;
+	char head[32] = { 0 };
+
+	memcpy(head, mtrec_word(MTREC_W_REACH), word);
+	head[word] = '0';
+	head[word + 1] = 'x';
+	for (size_t i = 0; i < sc.n;) {
+		size_t room = sc.outcap - sc.outlen - (sc.region ? TAIL_ROOM : 0);
+		size_t k = sc.outcap > sc.outlen + (sc.region ? TAIL_ROOM : 0) ? room / most : 0;
+		char *o = sc.out + sc.outlen;
+
+		if (k > sc.n - i)
+			k = sc.n - i;
+		if (k > 4096)
+			k = 4096;
+		if (!k) {	/* the last lines of a region, or a full buffer */
+			put_verdict(sc.blk[i].addr, sc.state[i]);
+			i++;
+			continue;
+		}
+		for (size_t end = i + k; i < end; i++) {
+			uintptr_t addr = sc.blk[i].addr;
+			int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
+			unsigned kind = sc.state[i] & 3;
+
+			memcpy(o, head, sizeof(head));	/* the word and "0x" */
+			o += word + 2;
+			for (int j = d - 1; j >= 0; j--)
+				*o++ = digits[(addr >> (4 * j)) & 15];
+			memcpy(o, tail[kind], 16);
+			o += tail_len[kind];
+		}
+		sc.outlen = (size_t)(o - sc.out);
+		flush();
+	}
 }
 
 /* Numbers as text for the lines: dec and hex (with 0x) into b[24]. */

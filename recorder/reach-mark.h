@@ -131,6 +131,7 @@ void flush(void) MTREC_HIDDEN;
 __attribute__((sentinel)) void put_line(const char *first, ...) MTREC_HIDDEN;
 __attribute__((sentinel)) void note(const char *first, ...) MTREC_HIDDEN;
 void put_verdict(uintptr_t addr, int kind) MTREC_HIDDEN;
+void put_verdicts(void) MTREC_HIDDEN;
 const char *dec(char *b, unsigned long v) MTREC_HIDDEN;
 const char *hex(char *b, unsigned long v) MTREC_HIDDEN;
 

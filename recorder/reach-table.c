@@ -13,8 +13,10 @@
  * pointer are, for the scan (reach-roots.c). */
 #include "reach-table.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -86,6 +88,115 @@ void stripe_unlock(struct stripe *s)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 
+/* ---- the tables' memory -------------------------------------------- */
+
+/* The stripes' tables are carved from one reservation of address space
+ * that the kernel backs with 2 MiB pages (MADV_HUGEPAGE): a table of a
+ * million blocks is 32 MB, and in 4 KiB pages each window's entries
+ * took a TLB miss besides its cache miss, and each page a fault (issue
+ * 30, point 5: the table's upkeep 68 -> 23 ms of CPU a million blocks,
+ * measured with one such table).  64 stripes of 512 KB are each too
+ * small for a 2 MiB page of their own: from one reservation, the tables
+ * of a generation lie next to each other and share them.  Carved by a
+ * bump pointer, never reused: a table replaced is given back to the
+ * kernel (MADV_DONTNEED), its address space stays ours.  Reserved only
+ * where that costs the program nothing: not under a limit on its
+ * address space or its data (RLIMIT_AS, RLIMIT_DATA, which count the
+ * whole reservation), nor where the kernel charges writable memory as
+ * it is mapped (vm.overcommit_memory 2: there MAP_NORESERVE is ignored),
+ * nor in 32 bits; without it, or when it is used up, each table is a
+ * mapping of its own, as before. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+char *table_arena;
+size_t table_arena_len;
+static size_t arena_used;
+
+static void arena_init(void)
+{
+	static const size_t sizes[] = { (size_t)1 << 34, (size_t)1 << 32, (size_t)1 << 30 };
+	struct rlimit as, data;
+	char mode = '2';
+	int fd;
+
+	if (sizeof(void *) < 8 || getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+	    getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY)
+		return;
+	if ((fd = prim_open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC, 0)) >= 0) {
+		if (prim_read(fd, &mode, 1) != 1)
+			mode = '2';
+		prim_close(fd);
+	}
+	if (mode == '2')	/* or not known */
+		return;
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *raw = prim_map_anon(sizes[i] + HUGE_PAGE), *a;
+
+		if (!raw)
+			continue;
+		a = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+		if (a > raw)
+			munmap(raw, (size_t)(a - raw));
+		munmap(a + sizes[i], (size_t)(raw + HUGE_PAGE - a));
+		madvise(a, sizes[i], MADV_HUGEPAGE);
+		table_arena = a;
+		table_arena_len = sizes[i];
+		return;
+	}
+}
+
+/* The program got no memory: the reservation, which counts in RLIMIT_AS
+ * and RLIMIT_DATA, may be what it lacks (a limit set after start-up).
+ * Its unused part is given back, and tables are mappings of their own
+ * from now on: 1 when address space was given back.  Closed first (the
+ * bump pointer set far past the end), so that a table carved meanwhile
+ * lies below what is kept. */
+int mtrec_reach_release(void)
+{
+	size_t used, keep, len = table_arena_len;
+
+	if (!table_arena)
+		return 0;
+	used = __atomic_exchange_n(&arena_used, SIZE_MAX / 2, __ATOMIC_ACQ_REL);
+	if (used >= SIZE_MAX / 4)
+		return 0;	/* closed already */
+	keep = (used + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (keep >= len)
+		return 0;
+	/* no longer ours: a mapping of the program's may come there */
+	__atomic_store_n(&table_arena_len, keep, __ATOMIC_RELEASE);
+	munmap(table_arena + keep, len - keep);
+	return 1;
+}
+
+int in_table_arena(const void *p)
+{
+	return table_arena && (const char *)p >= table_arena &&
+	       (const char *)p < table_arena + table_arena_len;
+}
+
+/* Zeroed memory for a table of len bytes (a multiple of the page size):
+ * NULL without memory. */
+static struct ent *table_map(size_t len)
+{
+	if (table_arena) {
+		size_t at = __atomic_fetch_add(&arena_used, len, __ATOMIC_RELAXED);
+
+		if (at + len <= table_arena_len && at + len > at)
+			return (struct ent *)(void *)(table_arena + at);
+		__atomic_fetch_sub(&arena_used, len, __ATOMIC_RELAXED);
+	}
+	return prim_map_anon(len);
+}
+
+static void table_unmap(void *p, size_t len)
+{
+	if (in_table_arena(p))
+		madvise(p, len, MADV_DONTNEED);
+	else
+		munmap(p, len);
+}
+
 /* A new table for each growth, the old one given back, took a page fault
  * a page of it (a million blocks: 64 MB of tables mapped over the run for
  * the last 32 MB, 1.6 us a page on a 2-core machine): instead the table
@@ -100,7 +211,7 @@ static int grow_in_place(struct stripe *s, size_t cap)
 	size_t old_cap = s->cap, n = 0;
 	struct ent *e = s->e;
 
-	if (!e || !old_cap)
+	if (!e || !old_cap || (cap != old_cap && in_table_arena(e)))
 		return -1;
 	stripe_lock(&table_aside);
 	if (table_aside.cap < s->live) {
@@ -159,7 +270,7 @@ static int grow(struct stripe *s)
 		cap *= 2;
 	if (grow_in_place(s, cap) == 0)
 		return 0;
-	if ((e = prim_map_anon(cap * sizeof(*e))) == NULL)
+	if ((e = table_map(cap * sizeof(*e))) == NULL)
 		return -1;
 	old = s->e;
 	old_cap = old ? s->cap : 0;
@@ -180,7 +291,7 @@ static int grow(struct stripe *s)
 	__atomic_store_n(&s->cap, cap, __ATOMIC_RELEASE);
 	s->used = s->live;
 	if (old)
-		munmap(old, old_cap * sizeof(*old));
+		table_unmap(old, old_cap * sizeof(*old));
 	return 0;
 }
 
@@ -355,6 +466,7 @@ int mtrec_reach_init(void)
 	thr = prim_map_anon(NTHR * sizeof(*thr));
 	if (!thr)
 		return -1;
+	arena_init();
 	enabled = 1;
 	return 0;
 }

@@ -25,6 +25,10 @@ void mtrec_reach_add(const void *p, size_t size) MTREC_HIDDEN;
  * table, with its size in *size (a realloc that fails puts it back). */
 int mtrec_reach_remove(const void *p, size_t *size) MTREC_HIDDEN;
 
+/* The program got no memory: give back what of the tables' reservation
+ * is not used (1 when some was). */
+int mtrec_reach_release(void) MTREC_HIDDEN;
+
 /* Fork child: it keeps the parent's blocks (its heap is a copy), not
  * the locks nor the parent's threads. */
 void mtrec_reach_fork_child(void) MTREC_HIDDEN;
@@ -52,6 +56,10 @@ struct stripe {
 extern struct stripe stripes[NSTRIPES] MTREC_HIDDEN;
 /* Where a stripe's entries are put aside while it grows (its lock, e, cap). */
 extern struct stripe table_aside MTREC_HIDDEN;
+/* Where the stripes' tables are carved from (NULL: each is a mapping). */
+extern char *table_arena MTREC_HIDDEN;
+extern size_t table_arena_len MTREC_HIDDEN;
+int in_table_arena(const void *p) MTREC_HIDDEN;
 extern int enabled MTREC_HIDDEN;
 extern int frozen MTREC_HIDDEN;		/* the scan took its copy: no more updates */
 extern unsigned long missed MTREC_HIDDEN;	/* updates dropped (no memory, queue full) */

@@ -199,8 +199,13 @@ static struct ent *take_table(size_t n, size_t *left)
 
 		if (!s->cap)
 			continue;
+		/* a table of the reservation leaves no hole in it, which a
+		 * mapping of the program's could take while the scan skips
+		 * the whole reservation (MREMAP_DONTUNMAP: Linux 5.7) */
+		int keep = in_table_arena(s->e) ? MREMAP_DONTUNMAP : 0;
+
 		if (bytes % PAGE || (uintptr_t)s->e % PAGE ||
-		    mremap(s->e, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to) {
+		    mremap(s->e, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED | keep, to) != to) {
 			/* the stripes moved stay there, and so does the mapping */
 			if (sc.nown && sc.own[sc.nown - 1].lo == (uintptr_t)all)
 				sc.own[sc.nown - 1].unmap = 0;
@@ -253,7 +258,9 @@ static __attribute__((noinline)) int copy_table(int live, size_t room)
 
 	if (!live)
 		__atomic_store_n(&frozen, 1, __ATOMIC_SEQ_CST);
-	/* where a growing stripe puts its entries aside: never a root */
+	/* the tables' reservation, and where a growing stripe puts its
+	 * entries aside: never roots */
+	own(table_arena, table_arena_len, 0);
 	own(__atomic_load_n(&table_aside.e, __ATOMIC_ACQUIRE),
 	    __atomic_load_n(&table_aside.cap, __ATOMIC_ACQUIRE) * sizeof(struct ent), 0);
 	for (int i = 0; i < NSTRIPES; i++) {
@@ -556,8 +563,7 @@ size_t mtrec_reach_scan(const struct mtrec_reach_out *to, int live)
 		if (sc.n)
 			scan();
 	}
-	for (size_t i = 0; i < sc.n; i++)
-		put_verdict(sc.blk[i].addr, sc.state[i]);
+	put_verdicts();
 	put_notes();
 	sc.tail = 1;
 	if (sc.lines_lost)

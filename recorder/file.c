@@ -106,6 +106,7 @@ static int stopped;		/* mtrec_file_stop() was called */
 static int closed;		/* mtrec_file_close() trimmed the file */
 static int broken;		/* a growth failed for good (reported once) */
 static int as_limited;		/* the reservation was sized by RLIMIT_AS */
+static int released;		/* mtrec_file_release gave it back */
 static size_t notes_next, notes_lim;	/* the margin, once stopped */
 static unsigned retired;	/* parts 1 .. retired are unmapped */
 static unsigned part_at_few[64];	/* mtrec_file.part_at for few places */
@@ -983,23 +984,33 @@ void mtrec_file_note(const char *text, size_t len)
  * and the range past the ring.  No part is retired after the stop
  * (mtrec_file_retirable), and those retired before are unmapped already:
  * nothing maps into what is given back. */
+/* Is the address space limited now?  Not only when the program started
+ * under a limit: a daemon may set one itself once running, below what
+ * the reservation took while there was none (a terabyte). */
+static int as_limited_now(void)
+{
+	struct rlimit rl;
+
+	return as_limited || (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY);
+}
+
 int mtrec_file_release(void)
 {
 	size_t keep, ps = mtrec_file.part_size, places, cur;
 	unsigned done;
 	int gave = 0;
 
-	if (!as_limited || !mtrec_file.base || !stopped || mtrec_file_lost())
+	if (released || !mtrec_file.base || !stopped || mtrec_file_lost() || !as_limited_now())
 		return 0;
 	places = mtrec_file.ring / ps;
 	if (mtrec_file.part_no <= places) {
 		keep = (mtrec_file.size + 4095) & ~(size_t)4095;
 		if (keep >= mtrec_file.maplen)
 			return 0;
-		as_limited = 0;		/* once */
+		released = 1;
 		return munmap(mtrec_file.base + keep, mtrec_file.maplen - keep) == 0;
 	}
-	as_limited = 0;
+	released = 1;
 	done = __atomic_load_n(&retired, __ATOMIC_ACQUIRE);
 	cur = (mtrec_file.part_no - 1) % places;
 	keep = (mtrec_file.size - mtrec_file.part_start + 4095) & ~(size_t)4095;

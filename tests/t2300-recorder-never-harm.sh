@@ -190,6 +190,21 @@ test_expect_success 'under ulimit -v 200000 the program is recorded, and gets it
 	test "$(tail -n 1 as3.log)" = "= End"
 '
 
+# A limit the program sets itself once running finds the recorder's
+# reservation already taken (a terabyte when there was no limit): the
+# program's first allocation that fails gets it back, as under ulimit -v.
+test_expect_success 'an address-space limit the program sets itself: it gets its memory, the trace says why it stopped' '
+	native=$("$HARM" lategrab 500 | sed -n "s/^got //p") &&
+	traced=$(LD_PRELOAD="$LIBMTREC" MALLOC_TRACE=late.log "$HARM" lategrab 500 2>late.err |
+		sed -n "s/^got //p") &&
+	echo "native $native MB, traced $traced MB" &&
+	test "$native" -eq 500 &&
+	test "$traced" -ge $((native - 12)) &&
+	grep -a "^# stopped the program ran out of address space" late.log &&
+	grep "mtrec: stopped recording to .*late.log.: the program ran out of address space" late.err &&
+	ends_honestly late.log
+'
+
 # t2360 runs the same exit 50 times beside 4 busy loops, for cut lines;
 # here a few runs, each also read by mtrace.
 test_expect_success 'exit() from a thread mid-chunk: no run of NUL bytes swallows a line (5 runs)' '

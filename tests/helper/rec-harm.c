@@ -25,6 +25,10 @@
  *                              (never over 520 bytes); "handled K" (K runs)
  *   rec-harm grab MB           allocates 1 MiB blocks (touching none) until
  *                              MB of them or the first NULL; "got K"
+ *   rec-harm lategrab MB         the same under an address-space limit of
+ *                              MB + 64 that the program sets itself once
+ *                              running (setrlimit), as a daemon may after
+ *                              reading its configuration
  *   rec-harm threadexit N      3 threads allocate; one calls exit() after N
  *                              of its own events
  */
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,6 +244,17 @@ static int grab(long mb)
 	return 0;
 }
 
+static int late_grab(long mb)
+{
+	struct rlimit rl = { (rlim_t)(mb + 64) << 20, (rlim_t)(mb + 64) << 20 };
+
+	if (setrlimit(RLIMIT_AS, &rl) != 0) {
+		perror("setrlimit");
+		return 2;
+	}
+	return grab(mb);
+}
+
 static long exit_after;
 
 static void *allocator(void *arg)
@@ -290,8 +306,10 @@ int main(int argc, char **argv)
 		return sigalloc(atol(arg));
 	if (!strcmp(mode, "grab"))
 		return grab(atol(arg));
+	if (!strcmp(mode, "lategrab"))
+		return late_grab(atol(arg));
 	if (!strcmp(mode, "threadexit"))
 		return thread_exit(atol(arg));
-	fprintf(stderr, "usage: rec-harm churn|selfcancel|cancel|exitstdio|closefrom|sigalloc|grab|threadexit ARG\n");
+	fprintf(stderr, "usage: rec-harm churn|selfcancel|cancel|exitstdio|closefrom|sigalloc|grab|lategrab|threadexit ARG\n");
 	return 2;
 }

@@ -9,11 +9,7 @@
 # from other jobs falls on all of them alike), and each figure is the
 # median of its rounds, in wall-clock and in CPU time.  Each trace goes
 # to a fresh file that is removed afterwards, with a sync before each
-# timed run so that one run's write-back does not land on the next.
-# "The floor" is the workload writing 70 bytes a call into a shared
-# mapping of a file itself (bench-alloc.c): what the kernel alone costs
-# a recorder that keeps every event in the page cache as it returns, as
-# kill-safety needs, with lines of this size.  BENCH_WRITER=0 skips the rounds
+# timed run so that one run's write-back does not land on the next.  BENCH_WRITER=0 skips the rounds
 # beside a concurrent writer (dd of BENCH_WRITER_MB, 2000, to BENCH_DIR's
 # filesystem).
 set -u
@@ -97,8 +93,6 @@ echo "recorder benchmark: $THREADS threads x $ITER iterations (about $((THREADS 
 r=0
 while [ $r -lt "$RUNS" ]; do
 	run_once native "$PROG" "$THREADS" "$ITER" || exit 1
-	run_once "floor: the bytes alone" "$PROG" "$THREADS" "$ITER" "$DIR/floor.map" 70 || exit 1
-	rm -f "$DIR/floor.map"
 	run_once "libmtrec depth 1" rec 1 "$PROG" "$THREADS" "$ITER" || exit 1
 	run_once "libmtrec depth 16" rec 16 "$PROG" "$THREADS" "$ITER" || exit 1
 	run_once "glibc mtrace" env LD_PRELOAD="$GLIBC_DEBUG" MALLOC_TRACE="$DIR/trace.log" \
@@ -110,7 +104,6 @@ while [ $r -lt "$RUNS" ]; do
 	r=$((r + 1))
 done
 report native; native=$median; native_cpu=$cpu
-report "floor: the bytes alone"; floor=$median; floor_cpu=$cpu
 report "libmtrec depth 1"; d1=$median; d1_cpu=$cpu
 report "libmtrec depth 16"; d16=$median; d16_cpu=$cpu
 report "glibc mtrace"; glibc=$median
@@ -128,11 +121,9 @@ report "deep stack depth 64"; deep64=$median
 echo
 echo "ratios (issue 30's goals in brackets):"
 echo "  libmtrec depth 1 / native:          $(ratio "$d1" "$native")   (<= 3x)"
-echo "  the floor / native:                 $(ratio "$floor" "$native")   (70 bytes a call written through a shared file mapping, nothing else)"
-echo "  libmtrec depth 1 / the floor:       $(ratio "$d1" "$floor")"
 echo "  libmtrec depth 16 / native:         $(ratio "$d16" "$native")   (<= 5x)"
 if [ -n "$TIMED" ]; then
-	echo "  in CPU time ($TIMED): depth 1 / native $(ratio "$d1_cpu" "$native_cpu"), depth 16 / native $(ratio "$d16_cpu" "$native_cpu"), the floor / native $(ratio "$floor_cpu" "$native_cpu")$heap_cpu_ratio"
+	echo "  in CPU time ($TIMED): depth 1 / native $(ratio "$d1_cpu" "$native_cpu"), depth 16 / native $(ratio "$d16_cpu" "$native_cpu")$heap_cpu_ratio"
 fi
 echo "  glibc mtrace / libmtrec depth 1:    $(ratio "$glibc" "$d1")   (>= 8x)"
 [ "$heap" -gt 0 ] && echo "  heaptrack / libmtrec depth 1:       $(ratio "$heap" "$d1")   (>= 6x)"

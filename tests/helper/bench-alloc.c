@@ -11,7 +11,8 @@
  * no caller, no clock): the least a kill-safe recorder of this format
  * costs on this machine -- the kernel's work of putting that many bytes
  * in the page cache through a mapping, as the recorder's file.c does it
- * (2 MiB folios, pages written long enough ago let go). */
+ * (chunks of 2 KiB taken from a shared tail, 2 MiB folios, pages
+ * written long enough ago let go). */
 #include <fcntl.h>
 #include <mcheck.h>
 #include <pthread.h>
@@ -27,32 +28,51 @@
 static long iterations = 1000000;
 static int floor_fd = -1;
 static char *floor_map;
-static size_t floor_share, line_len = 70;
+static size_t floor_len, line_len = 70;
+static size_t floor_tail;       /* the next chunk's offset, shared */
+static size_t floor_let_go;     /* let go below this, shared */
+
+#define CHUNK 2048
 
 struct worker {
 	long id;
-	size_t at, let_go;      /* the next byte of its share, what was let go */
+	size_t at, end;         /* the free room of its chunk */
 };
 
-/* The line of one call, into this thread's share of the floor file. */
+/* Everything below upto but the last KEEP_CACHED bytes leaves the
+ * mapping and the page cache; by the thread that crosses a step. */
+static void let_go(size_t upto)
+{
+	size_t from = __atomic_load_n(&floor_let_go, __ATOMIC_RELAXED);
+
+	upto = upto > KEEP_CACHED ? (upto - KEEP_CACHED) & ~(size_t)(LET_GO_STEP - 1) : 0;
+	if (upto < from + LET_GO_STEP ||
+	    !__atomic_compare_exchange_n(&floor_let_go, &from, upto, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	/* a page still mapped is not dropped from the cache: unmap first */
+	madvise(floor_map + from, upto - from, MADV_DONTNEED);
+	posix_fadvise(floor_fd, (off_t)from, (off_t)(upto - from), POSIX_FADV_DONTNEED);
+}
+
+/* The line of one call, into this thread's chunk of the floor file; a
+ * chunk taken from the shared tail when full, as the recorder's are. */
 static void put_line(struct worker *w)
 {
 	static const char line[256] =
 		"@ /usr/lib/bench/bench-alloc:[0x55d1c0a0b1c4] + 0x7f3a4c0012a0 0x5f\n";
-	char *base = floor_map + (size_t)w->id * floor_share;
 
-	if (w->at + line_len > floor_share)
-		return;
-	memcpy(base + w->at, line, line_len);
-	w->at += line_len;
-	if (w->at - w->let_go >= KEEP_CACHED + LET_GO_STEP) {
-		/* a page still mapped is not dropped from the cache: unmap first */
-		size_t upto = (w->at - KEEP_CACHED) & ~(size_t)(LET_GO_STEP - 1);
-		madvise(base + w->let_go, upto - w->let_go, MADV_DONTNEED);
-		posix_fadvise(floor_fd, (off_t)((size_t)w->id * floor_share + w->let_go),
-			      (off_t)(upto - w->let_go), POSIX_FADV_DONTNEED);
-		w->let_go = upto;
+	if (w->at + line_len > w->end) {
+		w->at = __atomic_fetch_add(&floor_tail, CHUNK, __ATOMIC_RELAXED);
+		w->end = w->at + CHUNK;
+		if (w->end > floor_len) {
+			w->at = w->end = floor_len;
+			return;
+		}
+		let_go(w->at);
 	}
+	memcpy(floor_map + w->at, line, line_len);
+	w->at += line_len;
 }
 
 static void *work(void *arg)
@@ -82,26 +102,25 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* The floor file: each thread's share sized for its calls, sparse, mapped
- * as the recorder maps its parts. */
+/* The floor file: sized for every call, sparse, mapped as the recorder
+ * maps its parts. */
 static int open_floor(const char *path, int threads)
 {
-	size_t len;
+	size_t lines = (size_t)iterations * 2 + (size_t)iterations / 8 + 64;
 
-	floor_share = ((size_t)iterations * 2 + (size_t)iterations / 8 + 64) * line_len;
-	floor_share = (floor_share + LET_GO_STEP - 1) / LET_GO_STEP * LET_GO_STEP;
-	len = floor_share * (size_t)threads;
+	floor_len = lines * (size_t)threads * (line_len + line_len / 8 + 1);
+	floor_len = (floor_len + LET_GO_STEP - 1) / LET_GO_STEP * LET_GO_STEP;
 	floor_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (floor_fd < 0 || ftruncate(floor_fd, (off_t)len) != 0)
+	if (floor_fd < 0 || ftruncate(floor_fd, (off_t)floor_len) != 0)
 		return -1;
 	/* at a 2 MiB boundary, as the recorder maps, for whole 2 MiB folios */
-	char *raw = mmap(NULL, len + LET_GO_STEP, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *raw = mmap(NULL, floor_len + LET_GO_STEP, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED)
 		return -1;
 	floor_map = (char *)(((unsigned long)raw + LET_GO_STEP - 1) & ~(unsigned long)(LET_GO_STEP - 1));
-	if (mmap(floor_map, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, floor_fd, 0) == MAP_FAILED)
+	if (mmap(floor_map, floor_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, floor_fd, 0) == MAP_FAILED)
 		return -1;
-	madvise(floor_map, len, MADV_HUGEPAGE);
+	madvise(floor_map, floor_len, MADV_HUGEPAGE);
 	return 0;
 }
 

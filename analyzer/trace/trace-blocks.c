@@ -92,6 +92,7 @@ typedef struct {
 	 * not one: no pair spans that line */
 	PairSlot *pairs;
 	size_t barrier;
+	uint32_t no_pair;           /* where pair_event writes when it pairs nothing */
 	size_t split_end;           /* the lines before are in recs, the rest the main thread splits */
 	gboolean done;              /* split by a worker (under Blocks.lock) */
 } Block;
@@ -197,15 +198,16 @@ pair_event (Block *b, size_t i)
 		*slot = (PairSlot) { (uint32_t) i, tag };
 		return;
 	}
-	if (slot->tag != tag || slot->event == NO_MAKER)
-		return;
-	size_t j = slot->event;
-	slot->event = NO_MAKER;
-	if ((ev->op == '-' || ev->op == '<') && j < i && j >= b->barrier) {
-		MtaEvent *made = &b->events[j];
-		if (made->addr == ev->addr && (made->op == '+' || made->op == '>'))
-			made->pair = (uint32_t) (i - j);
-	}
+	/* the rest without a branch on the slot, which is often not in
+	 * the L1 cache: a branch mispredicted there would wait for it */
+	PairSlot was = *slot;
+	size_t j = was.event;   /* NO_MAKER: never below I */
+	gboolean hit = was.tag == tag && j < i && j >= b->barrier;
+	MtaEvent *made = &b->events[hit ? j : i];
+	gboolean paired = hit & (ev->op == '-' || ev->op == '<') & (made->addr == ev->addr) &
+		(made->op == '+' || made->op == '>');
+	*(paired ? &made->pair : &b->no_pair) = (uint32_t) (i - j);
+	slot->event = was.tag == tag ? NO_MAKER : was.event;
 }
 
 /* Store the split line L, at OFF in B's buffer, as B's next record. */

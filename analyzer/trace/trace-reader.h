@@ -93,9 +93,9 @@ typedef struct {
 /* Take the first of the N EVENTS that the consumer can: return how many.
  * They are consecutive lines, the first numbered LINENO.  The event
  * after them is handed to the line function as a line, and the rest to
- * this function again.  The events are the consumer's to change until
- * it returns: one it sets op 0 of is taken without a look when its turn
- * comes (a pair's second half, its first taken as a no-op). */
+ * this function again, as the consumer left them: it may change those
+ * ahead (mta_compat_events sets op 0 in the second half of a pair whose
+ * first it dropped, to drop that one too). */
 typedef size_t (*MtaEventsFunc) (MtaEvent *events, size_t n, uint64_t lineno,
 				 gpointer user_data);
 

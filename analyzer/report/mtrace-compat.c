@@ -427,7 +427,7 @@ mta_compat_line (const MtaLine *l, gpointer data, GError **error)
 }
 
 size_t
-mta_compat_events (const MtaEvent *ev, size_t n, uint64_t lineno, gpointer data)
+mta_compat_events (MtaEvent *ev, size_t n, uint64_t lineno, gpointer data)
 {
 	MtaCompat *c = data;
 	MtaLiveTable *live = &c->allocated.live;
@@ -441,6 +441,15 @@ mta_compat_events (const MtaEvent *ev, size_t n, uint64_t lineno, gpointer data)
 		switch (ev[i].op) {
 		case '+':
 		case '>':
+			/* freed before any other event on it: a new block is
+			 * stored then dropped, which leaves nothing; on a live
+			 * one the script prints, its end taking it as usual */
+			if (ev[i].pair != 0) {
+				if (G_UNLIKELY (mta_live_lookup (live, ev[i].addr) != NULL))
+					return i;
+				ev[i + ev[i].pair].op = 0;
+				break;
+			}
 			before = live->count;
 			e = mta_live_insert (live, ev[i].addr);
 			if (G_UNLIKELY (live->count == before))

@@ -30,7 +30,7 @@ void mta_compat_set_improve (MtaCompat *c, gboolean improve);
 gboolean mta_compat_line (const MtaLine *line, gpointer compat, GError **error);
 /* The plain events of the run in bulk (an MtaEventsFunc): feed the lines
  * through mta_reader_set_events too, or every line to mta_compat_line. */
-size_t mta_compat_events (const MtaEvent *events, size_t n, uint64_t lineno, gpointer compat);
+size_t mta_compat_events (MtaEvent *events, size_t n, uint64_t lineno, gpointer compat);
 
 /* Print the table (or "No memory leaks."); returns the script's exit
  * status: 1 when something was not freed, else 0. */

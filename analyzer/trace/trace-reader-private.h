@@ -92,7 +92,7 @@ gboolean mta_reader_plain_event (const MtaLine *l, MtaEvent *ev);
 gboolean mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error);
 /* Number and hand over the N plain events EV, the lines of BUF at OFF:
  * before any other line, and before those lines' text moves or goes. */
-gboolean mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
+gboolean mta_reader_hand_events (MtaReader *r, Part *pt, MtaEvent *ev, size_t n,
 				 const char *buf, const uint32_t *off, GError **error);
 
 /* Hand over the events read serially. */

@@ -541,6 +541,7 @@ event_fields (const char *p, const unsigned *e, unsigned lim, MtaEvent *ev)
 		return NULL;
 	ev->op = p[at];
 	ev->size = 0;
+	ev->pair = 0;
 	switch (ev->op) {
 	case '+': case '>': case '!': {
 		if (UNLIKELY (ncols != j + 3))
@@ -821,7 +822,7 @@ mta_reader_deliver (MtaReader *r, Part *pt, MtaLine *l, GError **error)
 }
 
 gboolean
-mta_reader_hand_events (MtaReader *r, Part *pt, const MtaEvent *ev, size_t n,
+mta_reader_hand_events (MtaReader *r, Part *pt, MtaEvent *ev, size_t n,
 			const char *buf, const uint32_t *off, GError **error)
 {
 	uint64_t first = r->lineno + 1, shift = pt->lineno - r->lineno;
@@ -862,6 +863,7 @@ mta_reader_plain_event (const MtaLine *l, MtaEvent *ev)
 	ev->size = l->size;
 	ev->caller = l->caller;
 	ev->op = l->op;
+	ev->pair = 0;
 	return TRUE;
 }
 

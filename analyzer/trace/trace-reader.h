@@ -84,13 +84,19 @@ typedef struct {
 	uint64_t size;
 	MtaSpan caller;
 	char op;
+	/* 0, or for a "+" or ">" read on threads: how many events further on
+	 * in the same run is a "-" or "<" of the same address, with no other
+	 * event on it in between (trace-blocks.c) */
+	uint32_t pair;
 } MtaEvent;
 
 /* Take the first of the N EVENTS that the consumer can: return how many.
  * They are consecutive lines, the first numbered LINENO.  The event
  * after them is handed to the line function as a line, and the rest to
- * this function again. */
-typedef size_t (*MtaEventsFunc) (const MtaEvent *events, size_t n, uint64_t lineno,
+ * this function again, as the consumer left them: it may change those
+ * ahead (mta_compat_events sets op 0 in the second half of a pair whose
+ * first it dropped, to drop that one too). */
+typedef size_t (*MtaEventsFunc) (MtaEvent *events, size_t n, uint64_t lineno,
 				 gpointer user_data);
 
 /* Hand plain event lines to FUNC in runs (of a few hundred read

@@ -979,11 +979,6 @@ void mtrec_file_note(const char *text, size_t len)
 		memcpy(mtrec_file_at(at), text, len);
 }
 
-/* Once parts took places again, what is given back is every place whose
- * part was retired and not replaced, the end of the current part's place,
- * and the range past the ring.  No part is retired after the stop
- * (mtrec_file_retirable), and those retired before are unmapped already:
- * nothing maps into what is given back. */
 /* Is the address space limited now?  Not only when the program started
  * under a limit: a daemon may set one itself once running, below what
  * the reservation took while there was none (a terabyte). */
@@ -994,6 +989,11 @@ static int as_limited_now(void)
 	return as_limited || (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY);
 }
 
+/* Once parts took places again, what is given back is every place whose
+ * part was retired and not replaced, the end of the current part's place,
+ * and the range past the ring.  No part is retired after the stop
+ * (mtrec_file_retirable), and those retired before are unmapped already:
+ * nothing maps into what is given back. */
 int mtrec_file_release(void)
 {
 	size_t keep, ps = mtrec_file.part_size, places, cur;

@@ -16,8 +16,6 @@
 
 struct scan sc;
 
-static const char *const kind_name[] = { "definite", "possible", "reachable", "indirect" };
-
 void own(const void *p, size_t len, int unmap)
 {
 	if (p && len && sc.nown < MAX_OWN) {
@@ -96,49 +94,48 @@ __attribute__((sentinel)) void note(const char *first, ...)
 	PUT_PIECES(sc.notes, sc.noteslen, NOTES_SIZE, first); // NOLINT(clang-analyzer-valist.Uninitialized)
 }
 
-/* "# reach ADDR KIND" (a million of them take a tenth of a second with
- * put_line, half of it in formatting): the number of digits from the
- * highest bit set, the kind's length known, not counted a line at a time. */
-void put_verdict(uintptr_t addr, int kind)
+/* "# reach ADDR KIND" at O, the end returned (a million of them took a
+ * tenth of a second with put_line, half of it in formatting): the number
+ * of digits from the highest bit set, the kind's text with its blank
+ * and newline copied at one of two fixed sizes, which the compiler
+ * inlines. */
+static char *verdict_line(char *o, uintptr_t addr, unsigned kind)
 {
 	static const char digits[] = "0123456789abcdef";
-	static const unsigned char name_len[] = { 8, 8, 9, 8 };
-	const char *name = kind_name[kind];
-	size_t nlen = name_len[kind];
+	static const char tail[4][12] = { " definite\n", " possible\n", " reachable\n", " indirect\n" };
 	int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
-	char *o;
 
-	if (!room_for(mtrec_word_len(MTREC_W_REACH) + 2 + (size_t)d + 1 + nlen + 1))
-		return;
-	o = mtrec_put_word(sc.out + sc.outlen, MTREC_W_REACH);
+	o = mtrec_put_word(o, MTREC_W_REACH);
 	*o++ = '0';
 	*o++ = 'x';
-	for (int i = d - 1; i >= 0; i--)
-		*o++ = digits[(addr >> (4 * i)) & 15];
-	*o++ = ' ';
-	memcpy(o, name, nlen);
-	o[nlen] = '\n';
-	sc.outlen = (size_t)(o + nlen + 1 - sc.out);
+	for (int j = d - 1; j >= 0; j--)
+		*o++ = digits[(addr >> (4 * j)) & 15];
+	kind &= 3;
+	if (kind == 2) {	/* " reachable\n" */
+		memcpy(o, tail[kind], 11);
+		return o + 11;
+	}
+	memcpy(o, tail[kind], 10);
+	return o + 10;
 }
 
-/* The verdicts of every block, in the blocks' order: as put_verdict's,
- * a stretch of lines at a time, whose room is checked once (a line is
- * at most VERDICT_LINE(16) bytes), each line written with fixed-size
- * copies that the next line's overwrite. */
+void put_verdict(uintptr_t addr, int kind)
+{
+	int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
+
+	if (room_for(mtrec_word_len(MTREC_W_REACH) + 2 + (size_t)d + ((kind & 3) == 2 ? 11 : 10)))
+		sc.outlen = (size_t)(verdict_line(sc.out + sc.outlen, addr, (unsigned)kind) - sc.out);
+}
+
+/* The verdicts of every block, in the blocks' order, a stretch of lines
+ * at a time: their room checked once. */
 void put_verdicts(void)
 {
-	static const char digits[] = "0123456789abcdef";
-	static const char tail[4][16] = { " definite\n", " possible\n", " reachable\n", " indirect\n" };
-	static const unsigned char tail_len[] = { 10, 10, 11, 10 };
-	const size_t word = mtrec_word_len(MTREC_W_REACH), most = word + 2 + 16 + 16;
-	char head[32] = { 0 };
+	const size_t most = VERDICT_LINE(16);
 
-	memcpy(head, mtrec_word(MTREC_W_REACH), word);
-	head[word] = '0';
-	head[word + 1] = 'x';
 	for (size_t i = 0; i < sc.n;) {
-		size_t room = sc.outcap - sc.outlen - (sc.region ? TAIL_ROOM : 0);
-		size_t k = sc.outcap > sc.outlen + (sc.region ? TAIL_ROOM : 0) ? room / most : 0;
+		size_t keep = sc.region ? TAIL_ROOM : 0;
+		size_t k = sc.outcap > sc.outlen + keep ? (sc.outcap - sc.outlen - keep) / most : 0;
 		char *o = sc.out + sc.outlen;
 
 		if (k > sc.n - i)
@@ -150,18 +147,8 @@ void put_verdicts(void)
 			i++;
 			continue;
 		}
-		for (size_t end = i + k; i < end; i++) {
-			uintptr_t addr = sc.blk[i].addr;
-			int d = addr ? (64 - __builtin_clzl(addr) + 3) / 4 : 1;
-			unsigned kind = sc.state[i] & 3;
-
-			memcpy(o, head, sizeof(head));	/* the word and "0x" */
-			o += word + 2;
-			for (int j = d - 1; j >= 0; j--)
-				*o++ = digits[(addr >> (4 * j)) & 15];
-			memcpy(o, tail[kind], 16);
-			o += tail_len[kind];
-		}
+		for (size_t end = i + k; i < end; i++)
+			o = verdict_line(o, sc.blk[i].addr, sc.state[i]);
 		sc.outlen = (size_t)(o - sc.out);
 		flush();
 	}

@@ -14,7 +14,7 @@ KINDS_SRC="$TOP/tests/helper/ana-kinds.c"
 
 kinds_trace() {
 	"$KINDS_APP" >kinds-sites || return 1
-	printf '# mtrec 1\n# pid 100 1\n# exe %s\n= Start\n# T 100\n' "$KINDS_APP"
+	printf '# mtrec 1\n# pid 100 1\n# start 1000000000.000000000\n# exe %s\n= Start\n# T 100\n' "$KINDS_APP"
 	awk -v app="$KINDS_APP" '
 		FNR == NR { off[$1] = $2; next }
 		$1 == "k" { printf "# k %s @ %s:[%s]", $2, app, off[$3]

@@ -62,7 +62,7 @@ test_expect_success MTRACE '/usr/bin/mtrace reads the compacted trace: the same 
 
 test_expect_success 'a thread line before the header, and no line free for it: every mode reads the result' '
 	mkdir early && cd early &&
-	printf "# mtrec 1\n# T 100\n# pid 100 1\n= Start\n@ ./a:[0x10] + 0x1000 0x10\n@ ./a:[0x20] + 0x2000 0x10\n@ ./a:[0x30] - 0x2000\n= End\n" >min.log &&
+	printf "# mtrec 1\n# T 100\n# pid 100 1\n# start 1000000000.000000000\n= Start\n@ ./a:[0x10] + 0x1000 0x10\n@ ./a:[0x20] + 0x2000 0x10\n@ ./a:[0x30] - 0x2000\n= End\n" >min.log &&
 	"$MTANALYZE" compact -q min.log &&
 	test_expect_code 1 "$MTANALYZE" --by-site min.log >full &&
 	test_expect_code 1 "$MTANALYZE" --by-site min.log.compact >small &&
@@ -70,6 +70,24 @@ test_expect_success 'a thread line before the header, and no line free for it: e
 	test_expect_code 1 "$MTANALYZE" min.log >full &&
 	test_expect_code 1 "$MTANALYZE" min.log.compact >small &&
 	test_cmp full small
+'
+
+test_expect_success 'a pid alive here but started after the trace opened is not its writer: the trace is compacted' '
+	mkdir reused && cd reused &&
+	holder=$(sh -c "sleep 300 >/dev/null 2>&1 & echo \$!") &&
+	printf "# mtrec 1\n# pid %s 1\n# start 1000000000.000000000\n= Start\n@ ./a:[0x10] + 0x1000 0x10\n= End\n" $holder >copied.log &&
+	{ "$MTANALYZE" compact -q copied.log; rc=$?; kill $holder; test $rc = 0; } &&
+	test_expect_code 1 "$MTANALYZE" copied.log.compact >small &&
+	grep -q "^Memory not freed" small
+'
+
+test_expect_success 'a trace its writer still writes: compact says so and writes nothing' '
+	mkdir writing && cd writing &&
+	holder=$(sh -c "sleep 300 >/dev/null 2>&1 & echo \$!") &&
+	printf "# mtrec 1\n# pid %s 1\n# start %s.0\n= Start\n@ ./a:[0x10] + 0x1000 0x10\n" $holder $(( $(date +%s) + 60 )) >live.log &&
+	{ "$MTANALYZE" compact live.log 2>err; rc=$?; kill $holder; test $rc = 0; } &&
+	grep -q "still being written by process $holder: nothing compacted yet" err &&
+	test ! -e live.log.compact
 '
 
 test_done

@@ -927,16 +927,19 @@ compacted_upto (const char *out, uint64_t *last, GError **error)
 	return TRUE;
 }
 
-/* The writer's pid from the first header found, -1: none yet. */
+/* The writer's pid from the first header found, -1: none yet; *START
+ * its "# start" (to free; NULL: not known). */
 static int64_t
-writer_pid (const char *trace, const char *out)
+writer_pid (const char *trace, const char *out, char **start)
 {
 	const char *files[] = { out, trace };
+	*start = NULL;
 	for (size_t i = 0; i < G_N_ELEMENTS (files); i++) {
-		g_autofree char *pid = NULL, *start = NULL;
-		if (access (files[i], F_OK) == 0 && mta_parts_process (files[i], &pid, &start, NULL) &&
+		g_autofree char *pid = NULL;
+		if (access (files[i], F_OK) == 0 && mta_parts_process (files[i], &pid, start, NULL) &&
 		    pid != NULL)
 			return g_ascii_strtoll (pid, NULL, 10);
+		g_clear_pointer (start, g_free);
 	}
 	return opt_pid > 0 ? opt_pid : -1;
 }
@@ -961,9 +964,10 @@ static gboolean
 compact_pass (const char *trace, MtaWarnFunc warn, gboolean *finished, GError **error)
 {
 	g_autofree char *out = g_strconcat (trace, ".compact", NULL);
+	g_autofree char *start = NULL;
 	uint64_t done, upto;
-	int64_t pid = writer_pid (trace, out);
-	gboolean exited = mta_compact_process_exited (pid);
+	int64_t pid = writer_pid (trace, out, &start);
+	gboolean exited = mta_compact_process_exited (pid, start);
 
 	*finished = FALSE;
 	if (!compacted_upto (out, &done, error))
@@ -993,6 +997,14 @@ compact_pass (const char *trace, MtaWarnFunc warn, gboolean *finished, GError **
 	if (exited) {
 		g_autofree char *next = mta_compact_part_path (trace, done + 1);
 		*finished = access (next, F_OK) != 0;
+	} else if (!opt_follow && upto == done && warn != NULL) {
+		/* a pass that folds nothing says why, not a silent success */
+		g_autofree char *part = mta_compact_part_path (trace, done + 1);
+		g_autofree char *m = g_strdup_printf (
+			"'%s' is still being written by process %" PRId64
+			": nothing compacted yet (--follow compacts its parts as they complete)",
+			part, pid);
+		warn (m, NULL);
 	}
 	return TRUE;
 }
@@ -1019,7 +1031,7 @@ mta_compact (int argc, char **argv, MtaWarnFunc warn, int *status, GError **erro
 				     "cannot read '%s': %s", trace, g_strerror (ENOENT));
 			return FALSE;
 		} else
-			finished = mta_compact_process_exited (opt_pid > 0 ? opt_pid : -1);
+			finished = mta_compact_process_exited (opt_pid > 0 ? opt_pid : -1, NULL);
 		if (!opt_follow || finished)
 			return TRUE;
 		g_usleep (G_USEC_PER_SEC / 10);

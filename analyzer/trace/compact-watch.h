@@ -17,8 +17,12 @@
 /* The file of part N of TRACE (to free). */
 char *mta_compact_part_path (const char *trace, uint64_t n);
 
-/* TRUE when process PID is gone (or a zombie: it writes nothing more). */
-gboolean mta_compact_process_exited (int64_t pid);
+/* TRUE when process PID is gone (or a zombie: it writes nothing more),
+ * or when the process now holding PID started after the trace was opened
+ * at START (its "# start" value, SEC.NSEC; NULL: not known): the pid was
+ * reused, by a later process on this host or on the one the trace was
+ * copied to, and that process is not the writer. */
+gboolean mta_compact_process_exited (int64_t pid, const char *start);
 
 /* The last part, counting from FIRST, such that FIRST..LAST are all
  * complete; FIRST - 1 when part FIRST is not.  EXITED: the writer has

@@ -134,6 +134,23 @@ test_expect_success 'no password printed: not by a load, not by a wrong one' '
 	grep "password=\*\*\*" err && ! grep "wrong-secret" err
 '
 
+# Bad URIs are refused by libpq before it connects, in words that quote
+# what it could not read: the token it could not decode, a URI whole.
+test_expect_success 'no password printed: not by a URI libpq cannot read' '
+	for u in "postgresql://$PGUSER:wr%zzong-secret@$PGHOST:$PGPORT/$PGDATABASE" \
+		"postgresql://$PGUSER@$PGHOST:$PGPORT/$PGDATABASE?password=wr%zzong-secret" \
+		"postgresql://$PGUSER:wrong/secret@$PGHOST:$PGPORT/$PGDATABASE" \
+		"postgresql://$PGUSER:wrong-secret@[::1/$PGDATABASE" \
+		"postgresql://$PGUSER:wrong-secret@no-such-host.invalid:$PGPORT/$PGDATABASE"; do
+		test_expect_code 2 "$MTANALYZE" --db "$u" v1-host1.log >out 2>err &&
+		test_must_be_empty out && cat err &&
+		grep "^mtanalyze: cannot connect to .postgresql://$PGUSER[:@]" err &&
+		! grep "secret" err &&
+		test_expect_code 2 "$MTANALYZE" diff "$u:1" v1-host1.log >out 2>err &&
+		grep "cannot connect to" err && ! grep "secret" err || exit 1
+	done
+'
+
 test_expect_success 'frames: addresses differ between hosts, build-id and offset match' '
 	for h in 1 2; do
 		pq -c "SELECT DISTINCT f.address, f.build_id, f.object_offset FROM frames f

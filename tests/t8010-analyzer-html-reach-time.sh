@@ -92,6 +92,28 @@ test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in s
 	grep "<title>peak: [0-9]* bytes at [0-9.]* s</title>" timed.html
 '
 
+# A run of a hundredth of a second: with two decimals its ticks were
+# 0.00 0.00 0.01.
+test_expect_success CHROMIUM 'a short timed run: three ticks in seconds, apart, the last its end' '
+	"$MTREC" -o quick.log --depth 8 "$HELPER/ana-growth" 2000 2>/dev/null &&
+	test_expect_code 1 "$MTANALYZE" --json quick.log >quick.json &&
+	test_expect_code 1 "$MTANALYZE" --html quick.html quick.log >/dev/null &&
+	browse quick.html >facts &&
+	grep -x "axis time" facts &&
+	sed -n "s/^x-tick //p" facts >ticks &&
+	cat ticks &&
+	py "\"%.9f %.9f\" % (d[\"run\"][\"timeline\"][\"times_ns\"][0] / 1e9, d[\"run\"][\"timeline\"][\"times_ns\"][-1] / 1e9)" quick.json >span &&
+	python3 -c "
+import sys
+t = [float (x) for x in open (\"ticks\").read ().split ()]
+a, b = map (float, open (\"span\").read ().split ())
+assert b - a < 0.1, (a, b)
+assert len (t) == 3 and t[0] < t[1] < t[2], t
+for v, w in zip (t, (a, (a + b) / 2, b)):
+    assert abs (v - w) <= (b - a) / 2 * 0.1, (t, a, b)
+"
+'
+
 test_expect_success CHROMIUM 'a trace without the recorder'"'"'s clock (as glibc'"'"'s): the chart over trace lines, and why' '
 	browse short.html >facts &&
 	grep -x "axis lines" facts &&

@@ -92,6 +92,24 @@ test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in s
 	grep "<title>peak: [0-9]* bytes at [0-9.]* s</title>" timed.html
 '
 
+# rec-reach's peak is its last allocation, between the last two samples
+# (a sample is what was live before its line): the run's curve went up to
+# the end of the run in a slope, below the peak's marker.
+test_expect_success CHROMIUM 'the run'"'"'s curve passes through the peak at the marker' '
+	browse reach.html >/dev/null &&
+	py "d[\"run\"][\"peak_live_bytes\"]" reach.json >peak &&
+	python3 -c "
+import re
+dom = open (\"dom.html\").read ()
+mx = float (re.search (r\"<line class=.marker. x1=.([0-9.]+).\", dom).group (1))
+s0 = re.search (r\"<polyline class=.series s0. data-max=.([0-9]+). points=.([^\\\"]*).\", dom)
+pts = [tuple (map (float, p.split (\",\"))) for p in s0.group (2).split ()]
+top = min (y for x, y in pts)
+assert int (s0.group (1)) == int (open (\"peak\").read ()), (s0.group (1), open (\"peak\").read ())
+assert any (x == mx and y == top for x, y in pts), (mx, top, pts)
+"
+'
+
 # A run of a hundredth of a second: with two decimals its ticks were
 # 0.00 0.00 0.01.
 test_expect_success CHROMIUM 'a short timed run: three ticks in seconds, apart, the last its end' '

@@ -6,8 +6,9 @@
 # trace has the recorder's verdicts (mtrec --reach), the growth class of
 # each leak site and how many sites grew each way, and a chart over
 # seconds when the trace has the recorder's clock ('# time' lines), over
-# trace lines when not -- as headless Chromium shows the page (t8000's
-# way), checked against --json.
+# trace lines when not; the tracked kinds (a pool's blocks not released,
+# a count of references above zero) -- as headless Chromium shows the
+# page (t8000's way), checked against --json.
 . "$(dirname "$0")/lib.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
@@ -90,6 +91,20 @@ test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in s
 	shown=$(sed -n "s/^summary seconds //p" facts) &&
 	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert abs(a - b) < 0.002 and a > 0.5, (a, b)" "$end" "$shown" &&
 	grep "<title>peak: [0-9]* bytes at [0-9.]* s</title>" timed.html
+'
+
+test_expect_success CHROMIUM 'tracked kinds and refcounts: what --json has, as the page shows it' '
+	"$MTREC" -q -o kinds.log --depth 8 "$HELPER/rec-kinds-api" 50 &&
+	test_expect_code 1 "$MTANALYZE" --json kinds.log >kinds.json &&
+	test_expect_code 1 "$MTANALYZE" --html kinds.html kinds.log >/dev/null &&
+	browse kinds.html >/dev/null &&
+	python3 "$TOP/tests/html-kinds.py" dom.html kinds.json >facts.kinds &&
+	sed -n "s/^page //p" facts.kinds >actual &&
+	sed -n "s/^json //p" facts.kinds >expect &&
+	cat actual &&
+	test_cmp expect actual &&
+	grep -x "not-released pool 4 192 pool_get" actual &&
+	grep -x "refgroup 1 1 0x[0-9a-f]*" actual
 '
 
 # rec-reach's peak is its last allocation, between the last two samples

@@ -263,8 +263,8 @@ put_timeline (FILE *out, const Report *r)
 	 * at its line (a short run: the last allocation, the peak, drawn as
 	 * a slope up to the end of the run). */
 	double peak_x = i->time_axis ? peak / 1e9 : peak;
-	g_autofree double *run_x = g_new (double, i->tl_len + 1);
-	g_autofree uint64_t *run_y = g_new (uint64_t, i->tl_len + 1);
+	double *run_x = g_new (double, i->tl_len + 1);
+	uint64_t *run_y = g_new (uint64_t, i->tl_len + 1);
 	guint run_n = 0;
 	for (guint t = 0; t < i->tl_len; t++) {
 		if (i->peak_line != 0 && run_n == t && x[t] > peak_x) {
@@ -289,6 +289,8 @@ put_timeline (FILE *out, const Report *r)
 		.marker_label = peak_label,
 	};
 	mta_html_chart (out, &c, series, n);
+	g_free (run_x);
+	g_free (run_y);
 	g_free (x);
 	g_free (total);
 	fprintf (out, "<p class=\"note\" id=\"axis\" data-axis=\"%s\">Sampled at %u points of the run, ",

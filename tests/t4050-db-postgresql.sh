@@ -151,6 +151,16 @@ test_expect_success 'no password printed: not by a URI libpq cannot read' '
 	done
 '
 
+test_expect_success 'one schema: the same tables, views and columns on both engines' '
+	q fleet.db "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info (m.name) p
+		WHERE m.type IN ('"'"'table'"'"', '"'"'view'"'"')" | sort >lite.cols &&
+	pq -c "SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema () AND table_name <> '"'"'mta_pragma'"'"'" | sort >pg.cols &&
+	test "$(wc -l <lite.cols)" -ge 100 &&
+	test_cmp lite.cols pg.cols &&
+	test "$(q fleet.db "PRAGMA user_version")" = "$(pq -c "SELECT value FROM mta_pragma WHERE name = '"'"'user_version'"'"'")"
+'
+
 test_expect_success 'frames: addresses differ between hosts, build-id and offset match' '
 	for h in 1 2; do
 		pq -c "SELECT DISTINCT f.address, f.build_id, f.object_offset FROM frames f
@@ -177,12 +187,16 @@ test_expect_success 'diff: two runs of the server, as two of the file' '
 	! grep -F "$PGPASSWORD" pg.diff
 '
 
-test_expect_success 'diff: a run of the server against a trace' '
+test_expect_success 'diff: a run of the server against a trace, as a --base' '
 	test_expect_code 1 "$MTANALYZE" diff "$URI:1" ./app:v2-host4.log >out &&
 	grep "^BASE     postgresql://$PGUSER:\*\*\*@.*:1 (run 1)" out &&
 	grep "new .* cache_entry at " out &&
 	"$MTANALYZE" diff ./app:v2-host3.log "$URI:-1" >out2 &&
-	grep "No new or grown leaks" out2
+	grep "No new or grown leaks" out2 &&
+	test_expect_code 1 "$MTANALYZE" diff --base "$URI:2" --base fleet.db:3 "$URI:1" "$URI:last" >out3 &&
+	grep "^BASE     postgresql://$PGUSER:\*\*\*@.*:2 (run 2): .* (--base)\$" out3 &&
+	grep "^BASE     fleet.db:3 (run 3): .* (--base)\$" out3 &&
+	grep "new .* cache_entry at " out3
 '
 
 # A run of another program, the last: sites that grow linearly and

@@ -246,4 +246,48 @@ test_expect_success 'the fleet queries: the site on every host, the site build 2
 	grep "^config|[^|]*app.c:4|" first | grep -v "|$b2|"
 '
 
+# Last: the run's id the killed load took is not given again (a sequence
+# is outside transactions), and the runs' ids above would not be SQLite's.
+# kill_in_transaction: the load of big.log started, killed (SIGKILL) once
+# its transaction has written (the server gave it a transaction id); 0
+# when it was killed so.
+kill_in_transaction() {
+	"$MTANALYZE" --db "$URI" --all-events --host killed ./big big.log >kill.out 2>&1 &
+	pid=$!
+	n=0
+	while [ "$(pq -c "SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL
+		AND pid <> pg_backend_pid ()")" = 0 ] &&
+	      kill -0 $pid 2>/dev/null && [ $n -lt 6000 ]; do
+		n=$((n + 1))
+	done
+	kill -KILL $pid 2>/dev/null
+	st=0 && wait $pid || st=$?
+	test $st = 137 && ! grep "loaded into" kill.out
+}
+
+test_expect_success 'a load killed in its transaction leaves nothing of its run' '
+	cat >big.c <<-\EOF &&
+	#include <stdlib.h>
+	int main (int argc, char **argv)
+	{
+		for (int i = 0, n = atoi (argv[1]); i < n; i++) {
+			void *p = malloc (16 + i % 64);
+			if (i % 3)
+				free (p);
+		}
+		return 0;
+	}
+	EOF
+	$CC -g -O0 -o big big.c &&
+	"$MTREC" -q -o big.log --depth 4 ./big 200000 &&
+	pq -c "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM stacks), (SELECT count(*) FROM leaks),
+		(SELECT count(*) FROM events), (SELECT count(*) FROM frames)" >before &&
+	kill_in_transaction &&
+	n=0 && while [ "$(pq -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = '"'"'client backend'"'"'
+		AND pid <> pg_backend_pid ()")" != 0 ] && [ $n -lt 6000 ]; do n=$((n + 1)); done &&
+	pq -c "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM stacks), (SELECT count(*) FROM leaks),
+		(SELECT count(*) FROM events), (SELECT count(*) FROM frames)" >after &&
+	cat before && test_cmp before after
+'
+
 test_done

@@ -10,6 +10,7 @@ that headless Chromium dumped after the page's script ran (t8000).
   reach KIND BYTES BLOCKS    a row of the leak summary (data-reach)
   growth CLASS N             the count of leak sites of a growth class
   axis time|lines            the chart's x axis, and its label
+  x-tick VALUE               a label of the chart's x axis, as shown
   stacks N                   <details> of stacks in the leak table
   series CLASS MAX           a polyline of the live bytes chart
   flame-boxes N              boxes the flame graph drew
@@ -36,6 +37,7 @@ class Facts(HTMLParser):
         self.reach = None
         self.span = None
         self.label = None
+        self.tick = None
         self.stacks = 0
 
     def handle_starttag(self, tag, attrs):
@@ -64,6 +66,8 @@ class Facts(HTMLParser):
             self.out.append("axis %s" % a.get("data-axis"))
         elif tag == "text" and "x-label" in a.get("class", "").split():
             self.label = ""
+        elif tag == "text" and "x-tick" in a.get("class", "").split():
+            self.tick = ""
         elif tag == "span" and a.get("id") == "flame-status":
             self.out.append("flame-matched %s" % a.get("data-matched"))
 
@@ -71,6 +75,9 @@ class Facts(HTMLParser):
         if tag == "span" and self.span is not None:
             self.out.append("growth %s %s" % (self.growth, self.span.split()[0]))
             self.span = None
+        if tag == "text" and self.tick is not None:
+            self.out.append("x-tick %s" % self.tick.strip())
+            self.tick = None
         if tag == "text" and self.label is not None:
             self.out.append("x-label %s" % " ".join(self.label.split()))
             self.label = None
@@ -105,6 +112,8 @@ class Facts(HTMLParser):
             self.span += data
         if self.label is not None:
             self.label += data
+        if self.tick is not None:
+            self.tick += data
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)

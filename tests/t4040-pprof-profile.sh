@@ -85,6 +85,69 @@ test_expect_success 'tracked allocators: their leaks are samples labelled with t
 	grep -E "^ +kind: +malloc$" malloc
 '
 
+test_lazy_prereq CHROMIUM 'command -v chromium'
+
+# serve FILE: go tool pprof -http on a free port of the loopback, its pid
+# in pprof.pid, its address in pprof.url once its page answers (it exits
+# on an unreadable profile: then no pprof.url).
+serve() {
+	port=$(python3 -c "import socket; s = socket.socket (); s.bind ((\"127.0.0.1\", 0)); print (s.getsockname ()[1])") &&
+	{ go tool pprof -http=127.0.0.1:$port -no_browser -unit=byte "$1" >http.out 2>&1 & echo $! >pprof.pid; } &&
+	python3 - "$port" "$(cat pprof.pid)" <<-\EOF
+	import os, sys, time, urllib.request
+	url = "http://127.0.0.1:%s" % sys.argv[1]
+	for _ in range (1200):
+	    try:
+	        open ("top.html", "wb").write (urllib.request.urlopen (url + "/ui/top", timeout=5).read ())
+	        open ("pprof.url", "w").write (url)
+	        break
+	    except OSError:
+	        try:
+	            os.kill (int (sys.argv[2]), 0)
+	        except OSError:
+	            break
+	        time.sleep (0.1)
+	EOF
+}
+
+# stop: the server serve started, whatever became of what ran meanwhile
+stop() {
+	kill "$(cat pprof.pid)" 2>/dev/null
+	return 0
+}
+
+# browse PATH: the DOM of the server's page PATH after its script ran
+browse() {
+	st=0
+	chromium --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions \
+		--dump-dom "$(cat pprof.url)$1" >dom.html 2>browser.log || st=$?
+	stop
+	return $st
+}
+
+test_expect_success 'go tool pprof -http serves the profile: its page, the report'"'"'s total' '
+	serve inl.pb.gz && stop && cat http.out &&
+	test -s pprof.url &&
+	grep "<title>ana-inline inuse_space</title>" top.html &&
+	grep "Total samples = $(json_total leaked_bytes inl.json)B" top.html
+'
+
+test_expect_success CHROMIUM 'go tool pprof -http: headless Chromium shows the functions of --by-site' '
+	serve inl.pb.gz && browse /ui/top &&
+	test_expect_code 1 "$MTANALYZE" --by-site inl.log >sites &&
+	sed -n "s/^ *\([0-9]*\) *\([0-9]*\)  \([a-z_]*\) at .*/\2 \3/p" sites | sort >expect &&
+	cat expect && test -s expect &&
+	python3 -c "
+import re, sys
+rows = re.findall (r\"<tr[^>]*>(.*?)</tr>\", open (\"dom.html\").read (), re.S)
+for r in rows:
+    c = [re.sub (r\"<[^>]*>\", \"\", x) for x in re.findall (r\"<td[^>]*>(.*?)</td>\", r, re.S)]
+    if len (c) >= 6 and c[0] not in (\"0\", \"0B\"):
+        print (c[0].rstrip (\"B\"), c[5].replace (\" (inline)\", \"\"))
+" | sort >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a trace without stacks: one location per caller line' '
 	"$MTREC" -q -o flat.log "$HELPER/ana-inline" 3 &&
 	test_expect_code 1 "$MTANALYZE" --pprof flat.pb.gz flat.log >out &&

@@ -6,8 +6,9 @@
 # trace has the recorder's verdicts (mtrec --reach), the growth class of
 # each leak site and how many sites grew each way, and a chart over
 # seconds when the trace has the recorder's clock ('# time' lines), over
-# trace lines when not -- as headless Chromium shows the page (t8000's
-# way), checked against --json.
+# trace lines when not; the tracked kinds (a pool's blocks not released,
+# a count of references above zero) -- as headless Chromium shows the
+# page (t8000's way), checked against --json.
 . "$(dirname "$0")/lib.sh"
 
 if ! need_analyzer || [ ! -f "$LIBMTREC" ] || ! command -v python3 >/dev/null; then
@@ -90,6 +91,60 @@ test_expect_success CHROMIUM 'a timed run: the chart over seconds, the peak in s
 	shown=$(sed -n "s/^summary seconds //p" facts) &&
 	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert abs(a - b) < 0.002 and a > 0.5, (a, b)" "$end" "$shown" &&
 	grep "<title>peak: [0-9]* bytes at [0-9.]* s</title>" timed.html
+'
+
+test_expect_success CHROMIUM 'tracked kinds and refcounts: what --json has, as the page shows it' '
+	"$MTREC" -q -o kinds.log --depth 8 "$HELPER/rec-kinds-api" 50 &&
+	test_expect_code 1 "$MTANALYZE" --json kinds.log >kinds.json &&
+	test_expect_code 1 "$MTANALYZE" --html kinds.html kinds.log >/dev/null &&
+	browse kinds.html >/dev/null &&
+	python3 "$TOP/tests/html-kinds.py" dom.html kinds.json >facts.kinds &&
+	sed -n "s/^page //p" facts.kinds >actual &&
+	sed -n "s/^json //p" facts.kinds >expect &&
+	cat actual &&
+	test_cmp expect actual &&
+	grep -x "not-released pool 4 192 pool_get" actual &&
+	grep -x "refgroup 1 1 0x[0-9a-f]*" actual
+'
+
+# rec-reach's peak is its last allocation, between the last two samples
+# (a sample is what was live before its line): the run's curve went up to
+# the end of the run in a slope, below the peak's marker.
+test_expect_success CHROMIUM 'the run'"'"'s curve passes through the peak at the marker' '
+	browse reach.html >/dev/null &&
+	py "d[\"run\"][\"peak_live_bytes\"]" reach.json >peak &&
+	python3 -c "
+import re
+dom = open (\"dom.html\").read ()
+mx = float (re.search (r\"<line class=.marker. x1=.([0-9.]+).\", dom).group (1))
+s0 = re.search (r\"<polyline class=.series s0. data-max=.([0-9]+). points=.([^\\\"]*).\", dom)
+pts = [tuple (map (float, p.split (\",\"))) for p in s0.group (2).split ()]
+top = min (y for x, y in pts)
+assert int (s0.group (1)) == int (open (\"peak\").read ()), (s0.group (1), open (\"peak\").read ())
+assert any (x == mx and y == top for x, y in pts), (mx, top, pts)
+"
+'
+
+# A run of a hundredth of a second: with two decimals its ticks were
+# 0.00 0.00 0.01.
+test_expect_success CHROMIUM 'a short timed run: three ticks in seconds, apart, the last its end' '
+	"$MTREC" -o quick.log --depth 8 "$HELPER/ana-growth" 2000 2>/dev/null &&
+	test_expect_code 1 "$MTANALYZE" --json quick.log >quick.json &&
+	test_expect_code 1 "$MTANALYZE" --html quick.html quick.log >/dev/null &&
+	browse quick.html >facts &&
+	grep -x "axis time" facts &&
+	sed -n "s/^x-tick //p" facts >ticks &&
+	cat ticks &&
+	py "\"%.9f %.9f\" % (d[\"run\"][\"timeline\"][\"times_ns\"][0] / 1e9, d[\"run\"][\"timeline\"][\"times_ns\"][-1] / 1e9)" quick.json >span &&
+	python3 -c "
+import sys
+t = [float (x) for x in open (\"ticks\").read ().split ()]
+a, b = map (float, open (\"span\").read ().split ())
+assert b - a < 0.1, (a, b)
+assert len (t) == 3 and t[0] < t[1] < t[2], t
+for v, w in zip (t, (a, (a + b) / 2, b)):
+    assert abs (v - w) <= (b - a) / 2 * 0.1, (t, a, b)
+"
 '
 
 test_expect_success CHROMIUM 'a trace without the recorder'"'"'s clock (as glibc'"'"'s): the chart over trace lines, and why' '

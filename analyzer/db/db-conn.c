@@ -73,7 +73,11 @@ mta_conn_redact (const char *name)
 		return g_strdup (name);
 	GString *out = g_string_new (NULL);
 	const char *auth = strstr (name, "://") + 3;
-	size_t alen = strcspn (auth, "/?#");
+	/* The user information ends at the last '@' before the parameters,
+	 * not only before the first '/': a password with a '/' of its own,
+	 * not percent-encoded, is a URI libpq misreads (a port "pa" and a
+	 * database "ss@host/db"), and its message must not show it either. */
+	size_t alen = strcspn (auth, "?#");
 	const char *at = g_strrstr_len (auth, (gssize) alen, "@");
 
 	g_string_append_len (out, name, auth - name);
@@ -125,6 +129,54 @@ mta_conn_redact_in (const char *text)
 	return g_string_free (out, FALSE);
 }
 
+/* The secrets of URI, as written and percent-decoded: the text between
+ * the user's ':' and the '@' (mta_conn_redact's), each password=
+ * parameter's value. */
+static GPtrArray *
+uri_secrets (const char *uri)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+	const char *auth = strstr (uri, "://") + 3;
+	size_t alen = strcspn (auth, "?#");
+	const char *at = g_strrstr_len (auth, (gssize) alen, "@");
+	const char *colon = at ? memchr (auth, ':', (size_t) (at - auth)) : NULL;
+
+	if (colon != NULL && at > colon + 1)
+		g_ptr_array_add (out, g_strndup (colon + 1, (gsize) (at - colon - 1)));
+	for (const char *p = strpbrk (auth, "?&"); p != NULL; p = strpbrk (p + 1, "&")) {
+		if (g_str_has_prefix (p + 1, "password=") && p[10] != '\0' && p[10] != '&')
+			g_ptr_array_add (out, g_strndup (p + 10, strcspn (p + 10, "&#")));
+	}
+	for (guint i = 0, n = out->len; i < n; i++) {
+		char *plain = g_uri_unescape_string (out->pdata[i], NULL);
+		if (plain != NULL && *plain != '\0' && strcmp (plain, out->pdata[i]) != 0)
+			g_ptr_array_add (out, plain);
+		else
+			g_free (plain);
+	}
+	return out;
+}
+
+/* TEXT (libpq's words on URI) with its URIs redacted and any secret of
+ * URI in it hidden: libpq quotes a URI it cannot parse whole, and a
+ * token it cannot decode ("invalid percent-encoded token: "s3%zz"") as
+ * it is, the password's too. */
+static char *
+scrub (const char *uri, const char *text)
+{
+	g_autoptr (GPtrArray) secrets = uri_secrets (uri);
+	char *out = mta_conn_redact_in (text);
+
+	for (guint i = 0; i < secrets->len; i++) {
+		if (strstr (out, secrets->pdata[i]) == NULL)
+			continue;
+		g_auto (GStrv) parts = g_strsplit (out, secrets->pdata[i], -1);
+		g_free (out);
+		out = g_strjoinv ("***", parts);
+	}
+	return out;
+}
+
 gboolean
 mta_conn_split_run (const char *arg, char **uri, const char **run)
 {
@@ -162,10 +214,10 @@ mta_conn_open_pg (const char *uri, GError **error)
 	PGconn *pg = PQconnectdb (uri);
 
 	if (pg == NULL || PQstatus (pg) != CONNECTION_OK) {
-		g_autofree char *msg = g_strdup (pg ? PQerrorMessage (pg) : "out of memory");
+		g_autofree char *msg = scrub (uri, pg ? PQerrorMessage (pg) : "out of memory");
 		g_strstrip (msg);
-		/* libpq's own words never hold the password; they may hold several
-		 * lines (one per address tried): the last says why */
+		/* libpq's words may hold several lines (one per address
+		 * tried): the last says why */
 		char *last = strrchr (msg, '\n');
 		g_set_error (error, MTA_CONN_ERROR, 0, "cannot connect to '%s': %s", name,
 			     g_strstrip (last ? last + 1 : msg));

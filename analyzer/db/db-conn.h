@@ -23,8 +23,9 @@ typedef struct MtaStmt MtaStmt;
 /* Whether NAME is a PostgreSQL URI (postgresql:// or postgres://). */
 gboolean mta_conn_is_uri (const char *name);
 
-/* NAME with the password of a URI replaced by "***" (user:***@host, and
- * password=*** among its parameters); a file name as it is.  Free it. */
+/* NAME with the password of a URI replaced by "***" (user:***@host, all
+ * up to the last '@' before the parameters, and password=*** among them);
+ * a file name as it is.  Free it. */
 char *mta_conn_redact (const char *name);
 
 /* TEXT (a message) with every URI in it redacted.  Free it. */

@@ -257,6 +257,29 @@ put_timeline (FILE *out, const Report *r)
 		series[n++] = (MtaChartSeries) { label, bytes, NULL, 0 };
 	}
 	double peak = mta_run_position (r->run, i->peak_line);
+	/* The run's curve passes through its peak: a sample is what was live
+	 * when its line was reached, before that line's event, so the peak
+	 * is between two samples, and the curve would pass below the marker
+	 * at its line (a short run: the last allocation, the peak, drawn as
+	 * a slope up to the end of the run). */
+	double peak_x = i->time_axis ? peak / 1e9 : peak;
+	double *run_x = g_new (double, i->tl_len + 1);
+	uint64_t *run_y = g_new (uint64_t, i->tl_len + 1);
+	guint run_n = 0;
+	for (guint t = 0; t < i->tl_len; t++) {
+		if (i->peak_line != 0 && run_n == t && x[t] > peak_x) {
+			run_x[run_n] = peak_x;
+			run_y[run_n++] = i->peak_live_bytes;
+		}
+		run_x[run_n] = x[t];
+		run_y[run_n++] = total[t];
+	}
+	if (i->peak_line != 0 && run_n == i->tl_len) {
+		run_x[run_n] = peak_x;
+		run_y[run_n++] = i->peak_live_bytes;
+	}
+	if (run_n > i->tl_len)
+		series[0] = (MtaChartSeries) { "all sites", run_y, run_x, run_n };
 	g_autofree char *peak_label = i->time_axis
 		? g_strdup_printf ("peak: %" PRIu64 " bytes at %.3f s", i->peak_live_bytes, peak / 1e9)
 		: g_strdup_printf ("peak: %" PRIu64 " bytes at line %" PRIu64, i->peak_live_bytes, i->peak_line);
@@ -266,6 +289,8 @@ put_timeline (FILE *out, const Report *r)
 		.marker_label = peak_label,
 	};
 	mta_html_chart (out, &c, series, n);
+	g_free (run_x);
+	g_free (run_y);
 	g_free (x);
 	g_free (total);
 	fprintf (out, "<p class=\"note\" id=\"axis\" data-axis=\"%s\">Sampled at %u points of the run, ",

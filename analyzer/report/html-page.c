@@ -175,11 +175,16 @@ chart_axes (FILE *out, const MtaChart *c, const Scale *s)
 		fprintf (out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			 CHART_LEFT - 4, sy (s, v) + 4, label);
 	}
+	/* As many decimals as put each tick within a tenth of the step
+	 * between two of its place (half a unit of the last digit at most):
+	 * a run of 0.014 s is 0.000 0.007 0.014, not 0.00 0.01 0.01 */
+	double step = (s->x1 - s->x0) / 2;
+	int digits = step > 0 ? (int) ceil (-log10 (0.2 * step) - 1e-9) : 0;
+	digits = CLAMP (digits, 0, 9);
 	for (int t = 0; t <= 2; t++) {
-		double v = s->x0 + (s->x1 - s->x0) * t / 2;
-		fprintf (out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.*f</text>\n",
-			 sx (s, v), bottom + 16, t == 0 ? "start" : t == 1 ? "middle" : "end",
-			 s->x1 - s->x0 < 10 ? 2 : 0, v);
+		double v = s->x0 + step * t;
+		fprintf (out, "<text class=\"tick x-tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.*f</text>\n",
+			 sx (s, v), bottom + 16, t == 0 ? "start" : t == 1 ? "middle" : "end", digits, v);
 	}
 	fprintf (out, "<text class=\"tick x-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", sx (s, (s->x0 + s->x1) / 2),
 		 CHART_H - 1);

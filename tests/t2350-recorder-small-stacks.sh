@@ -59,6 +59,31 @@ test_expect_success "the same with MTREC_ROTATE=1M: the next part opened from in
 	test -s rot.log.part2
 "
 
+# mtrec ctl's requests are taken by the next call that looks for them,
+# inside malloc: reach scans the heap there (its stack wiped before the
+# scan took 2 KiB alone, 2488 bytes beyond malloc's in all).
+for depth in 1 16 64; do
+	test_expect_success "the same while mtrec ctl's reach, mark and status are taken, depth $depth" "
+		\"\$SMALL\" measure 500 >native-ctl$depth.out &&
+		rm -f enough$depth &&
+		{ env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=\$OUT/ctl$depth.log MTREC_DEPTH=$depth \
+			MTREC_REACH=1 \"\$SMALL\" measure 500 until enough$depth >traced-ctl$depth.out & } &&
+		pid=\$! &&
+		within 600 test -s ctl$depth.log &&
+		for req in reach 'mark one' status reach; do
+			\"\$MTREC\" ctl \$pid \$req >/dev/null || { touch enough$depth; exit 1; }
+		done &&
+		touch enough$depth &&
+		wait \$pid &&
+		native=\$(deepest native-ctl$depth.out) && traced=\$(deepest traced-ctl$depth.out) &&
+		echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
+		test -n \"\$native\" && test -n \"\$traced\" &&
+		test \$((traced - native)) -le $BOUND &&
+		test \"\$(grep -a -c '^# reach end' ctl$depth.log)\" -ge 2 &&
+		grep -a -q '^# mark one' ctl$depth.log
+	"
+done
+
 # A forked child's first call opens its own trace, from inside malloc.
 for depth in 1 16; do
 	test_expect_success "the same in a forked child, its trace opened by its first malloc, depth $depth" "

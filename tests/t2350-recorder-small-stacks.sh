@@ -34,7 +34,7 @@ deepest() {
 	sed -n 's/^deepest //p' "$1"
 }
 
-for depth in 1 16; do
+for depth in 1 16 64; do
 	test_expect_success "the stack a recorded call needs beyond malloc's, at depth $depth: at most $BOUND bytes" "
 		\"\$SMALL\" measure 3000 >native$depth.out &&
 		timeout 120 env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=measure$depth.log MTREC_DEPTH=$depth \

@@ -17,6 +17,16 @@ BOUND=2048
 MTREC_TRACK=pool_get:alloc:1,pool_put:free
 export MTREC_TRACK
 
+# A call of the recorder's into libc bound lazily from inside malloc runs
+# the loader's resolver there, which saves the vector registers on the
+# stack (1-3 KiB): bound at load instead (-Wl,-z,now), which the loader
+# marks in the dynamic section.
+test_expect_success 'libmtrec.so is bound at load (-z now): no lazy binding inside malloc' '
+	readelf -d "$LIBMTREC" >dynamic &&
+	grep -E "\(FLAGS\) .*BIND_NOW" dynamic &&
+	grep -E "\(FLAGS_1\) .*Flags:.* NOW" dynamic
+'
+
 for depth in 1 16 64; do
 	test_expect_success "a 16 KiB thread stack 8 KB deep allocates, recorded at depth $depth" "
 		\"\$SMALL\" thread 16384 8192 2000 >plain$depth.out &&

@@ -3,10 +3,10 @@
 # t2350-recorder-small-stacks.sh -- the recorder runs on the stack of
 # whoever calls malloc: a thread with a small stack, or a signal handler on
 # a small sigaltstack, does not overflow it because its calls are recorded
-# (issue 24, point 1).  The bound the README and share/trace-format.md give
-# (2 KiB beyond malloc's own) is measured here with a stack filled with a
+# (issue 24, point 1).  The bound the README and mtrec(1) give (2 KiB
+# beyond malloc's own) is measured here with a stack filled with a
 # pattern, with MTREC_REACH and MTREC_TRACK on and mtrec ctl's requests
-# looked for.
+# looked for, and taken (reach, mark, status).
 #
 # Fixture: tests/helper/rec-smallstack.c (with librec-pool.so's pool_get
 # and pool_put, tracked).

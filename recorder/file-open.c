@@ -103,7 +103,8 @@ static int open_at(int dirfd, const char *name, int flags, mode_t mode)
  * being opened (opening a device can have effects): -3.  A file another
  * user left in a directory others may write in is refused (owner.h),
  * after the open, on the descriptor, so that no swap of names between a
- * look and the open can fool it: -4, its owner in *owner.  Nothing is
+ * look and the open can fool it: -4, its owner in *owner; so is a file
+ * with other names there (a hard link: owner.h): -5.  Nothing is
  * truncated here.  -1 with errno. */
 int open_checked(const char *path, uid_t *owner)
 {
@@ -146,12 +147,16 @@ int open_checked(const char *path, uid_t *owner)
 		prim_close(fd);
 		return -4;
 	}
+	if (mtrec_linked(&dir, &st)) {
+		prim_close(fd);
+		return -5;
+	}
 	return fd;
 }
 
 /* The session's own name: checked (open_checked), then locked before it
  * is truncated, so that a recording in progress is never cut.  -1 with
- * errno set, -2 when another recording holds the file, -3 or -4 as
+ * errno set, -2 when another recording holds the file, -3, -4 or -5 as
  * open_checked. */
 int open_first(const char *path, uid_t *owner)
 {
@@ -172,11 +177,16 @@ int open_first(const char *path, uid_t *owner)
 	return fd;
 }
 
-/* "refusing trace file 'PATH': ..." for a file open_checked found planted. */
-void say_planted(const char *path, uid_t owner, const char *then)
+/* "refusing trace file 'PATH': ..." for a file open_checked found planted
+ * (-4: its owner; -5: its other names, owner unused). */
+void say_planted(const char *path, int why, uid_t owner, const char *then)
 {
 	char uid[24];
 
+	if (why == -5) {
+		prim_say("refusing trace file '", path, "': ", MTREC_LINKED_WHY, "; ", then, SAY_END);
+		return;
+	}
 	*prim_putu(uid, uid + sizeof(uid) - 1, (unsigned long)owner) = '\0';
 	prim_say("refusing trace file '", path, "': it belongs to user ", uid, ", not to this "
 		 "process's user, in a sticky directory others may write in (whoever made it "

@@ -182,8 +182,8 @@ static int open_name(int first)
 		return -1;
 	}
 	fd = open_first(mtrec_file.path, &owner);
-	if (fd == -4) {
-		say_planted(mtrec_file.path, owner, "not recording");
+	if (fd == -4 || fd == -5) {
+		say_planted(mtrec_file.path, fd, owner, "not recording");
 		return -2;
 	}
 	if (fd == -3) {
@@ -612,6 +612,12 @@ static int next_part(struct mtrec_file_err *e)
 		return fail(e, "the file belongs to another user, in a sticky directory others "
 			    "may write in (whoever made it could read the trace); not writing "
 			    "into it", 0);
+	}
+	if (fd == -5) {
+		memcpy(mtrec_file.path, name, sizeof(name));
+		return fail(e, "the file has other names (a hard link), in a sticky directory "
+			    "others may write in (writing would empty the file they name); not "
+			    "writing into it", 0);
 	}
 	fd = move_high(fd);
 	if (fd < 0 || ftruncate(fd, 0) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||

@@ -68,7 +68,8 @@ static void log_name(const char *trace, char *out, size_t cap)
 
 /* The compactor's stderr: as the recorder opens a trace (file.c,
  * open_checked), never through a symbolic link and never a file another
- * user left beside a trace in /tmp; truncated only then.  -1 when refused
+ * user left beside a trace in /tmp, nor a hard link there; truncated only
+ * then.  -1 when refused
  * (the compactor's messages are then lost, nothing else). */
 static int open_log(const char *log)
 {
@@ -79,7 +80,8 @@ static int open_log(const char *log)
 
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - log) + 1 : 1, slash ? log : ".");
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 ||
-			mtrec_planted(&dst, &st, geteuid()) || ftruncate(fd, 0) < 0)) {
+			mtrec_planted(&dst, &st, geteuid()) || mtrec_linked(&dst, &st) ||
+			ftruncate(fd, 0) < 0)) {
 		close(fd);
 		return -1;
 	}

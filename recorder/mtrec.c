@@ -563,6 +563,10 @@ static int check_output(const char *pattern, char *why, size_t cap)
 		snprintf(why, cap, "'%s' belongs to user %u, in a sticky directory others may "
 			 "write in (whoever made it could read the trace; the recorder refuses it)",
 			 pattern, (unsigned)st.st_uid);
+	else if (stat(dir, &dst) == 0 && mtrec_linked(&dst, &st))
+		snprintf(why, cap, "'%.3900s' has other names (a hard link), in a sticky directory others "
+			 "may write in (writing would empty the file they name; the recorder refuses "
+			 "it)", pattern);
 	else
 		return 0;
 	return -1;

@@ -24,4 +24,15 @@ static inline int mtrec_planted(const struct stat *dir, const struct stat *file,
 	return (dir->st_mode & (S_IWOTH | S_IWGRP)) != 0;
 }
 
+/* A file with other names, in such a directory: maybe a hard link another
+ * user made there to a file of ours (fs.protected_hardlinks 0, the
+ * kernel's default, lets a user link any file it can see: /etc/shadow
+ * for root), and opening it as a trace would empty that file.  The
+ * kernel's protected_regular does not look at links. */
+static inline int mtrec_linked(const struct stat *dir, const struct stat *file)
+{
+	return S_ISREG(file->st_mode) && file->st_nlink > 1 && (dir->st_mode & S_ISVTX) &&
+	       (dir->st_mode & (S_IWOTH | S_IWGRP)) != 0;
+}
+
 #endif

@@ -934,7 +934,11 @@ static int arena_chunk(uintptr_t p, size_t size, const struct map *m)
  * memory and their own tables may be in any anonymous mapping). */
 static int skip_malloc(struct map *m)
 {
-	struct span heaps[MAX_ARENAS], s;
+	/* Static, as sc is (one scan at a time): 1 KiB on the stack of the
+	 * malloc call that takes mtrec ctl's reach request was the deepest
+	 * frame of the scan there (issue 24; t2350). */
+	static struct span heaps[MAX_ARENAS];
+	struct span s;
 	int nheaps = 0;
 
 	if (!(m->flags & (MF_SHARED | MF_FILE)))

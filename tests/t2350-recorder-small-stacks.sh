@@ -3,10 +3,10 @@
 # t2350-recorder-small-stacks.sh -- the recorder runs on the stack of
 # whoever calls malloc: a thread with a small stack, or a signal handler on
 # a small sigaltstack, does not overflow it because its calls are recorded
-# (issue 24, point 1).  The bound the README and share/trace-format.md give
-# (2 KiB beyond malloc's own) is measured here with a stack filled with a
+# (issue 24, point 1).  The bound the README and mtrec(1) give (2 KiB
+# beyond malloc's own) is measured here with a stack filled with a
 # pattern, with MTREC_REACH and MTREC_TRACK on and mtrec ctl's requests
-# looked for.
+# looked for, and taken (reach, mark, status).
 #
 # Fixture: tests/helper/rec-smallstack.c (with librec-pool.so's pool_get
 # and pool_put, tracked).
@@ -16,6 +16,16 @@ SMALL="$HELPER/rec-smallstack"
 BOUND=2048
 MTREC_TRACK=pool_get:alloc:1,pool_put:free
 export MTREC_TRACK
+
+# A call of the recorder's into libc bound lazily from inside malloc runs
+# the loader's resolver there, which saves the vector registers on the
+# stack (1-3 KiB): bound at load instead (-Wl,-z,now), which the loader
+# marks in the dynamic section.
+test_expect_success 'libmtrec.so is bound at load (-z now): no lazy binding inside malloc' '
+	readelf -d "$LIBMTREC" >dynamic &&
+	grep -E "\(FLAGS\) .*BIND_NOW" dynamic &&
+	grep -E "\(FLAGS_1\) .*Flags:.* NOW" dynamic
+'
 
 for depth in 1 16 64; do
 	test_expect_success "a 16 KiB thread stack 8 KB deep allocates, recorded at depth $depth" "
@@ -34,7 +44,7 @@ deepest() {
 	sed -n 's/^deepest //p' "$1"
 }
 
-for depth in 1 16; do
+for depth in 1 16 64; do
 	test_expect_success "the stack a recorded call needs beyond malloc's, at depth $depth: at most $BOUND bytes" "
 		\"\$SMALL\" measure 3000 >native$depth.out &&
 		timeout 120 env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=measure$depth.log MTREC_DEPTH=$depth \
@@ -58,6 +68,31 @@ test_expect_success "the same with MTREC_ROTATE=1M: the next part opened from in
 	test \$((traced - native)) -le $BOUND &&
 	test -s rot.log.part2
 "
+
+# mtrec ctl's requests are taken by the next call that looks for them,
+# inside malloc: reach scans the heap there (its stack wiped before the
+# scan took 2 KiB alone, 2488 bytes beyond malloc's in all).
+for depth in 1 16 64; do
+	test_expect_success "the same while mtrec ctl's reach, mark and status are taken, depth $depth" "
+		\"\$SMALL\" measure 500 >native-ctl$depth.out &&
+		rm -f enough$depth &&
+		{ env LD_PRELOAD=\"\$LIBMTREC\" MALLOC_TRACE=\$OUT/ctl$depth.log MTREC_DEPTH=$depth \
+			MTREC_REACH=1 \"\$SMALL\" measure 500 until enough$depth >traced-ctl$depth.out & } &&
+		pid=\$! &&
+		within 600 test -s ctl$depth.log &&
+		for req in reach 'mark one' status reach; do
+			\"\$MTREC\" ctl \$pid \$req >/dev/null || { touch enough$depth; exit 1; }
+		done &&
+		touch enough$depth &&
+		wait \$pid &&
+		native=\$(deepest native-ctl$depth.out) && traced=\$(deepest traced-ctl$depth.out) &&
+		echo \"malloc alone \$native bytes, recorded \$traced bytes\" &&
+		test -n \"\$native\" && test -n \"\$traced\" &&
+		test \$((traced - native)) -le $BOUND &&
+		test \"\$(grep -a -c '^# reach end' ctl$depth.log)\" -ge 2 &&
+		grep -a -q '^# mark one' ctl$depth.log
+	"
+done
 
 # A forked child's first call opens its own trace, from inside malloc.
 for depth in 1 16; do

@@ -86,6 +86,46 @@ test_expect_success 'a symbolic link planted by nobody is never followed' '
 	grep "^mtrec: cannot open trace file .$pub/link.log." err
 '
 
+# A hard link in the sticky directory to a file of root's: with
+# fs.protected_hardlinks 0 (the kernel's default; systemd sets 1) any user
+# can make one to any file it can see, /etc/shadow say, and truncating the
+# trace would empty that file.  Root makes the link here, as the sysctl
+# is machine-wide.
+test_expect_success 'a hard link to a file of ours, in a 1777 directory: refused, the file left as it was' '
+	seq 1000 >victim && cp victim victim.orig &&
+	ln "$OUT/victim" "$pub/hl.log" &&
+	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/hl.log" "$FILES" churn 0.2 >out 2>err &&
+	cat err &&
+	grep -x done out &&
+	cmp victim victim.orig &&
+	test "$(wc -l <err)" -eq 1 &&
+	grep -x "mtrec: refusing trace file .$pub/hl.log.: it has other names (a hard link), in a sticky directory others may write in (writing would empty the file they name); not recording" err &&
+	test_expect_code 125 "$MTREC" -o "$pub/hl.log" "$FILES" churn 0.2 >out 2>err &&
+	cat err &&
+	cmp victim victim.orig &&
+	grep -x "mtrec: .$pub/hl.log. has other names (a hard link), in a sticky directory others may write in (writing would empty the file they name; the recorder refuses it); not running .$FILES." err
+'
+
+test_expect_success 'a rotated part that is a hard link to a file of ours: recording stops there; the file left as it was' '
+	seq 1000 >victim2 && cp victim2 victim2.orig &&
+	ln "$OUT/victim2" "$pub/hr.log.part2" &&
+	MTREC_ROTATE=4M LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$pub/hr.log" "$FILES" churn 1.5 >out 2>err &&
+	cat err &&
+	grep -x done out &&
+	cmp victim2 victim2.orig &&
+	test "$(wc -l <err)" -eq 1 &&
+	grep -x "mtrec: stopped recording to .$pub/hr.log.part2.: the file has other names (a hard link), in a sticky directory others may write in (writing would empty the file they name); not writing into it" err &&
+	grep -a -x "= End" "$pub/hr.log"
+'
+
+test_expect_success 'a trace of ours with a hard link outside the sticky directory is written as before' '
+	echo old >"$OUT/mine.log" &&
+	ln "$OUT/mine.log" kept.log &&
+	LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/mine.log" "$FILES" churn 0.2 >out 2>err &&
+	test ! -s err &&
+	test "$(tail -n 1 kept.log)" = "= End"
+'
+
 test_expect_success 'mtrec-service: a trace directory another user linked or made first in /tmp is refused' '
 	mkdir -p units && printf "[Service]\nExecStart=/bin/sleep 1000\n" >units/demo.service &&
 	mkdir -m 755 "$pub/root-only" &&

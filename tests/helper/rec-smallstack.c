@@ -25,6 +25,10 @@
  *   rec-smallstack measure N fork
  *        the same in a child the thread forks (its first call opens its
  *        own trace)
+ *   rec-smallstack measure N until FILE
+ *        the same, on with N rounds more until FILE exists (for mtrec
+ *        ctl's requests, taken by the measured thread's calls: the test
+ *        says when it has had its answers)
  */
 #include <pthread.h>
 #include <sched.h>
@@ -144,6 +148,7 @@ static int run_thread(size_t stack)
 
 static uintptr_t top;
 static int in_child;		/* measure fork: the calls in a forked child */
+static const char *until;	/* measure until FILE */
 static unsigned char *stack;
 #define STACK_SIZE (1 << 20)
 
@@ -175,7 +180,9 @@ static void *measured(void *arg)
 	(void)arg;
 	top = (uintptr_t)__builtin_frame_address(0);
 	if (!in_child) {
-		calls();
+		do
+			calls();
+		while (until && access(until, F_OK) != 0);
 		return NULL;
 	}
 	if ((pid = fork()) == 0) {
@@ -310,6 +317,7 @@ int main(int argc, char **argv)
 	site_b(16);
 	site_c(16);
 	pause_ms(0);
+	(void)access(".", F_OK);
 	if (argc == 5 && strcmp(argv[1], "thread") == 0) {
 		used = strtoul(argv[3], NULL, 0);
 		rounds = atol(argv[4]);
@@ -317,12 +325,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "sigalt") == 0)
 		return sigalt(strtoul(argv[2], NULL, 0), atol(argv[3]));
-	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "fork") == 0)) &&
+	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "fork") == 0) ||
+	     (argc == 5 && strcmp(argv[3], "until") == 0)) &&
 	    strcmp(argv[1], "measure") == 0) {
 		rounds = atol(argv[2]);
 		in_child = argc == 4;
+		until = argc == 5 ? argv[4] : NULL;
 		return measure();
 	}
-	fprintf(stderr, "usage: rec-smallstack thread STACK USED N | sigalt SIZE MS | measure N [fork]\n");
+	fprintf(stderr, "usage: rec-smallstack thread STACK USED N | sigalt SIZE MS | "
+		"measure N [fork | until FILE]\n");
 	return 2;
 }

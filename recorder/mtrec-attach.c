@@ -390,6 +390,7 @@ struct held {
 	uintptr_t sp;			/* the lowest stack address we used */
 	double stopped_at;
 	int at_syscall_stop;		/* the last stop was our trap's syscall exit */
+	int signalled;			/* a signal of the program's was delivered to it meanwhile */
 	long last_nr;			/* the last system call seen it in, or -1 */
 };
 
@@ -559,23 +560,47 @@ static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *
 	return 0;
 }
 
+/* A signal that the thread would take, pending for it or for the
+ * process: 1 when there is one (or it cannot be told). */
+static int signal_waiting(pid_t pid, pid_t tid)
+{
+	char path[96], buf[8192], *p;
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, "\nSigPnd:")) == NULL || sscanf(p, "\nSigPnd: %llx", &pnd) != 1 ||
+	    (p = strstr(buf, "\nShdPnd:")) == NULL || sscanf(p, "\nShdPnd: %llx", &shd) != 1 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1)
+		return 1;
+	return ((pnd | shd) & ~blk) != 0;
+}
+
 /* Put the registers back and let the thread go; a system call it was
  * stopped in is restarted as the kernel would have (see the top). */
-static void release(struct held *h)
+static void release(struct held *h, pid_t pid)
 {
 	struct user_regs_struct r = h->saved;
 	long rax = (long)r.rax;
 
-	if (h->at_syscall_stop) {
-		if ((long)r.orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514)) {
-			r.rax = r.orig_rax;	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND */
-			r.rip -= 2;
-		} else if ((long)r.orig_rax >= 0 && rax == -516) {
-			r.rax = SYS_restart_syscall;	/* -ERESTART_RESTARTBLOCK */
+	if (h->at_syscall_stop && (long)r.orig_rax >= 0) {
+		/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND: made again.
+		 * And epoll_wait, sigtimedwait, io_getevents ... fail with EINTR
+		 * when a stop interrupts them (signal(7)), where the program would
+		 * have gone on waiting: when no signal of its own came, the EINTR
+		 * is our stop's, and the call is made again too (its timeout
+		 * whole: a few milliseconds more at most). */
+		int again = rax == -512 || rax == -513 || rax == -514 ||
+			    (rax == -EINTR && !h->pending_sig && !h->signalled &&
+			     !signal_waiting(pid, h->tid));
+
+		if (again || rax == -516) {
+			r.rax = again ? r.orig_rax : SYS_restart_syscall;	/* -ERESTART_RESTARTBLOCK */
 			r.rip -= 2;
 		}
-		r.orig_rax = (unsigned long)-1;
 	}
+	if (h->at_syscall_stop)
+		r.orig_rax = (unsigned long)-1;
 	ptrace(PTRACE_SETREGS, h->tid, 0, &r);
 	ptrace(PTRACE_DETACH, h->tid, 0, (void *)(long)h->pending_sig);
 }
@@ -620,6 +645,7 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 				return -1;
 		} else if (status >> 16 == 0) {
 			sig = WSTOPSIG(status);	/* the program's signal: delivered */
+			h->signalled = 1;
 		}
 		if (now_ms() - said > 10000) {
 			fprintf(stderr, "%s: thread %d has not come back from the call yet; waiting\n",
@@ -665,6 +691,21 @@ static int say_seize_refused(pid_t pid, int err)
 	return ATTACH_FAILED;
 }
 
+/* Are all the process's user ids ours (/proc/PID/status is readable
+ * whatever its dumpability)? */
+static int same_user(pid_t pid)
+{
+	char path[64], buf[8192], *p;
+	unsigned long id[4];
+	uid_t me = geteuid();
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || (p = strstr(buf, "\nUid:")) == NULL ||
+	    sscanf(p, "\nUid: %lu %lu %lu %lu", &id[0], &id[1], &id[2], &id[3]) != 4)
+		return 0;
+	return id[0] == me && id[1] == me && id[2] == me;
+}
+
 /* Everything that can be told before stopping anything; 0 or
  * ATTACH_FAILED after saying why. */
 static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
@@ -683,8 +724,15 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0) {
-		SAY("%s: cannot look into process %d: %s (run as its user or as root)\n",
-			progname, (int)pid, strerror(errno));
+		int err = errno;
+
+		if (err == EACCES && geteuid() != 0 && same_user(pid))
+			SAY("%s: process %d is not dumpable (it changed its user or group ids, "
+				"or called prctl(PR_SET_DUMPABLE, 0)): the kernel lets only root "
+				"look into it and trace it\n", progname, (int)pid);
+		else
+			SAY("%s: cannot look into process %d: %s (run as its user or as root)\n",
+				progname, (int)pid, strerror(err));
 		return ATTACH_FAILED;
 	}
 	exe[n] = '\0';
@@ -809,7 +857,7 @@ static int inject(struct request *q, struct ranges *r)
 	h.trap = trap;
 	if ((mem_fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
 		SAY("%s: cannot open %s: %s\n", progname, path, strerror(errno));
-		release(&h);
+		release(&h, q->pid);
 		return ATTACH_FAILED;
 	}
 	if (!r->recorder.found) {
@@ -844,7 +892,7 @@ static int inject(struct request *q, struct ranges *r)
 	if (call(&h, entry, arg, 0, &ret) < 0)
 		goto gone;
 	mem_string(ret, text, sizeof(text));
-	release(&h);
+	release(&h, q->pid);
 	close(mem_fd);
 	if (strncmp(text, "ok ", 3) != 0) {
 		SAY("%s: process %d: %s\n", progname, (int)q->pid,
@@ -856,7 +904,7 @@ static int inject(struct request *q, struct ranges *r)
 	       (int)q->pid, text + 3, (int)h.tid, now_ms() - h.stopped_at);
 	return ATTACH_OK;
 done:
-	release(&h);
+	release(&h, q->pid);
 	close(mem_fd);
 	return code;
 gone:
@@ -920,6 +968,10 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 
 	q.detach = strcmp(argv[0], "detach") == 0;
 	q.entry = q.detach ? "mtrec_detach" : "mtrec_attach";
+	/* The recorder runs in it already: its seccomp filter was accepted at
+	 * the attach (--seccomp), and the detach makes no call the recording
+	 * did not. */
+	q.seccomp_ok = q.detach;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, q.detach ? "h" : "+o:d:t:rh", longopts, NULL)) != -1) {
 		switch (c) {

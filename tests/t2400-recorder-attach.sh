@@ -156,6 +156,45 @@ test_expect_success 'refused: a process another tracer holds' '
 	kill -9 "$(cat traced/pid)"
 '
 
+test_expect_success 'a seccomp filter: refused, unless --seccomp; then detach works' '
+	start sec seccomp 1 &&
+	pid=$(cat sec/pid) &&
+	test_expect_code 2 "$MTREC" attach -o "$OUT/sec/t.log" $pid 2>err &&
+	grep "runs under a seccomp filter.*--seccomp to attach all the same" err &&
+	"$MTREC" attach --seccomp -o "$OUT/sec/t.log" $pid &&
+	"$MTREC" detach $pid &&
+	finish sec &&
+	grep -a "^# detached 1" sec/t.log
+'
+
+for kind in sigwait epoll; do
+	test_expect_success "a thread waiting in $kind itself sees no EINTR" '
+		start $kind waiter $kind &&
+		pid=$(cat $kind/pid) &&
+		"$MTREC" attach -o "$OUT/$kind/t.log" $pid >$kind/attach.out &&
+		grep "thread [0-9]* was held" $kind/attach.out &&
+		"$MTREC" ctl $pid mark m >/dev/null &&
+		"$MTREC" detach $pid &&
+		finish $kind &&
+		test_must_be_empty $kind/err
+	'
+done
+
+test_expect_success 'refused: a process of ones own user that is not dumpable' '
+	if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+		mkdir nd && chmod 777 nd &&
+		(cd nd && exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$PROG" nodump 0 >out 2>err &) &&
+		for i in $(seq 200); do
+			sed -n "s/^ready //p" nd/out >nd/pid && test -s nd/pid && break
+			sleep 0.05
+		done &&
+		test_expect_code 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$MTREC" attach -o /tmp/never.log "$(cat nd/pid)" 2>err &&
+		kill "$(cat nd/pid)" &&
+		grep "process $(cat nd/pid) is not dumpable" err
+	fi
+'
+
 test_expect_success 'refused: a static program' '
 	printf "%s\n" "#include <unistd.h>" "int main(void) { sleep(30); return 0; }" >static.c &&
 	if $CC -static -o static static.c 2>/dev/null; then

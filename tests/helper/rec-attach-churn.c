@@ -14,6 +14,16 @@
  *                              no thread ever waits in a system call
  *   rec-attach-churn traced    a child that another process (this one)
  *                              traces: "ready CHILD"
+ *   rec-attach-churn seccomp N as churn N, under a seccomp filter that
+ *                              allows every call
+ *   rec-attach-churn nodump N  as churn N, after prctl(PR_SET_DUMPABLE, 0)
+ *   rec-attach-churn waiter sigwait|epoll
+ *                              the one thread waiting outside the process
+ *                              waits in rt_sigtimedwait() or epoll_wait()
+ *                              itself (no libc loop that retries) and says
+ *                              "eintr" on stderr each time the call fails
+ *                              with EINTR; the main thread waits for
+ *                              commands in a futex (pthread_cond_timedwait)
  *
  * Commands come in the file "cmd" of the current directory (removed once
  * read): "leak N" allocates N blocks of 4242 bytes in leak_here() and
@@ -23,13 +33,21 @@
  * with libc's strdup and frees them in this program ("strdups N"), "exit"
  * stops the threads, frees their blocks and exits 0 ("bye").  Prints
  * "ready PID" once the threads run. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,6 +146,80 @@ static int traced(void)
 	return 0;
 }
 
+/* waiter: the kernel's own answer is all the program sees. */
+static int waiter_fd = -1;
+
+static void *wait_outside(void *arg)
+{
+	const char *kind = arg;
+	sigset_t set;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = -1;
+	long r;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	if (strcmp(kind, "epoll") == 0) {
+		ep = epoll_create1(EPOLL_CLOEXEC);
+		epoll_ctl(ep, EPOLL_CTL_ADD, waiter_fd, &ev);
+	}
+	for (;;) {
+		if (ep >= 0)
+			r = syscall(SYS_epoll_wait, ep, &ev, 1, -1);
+		else
+			r = syscall(SYS_rt_sigtimedwait, &set, NULL, NULL, 8);
+		if (r < 0 && errno == EINTR)
+			fprintf(stderr, "eintr\n");
+		else if (r >= 0)
+			return NULL;
+	}
+}
+
+static int waiter(const char *kind)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	pthread_t t;
+	sigset_t set;
+	uint64_t one = 1;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	waiter_fd = eventfd(0, EFD_CLOEXEC);
+	pthread_create(&t, NULL, wait_outside, (void *)kind);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	pthread_mutex_lock(&mu);
+	while (!command()) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cv, &mu, &ts);
+	}
+	pthread_mutex_unlock(&mu);
+	if (write(waiter_fd, &one, sizeof(one)) < 0 || pthread_kill(t, SIGUSR2) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	printf("bye\n");
+	return 0;
+}
+
+static void allow_all(void)
+{
+	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { 1, allow };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		perror("seccomp");
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 2, busy;
@@ -135,8 +227,16 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "traced") == 0)
 		return traced();
-	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy")) || n < 0 || n > 64) {
-		fprintf(stderr, "usage: rec-attach-churn churn|busy N | traced\n");
+	if (argc > 2 && strcmp(argv[1], "waiter") == 0)
+		return waiter(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "seccomp") == 0)
+		allow_all();
+	if (argc > 1 && strcmp(argv[1], "nodump") == 0)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy") && strcmp(argv[1], "seccomp") &&
+			  strcmp(argv[1], "nodump")) ||
+	    n < 0 || n > 64) {
+		fprintf(stderr, "usage: rec-attach-churn churn|busy|seccomp|nodump N | traced | waiter sigwait|epoll\n");
 		return 2;
 	}
 	busy = strcmp(argv[1], "busy") == 0;

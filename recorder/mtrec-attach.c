@@ -19,12 +19,15 @@
  * malloc), or in code outside libc and the dynamic linker; a thread that
  * is not is let run for a moment and stopped again, until it is.
  *
- * The return: the called function returns to a `syscall` instruction of
- * libc (its result in rax, taken as a system call number), where
- * PTRACE_SYSCALL stops it at entry; the call is turned into getpid()
- * there, which any seccomp filter allows, so no signal is ever raised in
- * the target (a SIGSEGV or SIGTRAP that the thread blocks would make the
- * kernel reset its handler).  The registers are then put back, with the
+ * The return: the called function returns to an int3 byte of libc, whose
+ * SIGTRAP stops the thread for us and is never delivered (no stop at each
+ * system call of dlopen(): each would wait for the scheduler).  When the
+ * thread blocks SIGTRAP or the process ignores it (the kernel would then
+ * reset the program's handler: may_trap), it returns to a `syscall`
+ * instruction of libc instead (its result in rax, taken as a system call
+ * number), where PTRACE_SYSCALL stops it at entry; the call is turned
+ * into getpid() there, which any seccomp filter allows, and no signal is
+ * raised at all.  The registers are then put back, with the
  * kernel's restart of an interrupted system call done by hand (rip back
  * to the syscall instruction, rax its number, or restart_syscall for the
  * sleeps), as the kernel would have done had the thread not been used. */
@@ -327,9 +330,10 @@ out:
 	return found;
 }
 
-/* A `syscall` instruction in the object's executable code: where the
- * calls return to.  0 when there is none. */
-static uintptr_t find_syscall_insn(pid_t pid, const struct object *o)
+/* The first LEN bytes BYTES in the object's executable code (a `syscall`
+ * instruction, an `int3`: where the calls return to).  0 when there is
+ * none. */
+static uintptr_t find_code(pid_t pid, const struct object *o, const unsigned char *bytes, size_t len)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -348,8 +352,8 @@ static uintptr_t find_syscall_insn(pid_t pid, const struct object *o)
 			continue;
 		for (size_t off = 0; off < ph.p_filesz && !at; off += sizeof(buf) - 1) {
 			n = pread(fd, buf, sizeof(buf), (off_t)(ph.p_offset + off));
-			for (ssize_t k = 0; k + 1 < n; k++)
-				if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
+			for (ssize_t k = 0; k + (ssize_t)len <= n; k++)
+				if (memcmp(buf + k, bytes, len) == 0) {
 					at = o->bias + ph.p_vaddr + off + (size_t)k;
 					break;
 				}
@@ -387,6 +391,7 @@ struct held {
 	struct user_regs_struct saved;	/* as it was stopped */
 	int pending_sig;		/* a signal it was stopped for: delivered at the end */
 	uintptr_t trap;			/* the syscall instruction calls return to */
+	uintptr_t int3;			/* or this int3, when SIGTRAP may be raised: 0 if not */
 	uintptr_t sp;			/* the lowest stack address we used */
 	double stopped_at;
 	int at_syscall_stop;		/* the last stop was our trap's syscall exit */
@@ -576,6 +581,37 @@ static int signal_waiting(pid_t pid, pid_t tid)
 	return ((pnd | shd) & ~blk) != 0;
 }
 
+/* May the held thread's calls return to an int3?  The SIGTRAP it raises
+ * stops the thread for us at once (no stop at each system call of
+ * dlopen() and the recorder: 2 to 5 stops in all instead of about 110,
+ * each a wait for the scheduler on a busy machine), and is never
+ * delivered.  Not when the thread blocks SIGTRAP or the process ignores
+ * it: the kernel would then reset the program's handler for it to the
+ * default before we see it.  Nor when it was stopped in a call that
+ * waits with a mask of its own (ppoll, pselect, epoll_pwait,
+ * sigsuspend): the mask it will run our calls with is not the one /proc
+ * shows now.  The calls then return to a syscall instruction, stopped at
+ * each system call (call()). */
+static int may_trap(pid_t pid, const struct held *h)
+{
+	char path[96], buf[8192], *p;
+	unsigned long long blk, ign, bit = 1ULL << (SIGTRAP - 1);
+	long nr = (long)h->saved.orig_rax;
+
+	if (nr == SYS_rt_sigsuspend || nr == SYS_ppoll || nr == SYS_pselect6 || nr == SYS_epoll_pwait ||
+#ifdef SYS_epoll_pwait2
+	    nr == SYS_epoll_pwait2 ||
+#endif
+	    h->pending_sig)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)h->tid);
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1 ||
+	    (p = strstr(buf, "\nSigIgn:")) == NULL || sscanf(p, "\nSigIgn: %llx", &ign) != 1)
+		return 0;
+	return !((blk | ign) & bit);
+}
+
 /* Put the registers back and let the thread go; a system call it was
  * stopped in is restarted as the kernel would have (see the top). */
 static void release(struct held *h, pid_t pid)
@@ -615,7 +651,7 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 	int status, sig = 0, entered = 0;
 	double said = now_ms();
 
-	if (mem_write(sp, &h->trap, sizeof(h->trap)) < 0)
+	if (mem_write(sp, h->int3 ? &h->int3 : &h->trap, sizeof(h->trap)) < 0)
 		return -1;
 	r.rip = fn;
 	r.rdi = a1;
@@ -626,10 +662,24 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 	if (ptrace(PTRACE_SETREGS, h->tid, 0, &r) < 0)
 		return -1;
 	for (;;) {
-		if (ptrace(PTRACE_SYSCALL, h->tid, 0, (void *)(long)sig) < 0 || wait_stop(h->tid, &status) < 0)
+		if (ptrace(h->int3 ? PTRACE_CONT : PTRACE_SYSCALL, h->tid, 0, (void *)(long)sig) < 0 ||
+		    wait_stop(h->tid, &status) < 0)
 			return -1;
 		sig = 0;
-		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+		if (h->int3 && status >> 16 == 0 && WSTOPSIG(status) == SIGTRAP) {
+			if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) < 0)
+				return -1;
+			if (r.rip == h->int3 + 1 && r.rsp == sp + 8) {
+				/* Ours: the SIGTRAP goes no further (the next resume
+				 * passes no signal); the registers are put back as at
+				 * the syscall stop of the other way. */
+				*ret = r.rax;
+				h->at_syscall_stop = 1;
+				return 0;
+			}
+			sig = SIGTRAP;	/* the program's own */
+			h->signalled = 1;
+		} else if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
 			if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) < 0)
 				return -1;
 			if (r.rip != h->trap + 2 || r.rsp != sp + 8)
@@ -830,7 +880,7 @@ static int inject(struct request *q, struct ranges *r)
 {
 	char path[64], text[600];
 	struct held h;
-	uintptr_t dlopen_fn, dlerror_fn, entry, trap, arg = 0, ret = 0, handle = 0;
+	uintptr_t dlopen_fn, dlerror_fn, entry, trap, int3, arg = 0, ret = 0, handle = 0;
 	struct object rec;
 	int code = ATTACH_FAILED;
 
@@ -841,7 +891,8 @@ static int inject(struct request *q, struct ranges *r)
 			"cannot load the recorder into it\n", progname, (int)q->pid, r->libc.path);
 		return ATTACH_FAILED;
 	}
-	if ((trap = find_syscall_insn(q->pid, &r->libc)) == 0) {
+	int3 = find_code(q->pid, &r->libc, (const unsigned char *)"\xcc", 1);
+	if ((trap = find_code(q->pid, &r->libc, (const unsigned char *)"\x0f\x05", 2)) == 0) {
 		SAY("%s: no system call instruction found in %s\n", progname, r->libc.path);
 		return ATTACH_FAILED;
 	}
@@ -855,6 +906,7 @@ static int inject(struct request *q, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	h.trap = trap;
+	h.int3 = int3 && may_trap(q->pid, &h) ? int3 : 0;
 	if ((mem_fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
 		SAY("%s: cannot open %s: %s\n", progname, path, strerror(errno));
 		release(&h, q->pid);

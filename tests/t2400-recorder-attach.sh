@@ -156,6 +156,41 @@ test_expect_success 'refused: a process another tracer holds' '
 	kill -9 "$(cat traced/pid)"
 '
 
+# switches TID: how many times the thread has given up the processor.
+switches() { sed -n "s/^voluntary_ctxt_switches:[^0-9]*//p" "/proc/$1/status"; }
+
+test_expect_success 'the thread used is stopped a few times, not at each of its system calls' '
+	start few churn 0 -400000 &&
+	pid=$(cat few/pid) &&
+	a=$(switches $pid) &&
+	"$MTREC" attach -o "$OUT/few/t.log" $pid >few/attach.out &&
+	b=$(switches $pid) &&
+	"$MTREC" detach $pid &&
+	c=$(switches $pid) &&
+	echo "held thread: $((b - a)) switches at the attach, $((c - b)) at the detach" &&
+	grep "thread $pid was held" few/attach.out &&
+	test $((b - a)) -lt 40 &&
+	finish few &&
+	test_must_be_empty few/err
+'
+
+test_expect_success 'a thread that blocks SIGTRAP: its calls return to a system call instead' '
+	mkdir trapblock &&
+	(cd trapblock && REC_BLOCK_SIGTRAP=1 exec "$PROG" churn 1 500 >out 2>err &) &&
+	for i in $(seq 200); do
+		sed -n "s/^ready //p" trapblock/out >trapblock/pid && test -s trapblock/pid && break
+		sleep 0.05
+	done &&
+	pid=$(cat trapblock/pid) &&
+	"$MTREC" attach -o "$OUT/trapblock/t.log" $pid &&
+	"$MTREC" ctl $pid mark blocked &&
+	"$MTREC" detach $pid &&
+	finish trapblock &&
+	test_must_be_empty trapblock/err &&
+	grep -a -x "# mark blocked" trapblock/t.log &&
+	test_must_be_empty churn/err
+'
+
 test_expect_success 'a seccomp filter: refused, unless --seccomp; then detach works' '
 	start sec seccomp 1 &&
 	pid=$(cat sec/pid) &&

@@ -25,6 +25,9 @@
  *                              with EINTR; the main thread waits for
  *                              commands in a futex (pthread_cond_timedwait)
  *
+ * With REC_BLOCK_SIGTRAP set, every thread blocks SIGTRAP; a SIGTRAP
+ * that reaches the program's handler says "sigtrap" on stderr.
+ *
  * Commands come in the file "cmd" of the current directory (removed once
  * read): "leak N" allocates N blocks of 4242 bytes in leak_here() and
  * never frees them ("leaked N" on stdout), "fork" forks a child that
@@ -220,6 +223,14 @@ static void allow_all(void)
 		perror("seccomp");
 }
 
+/* A SIGTRAP that reached the program: mtrec attach's own never should. */
+static void on_trap(int sig)
+{
+	(void)sig;
+	if (write(2, "sigtrap\n", 8) < 0)
+		_exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 2, busy;
@@ -238,6 +249,14 @@ int main(int argc, char **argv)
 	    n < 0 || n > 64) {
 		fprintf(stderr, "usage: rec-attach-churn churn|busy|seccomp|nodump N | traced | waiter sigwait|epoll\n");
 		return 2;
+	}
+	signal(SIGTRAP, on_trap);
+	if (getenv("REC_BLOCK_SIGTRAP")) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
 	busy = strcmp(argv[1], "busy") == 0;
 	pause_us = argc > 3 ? atol(argv[3]) : 0;

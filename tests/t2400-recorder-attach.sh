@@ -191,6 +191,33 @@ test_expect_success 'a thread that blocks SIGTRAP: its calls return to a system 
 	test_must_be_empty churn/err
 '
 
+# touched PID LIB: kB of LIB's mappings in PID touched since the last
+# write to its clear_refs (smaps' Referenced).
+touched() {
+	awk -v lib="$2" '/^[0-9a-f]+-[0-9a-f]+ / { mine = ($NF == lib) }
+		mine && /^Referenced:/ { kb += $2 } END { print kb + 0 }' "/proc/$1/smaps"
+}
+
+# A copy of the library that only this process maps: another one using it
+# would mark its pages referenced.
+test_expect_success 'after the detach, the program never touches the recorder again' '
+	mkdir own && cp "$LIBMTREC" "$OUT/own/libmtrec.so" &&
+	start inert churn 2 &&
+	pid=$(cat inert/pid) &&
+	MTREC_LIB="$OUT/own/libmtrec.so" "$MTREC" attach -o "$OUT/inert/t.log" $pid >/dev/null &&
+	echo 1 >/proc/$pid/clear_refs &&
+	sleep 0.5 &&
+	attached=$(touched $pid "$OUT/own/libmtrec.so") &&
+	"$MTREC" detach $pid >/dev/null &&
+	echo 1 >/proc/$pid/clear_refs &&
+	sleep 1 &&
+	detached=$(touched $pid "$OUT/own/libmtrec.so") &&
+	echo "recorder pages touched in 0.5 s attached: $attached kB, in 1 s detached: $detached kB" &&
+	test "$attached" -gt 0 &&
+	test "$detached" = 0 &&
+	finish inert
+'
+
 test_expect_success 'a seccomp filter: refused, unless --seccomp; then detach works' '
 	start sec seccomp 1 &&
 	pid=$(cat sec/pid) &&

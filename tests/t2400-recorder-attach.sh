@@ -122,6 +122,20 @@ test_expect_success 'every thread inside malloc at the attach: they come out unh
 	! grep "never allocated" busy-report
 '
 
+test_expect_success 'a thread taking a signal every 100 us inside malloc: unharmed' '
+	start sig signals 2 &&
+	pid=$(cat sig/pid) &&
+	for i in 1 2; do
+		"$MTREC" attach -o "$OUT/sig/t.log" $pid >/dev/null &&
+		sleep 0.2 &&
+		"$MTREC" detach $pid >/dev/null || return 1
+	done &&
+	finish sig &&
+	grep "^handled [1-9]" sig/out &&
+	test_must_be_empty sig/err &&
+	test "$(grep -a -c "^# detached" sig/t.log)" = 2
+'
+
 test_expect_success 'a thread waiting in poll() with a timeout, used again and again (restart_syscall)' '
 	start poll churn 0 -400000 &&
 	pid=$(cat poll/pid) &&

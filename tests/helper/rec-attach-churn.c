@@ -17,6 +17,10 @@
  *   rec-attach-churn seccomp N as churn N, under a seccomp filter that
  *                              allows every call
  *   rec-attach-churn nodump N  as churn N, after prctl(PR_SET_DUMPABLE, 0)
+ *   rec-attach-churn signals N as churn N, a thread sending SIGUSR1 to the
+ *                              first churning thread every 100 us (its
+ *                              handler checks that errno is kept;
+ *                              "handled N" before "bye")
  *   rec-attach-churn waiter sigwait|epoll
  *                              the one thread waiting outside the process
  *                              waits in rt_sigtimedwait() or epoll_wait()
@@ -223,6 +227,32 @@ static void allow_all(void)
 		perror("seccomp");
 }
 
+/* signals: the handler runs on top of malloc, free, or the recorder. */
+static volatile unsigned long handled;
+static pthread_t victim;
+
+static void on_usr1(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	handled++;
+	for (volatile int i = 0; i < 500; i++)
+		;
+	if (errno != saved && write(2, "errno changed\n", 14) < 0)
+		_exit(3);
+}
+
+static void *kicker(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		pthread_kill(victim, SIGUSR1);
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+	return NULL;
+}
+
 /* A SIGTRAP that reached the program: mtrec attach's own never should. */
 static void on_trap(int sig)
 {
@@ -234,7 +264,7 @@ static void on_trap(int sig)
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 2, busy;
-	pthread_t t[64];
+	pthread_t t[65];	/* and the kicker */
 
 	if (argc > 1 && strcmp(argv[1], "traced") == 0)
 		return traced();
@@ -245,9 +275,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "nodump") == 0)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy") && strcmp(argv[1], "seccomp") &&
-			  strcmp(argv[1], "nodump")) ||
+			  strcmp(argv[1], "nodump") && strcmp(argv[1], "signals")) ||
 	    n < 0 || n > 64) {
-		fprintf(stderr, "usage: rec-attach-churn churn|busy|seccomp|nodump N | traced | waiter sigwait|epoll\n");
+		fprintf(stderr, "usage: rec-attach-churn churn|busy|seccomp|nodump|signals N | traced | waiter sigwait|epoll\n");
 		return 2;
 	}
 	signal(SIGTRAP, on_trap);
@@ -262,6 +292,11 @@ int main(int argc, char **argv)
 	pause_us = argc > 3 ? atol(argv[3]) : 0;
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, churn, (void *)(unsigned long)i);
+	if (strcmp(argv[1], "signals") == 0 && n > 0) {
+		signal(SIGUSR1, on_usr1);
+		victim = t[0];
+		pthread_create(&t[n++], NULL, kicker, NULL);
+	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	if (busy) {
@@ -287,6 +322,8 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < nkept; i++)
 		free(kept[i]);
+	if (handled)
+		printf("handled %lu\n", handled);
 	printf("bye\n");
 	return 0;
 }

@@ -19,12 +19,15 @@
  * malloc), or in code outside libc and the dynamic linker; a thread that
  * is not is let run for a moment and stopped again, until it is.
  *
- * The return: the called function returns to a `syscall` instruction of
- * libc (its result in rax, taken as a system call number), where
- * PTRACE_SYSCALL stops it at entry; the call is turned into getpid()
- * there, which any seccomp filter allows, so no signal is ever raised in
- * the target (a SIGSEGV or SIGTRAP that the thread blocks would make the
- * kernel reset its handler).  The registers are then put back, with the
+ * The return: the called function returns to an int3 byte of libc, whose
+ * SIGTRAP stops the thread for us and is never delivered (no stop at each
+ * system call of dlopen(): each would wait for the scheduler).  When the
+ * thread blocks SIGTRAP or the process ignores it (the kernel would then
+ * reset the program's handler: may_trap), it returns to a `syscall`
+ * instruction of libc instead (its result in rax, taken as a system call
+ * number), where PTRACE_SYSCALL stops it at entry; the call is turned
+ * into getpid() there, which any seccomp filter allows, and no signal is
+ * raised at all.  The registers are then put back, with the
  * kernel's restart of an interrupted system call done by hand (rip back
  * to the syscall instruction, rax its number, or restart_syscall for the
  * sleeps), as the kernel would have done had the thread not been used. */
@@ -39,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -327,9 +331,10 @@ out:
 	return found;
 }
 
-/* A `syscall` instruction in the object's executable code: where the
- * calls return to.  0 when there is none. */
-static uintptr_t find_syscall_insn(pid_t pid, const struct object *o)
+/* The first LEN bytes BYTES in the object's executable code (a `syscall`
+ * instruction, an `int3`: where the calls return to).  0 when there is
+ * none. */
+static uintptr_t find_code(pid_t pid, const struct object *o, const unsigned char *bytes, size_t len)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -348,8 +353,8 @@ static uintptr_t find_syscall_insn(pid_t pid, const struct object *o)
 			continue;
 		for (size_t off = 0; off < ph.p_filesz && !at; off += sizeof(buf) - 1) {
 			n = pread(fd, buf, sizeof(buf), (off_t)(ph.p_offset + off));
-			for (ssize_t k = 0; k + 1 < n; k++)
-				if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
+			for (ssize_t k = 0; k + (ssize_t)len <= n; k++)
+				if (memcmp(buf + k, bytes, len) == 0) {
 					at = o->bias + ph.p_vaddr + off + (size_t)k;
 					break;
 				}
@@ -387,9 +392,12 @@ struct held {
 	struct user_regs_struct saved;	/* as it was stopped */
 	int pending_sig;		/* a signal it was stopped for: delivered at the end */
 	uintptr_t trap;			/* the syscall instruction calls return to */
+	uintptr_t int3;			/* or this int3, when SIGTRAP may be raised: 0 if not */
 	uintptr_t sp;			/* the lowest stack address we used */
 	double stopped_at;
 	int at_syscall_stop;		/* the last stop was our trap's syscall exit */
+	int signalled;			/* a signal of the program's was delivered to it meanwhile */
+	int nice, boosted;		/* its nice value, and whether we raised it meanwhile */
 	long last_nr;			/* the last system call seen it in, or -1 */
 };
 
@@ -559,24 +567,81 @@ static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *
 	return 0;
 }
 
+/* A signal that the thread would take, pending for it or for the
+ * process: 1 when there is one (or it cannot be told). */
+static int signal_waiting(pid_t pid, pid_t tid)
+{
+	char path[96], buf[8192], *p;
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, "\nSigPnd:")) == NULL || sscanf(p, "\nSigPnd: %llx", &pnd) != 1 ||
+	    (p = strstr(buf, "\nShdPnd:")) == NULL || sscanf(p, "\nShdPnd: %llx", &shd) != 1 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1)
+		return 1;
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/* May the held thread's calls return to an int3?  The SIGTRAP it raises
+ * stops the thread for us at once (no stop at each system call of
+ * dlopen() and the recorder: 2 to 5 stops in all instead of about 110,
+ * each a wait for the scheduler on a busy machine), and is never
+ * delivered.  Not when the thread blocks SIGTRAP or the process ignores
+ * it: the kernel would then reset the program's handler for it to the
+ * default before we see it.  Nor when it was stopped in a call that
+ * waits with a mask of its own (ppoll, pselect, epoll_pwait,
+ * sigsuspend): the mask it will run our calls with is not the one /proc
+ * shows now.  The calls then return to a syscall instruction, stopped at
+ * each system call (call()). */
+static int may_trap(pid_t pid, const struct held *h)
+{
+	char path[96], buf[8192], *p;
+	unsigned long long blk, ign, bit = 1ULL << (SIGTRAP - 1);
+	long nr = (long)h->saved.orig_rax;
+
+	if (nr == SYS_rt_sigsuspend || nr == SYS_ppoll || nr == SYS_pselect6 || nr == SYS_epoll_pwait ||
+#ifdef SYS_epoll_pwait2
+	    nr == SYS_epoll_pwait2 ||
+#endif
+	    h->pending_sig)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)h->tid);
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1 ||
+	    (p = strstr(buf, "\nSigIgn:")) == NULL || sscanf(p, "\nSigIgn: %llx", &ign) != 1)
+		return 0;
+	return !((blk | ign) & bit);
+}
+
 /* Put the registers back and let the thread go; a system call it was
  * stopped in is restarted as the kernel would have (see the top). */
-static void release(struct held *h)
+static void release(struct held *h, pid_t pid)
 {
 	struct user_regs_struct r = h->saved;
 	long rax = (long)r.rax;
 
-	if (h->at_syscall_stop) {
-		if ((long)r.orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514)) {
-			r.rax = r.orig_rax;	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND */
-			r.rip -= 2;
-		} else if ((long)r.orig_rax >= 0 && rax == -516) {
-			r.rax = SYS_restart_syscall;	/* -ERESTART_RESTARTBLOCK */
+	if (h->at_syscall_stop && (long)r.orig_rax >= 0) {
+		/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND: made again.
+		 * And epoll_wait, sigtimedwait, io_getevents ... fail with EINTR
+		 * when a stop interrupts them (signal(7)), where the program would
+		 * have gone on waiting: when no signal of its own came, the EINTR
+		 * is our stop's, and the call is made again too (its timeout
+		 * whole: a few milliseconds more at most). */
+		int again = rax == -512 || rax == -513 || rax == -514 ||
+			    (rax == -EINTR && !h->pending_sig && !h->signalled &&
+			     !signal_waiting(pid, h->tid));
+
+		if (again || rax == -516) {
+			r.rax = again ? r.orig_rax : SYS_restart_syscall;	/* -ERESTART_RESTARTBLOCK */
 			r.rip -= 2;
 		}
-		r.orig_rax = (unsigned long)-1;
 	}
+	if (h->at_syscall_stop)
+		r.orig_rax = (unsigned long)-1;
 	ptrace(PTRACE_SETREGS, h->tid, 0, &r);
+	if (h->boosted)
+		setpriority(PRIO_PROCESS, (id_t)h->tid, h->nice);
 	ptrace(PTRACE_DETACH, h->tid, 0, (void *)(long)h->pending_sig);
 }
 
@@ -590,7 +655,7 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 	int status, sig = 0, entered = 0;
 	double said = now_ms();
 
-	if (mem_write(sp, &h->trap, sizeof(h->trap)) < 0)
+	if (mem_write(sp, h->int3 ? &h->int3 : &h->trap, sizeof(h->trap)) < 0)
 		return -1;
 	r.rip = fn;
 	r.rdi = a1;
@@ -601,10 +666,24 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 	if (ptrace(PTRACE_SETREGS, h->tid, 0, &r) < 0)
 		return -1;
 	for (;;) {
-		if (ptrace(PTRACE_SYSCALL, h->tid, 0, (void *)(long)sig) < 0 || wait_stop(h->tid, &status) < 0)
+		if (ptrace(h->int3 ? PTRACE_CONT : PTRACE_SYSCALL, h->tid, 0, (void *)(long)sig) < 0 ||
+		    wait_stop(h->tid, &status) < 0)
 			return -1;
 		sig = 0;
-		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+		if (h->int3 && status >> 16 == 0 && WSTOPSIG(status) == SIGTRAP) {
+			if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) < 0)
+				return -1;
+			if (r.rip == h->int3 + 1 && r.rsp == sp + 8) {
+				/* Ours: the SIGTRAP goes no further (the next resume
+				 * passes no signal); the registers are put back as at
+				 * the syscall stop of the other way. */
+				*ret = r.rax;
+				h->at_syscall_stop = 1;
+				return 0;
+			}
+			sig = SIGTRAP;	/* the program's own */
+			h->signalled = 1;
+		} else if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
 			if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) < 0)
 				return -1;
 			if (r.rip != h->trap + 2 || r.rsp != sp + 8)
@@ -620,6 +699,7 @@ static int call(struct held *h, uintptr_t fn, uintptr_t a1, uintptr_t a2, uintpt
 				return -1;
 		} else if (status >> 16 == 0) {
 			sig = WSTOPSIG(status);	/* the program's signal: delivered */
+			h->signalled = 1;
 		}
 		if (now_ms() - said > 10000) {
 			fprintf(stderr, "%s: thread %d has not come back from the call yet; waiting\n",
@@ -665,6 +745,21 @@ static int say_seize_refused(pid_t pid, int err)
 	return ATTACH_FAILED;
 }
 
+/* Are all the process's user ids ours (/proc/PID/status is readable
+ * whatever its dumpability)? */
+static int same_user(pid_t pid)
+{
+	char path[64], buf[8192], *p;
+	unsigned long id[4];
+	uid_t me = geteuid();
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || (p = strstr(buf, "\nUid:")) == NULL ||
+	    sscanf(p, "\nUid: %lu %lu %lu %lu", &id[0], &id[1], &id[2], &id[3]) != 4)
+		return 0;
+	return id[0] == me && id[1] == me && id[2] == me;
+}
+
 /* Everything that can be told before stopping anything; 0 or
  * ATTACH_FAILED after saying why. */
 static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
@@ -683,8 +778,15 @@ static int look_at(pid_t pid, int seccomp_ok, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0) {
-		SAY("%s: cannot look into process %d: %s (run as its user or as root)\n",
-			progname, (int)pid, strerror(errno));
+		int err = errno;
+
+		if (err == EACCES && geteuid() != 0 && same_user(pid))
+			SAY("%s: process %d is not dumpable (it changed its user or group ids, "
+				"or called prctl(PR_SET_DUMPABLE, 0)): the kernel lets only root "
+				"look into it and trace it\n", progname, (int)pid);
+		else
+			SAY("%s: cannot look into process %d: %s (run as its user or as root)\n",
+				progname, (int)pid, strerror(err));
 		return ATTACH_FAILED;
 	}
 	exe[n] = '\0';
@@ -782,7 +884,7 @@ static int inject(struct request *q, struct ranges *r)
 {
 	char path[64], text[600];
 	struct held h;
-	uintptr_t dlopen_fn, dlerror_fn, entry, trap, arg = 0, ret = 0, handle = 0;
+	uintptr_t dlopen_fn, dlerror_fn, entry, trap, int3, arg = 0, ret = 0, handle = 0;
 	struct object rec;
 	int code = ATTACH_FAILED;
 
@@ -793,11 +895,14 @@ static int inject(struct request *q, struct ranges *r)
 			"cannot load the recorder into it\n", progname, (int)q->pid, r->libc.path);
 		return ATTACH_FAILED;
 	}
-	if ((trap = find_syscall_insn(q->pid, &r->libc)) == 0) {
+	int3 = find_code(q->pid, &r->libc, (const unsigned char *)"\xcc", 1);
+	if ((trap = find_code(q->pid, &r->libc, (const unsigned char *)"\x0f\x05", 2)) == 0) {
 		SAY("%s: no system call instruction found in %s\n", progname, r->libc.path);
 		return ATTACH_FAILED;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)q->pid);
+	if (setpriority(PRIO_PROCESS, 0, -20) < 0)
+		errno = 0;	/* not allowed: at our own */
 	if (choose(q->pid, r, &h) < 0) {
 		if (errno == EAGAIN)
 			SAY("%s: no thread of process %d came out of libc or the dynamic "
@@ -807,9 +912,17 @@ static int inject(struct request *q, struct ranges *r)
 		return ATTACH_FAILED;
 	}
 	h.trap = trap;
+	/* On a busy machine the hold is mostly waits for a processor, the
+	 * held thread's (it runs dlopen()) and ours: both get the highest
+	 * nice value while it lasts, when we may (root, CAP_SYS_NICE); the
+	 * thread's own is put back at the release. */
+	errno = 0;
+	h.nice = getpriority(PRIO_PROCESS, (id_t)h.tid);
+	h.boosted = errno == 0 && h.nice > -20 && setpriority(PRIO_PROCESS, (id_t)h.tid, -20) == 0;
+	h.int3 = int3 && may_trap(q->pid, &h) ? int3 : 0;
 	if ((mem_fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
 		SAY("%s: cannot open %s: %s\n", progname, path, strerror(errno));
-		release(&h);
+		release(&h, q->pid);
 		return ATTACH_FAILED;
 	}
 	if (!r->recorder.found) {
@@ -844,7 +957,7 @@ static int inject(struct request *q, struct ranges *r)
 	if (call(&h, entry, arg, 0, &ret) < 0)
 		goto gone;
 	mem_string(ret, text, sizeof(text));
-	release(&h);
+	release(&h, q->pid);
 	close(mem_fd);
 	if (strncmp(text, "ok ", 3) != 0) {
 		SAY("%s: process %d: %s\n", progname, (int)q->pid,
@@ -856,7 +969,7 @@ static int inject(struct request *q, struct ranges *r)
 	       (int)q->pid, text + 3, (int)h.tid, now_ms() - h.stopped_at);
 	return ATTACH_OK;
 done:
-	release(&h);
+	release(&h, q->pid);
 	close(mem_fd);
 	return code;
 gone:
@@ -920,6 +1033,10 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 
 	q.detach = strcmp(argv[0], "detach") == 0;
 	q.entry = q.detach ? "mtrec_detach" : "mtrec_attach";
+	/* The recorder runs in it already: its seccomp filter was accepted at
+	 * the attach (--seccomp), and the detach makes no call the recording
+	 * did not. */
+	q.seccomp_ok = q.detach;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, q.detach ? "h" : "+o:d:t:rh", longopts, NULL)) != -1) {
 		switch (c) {

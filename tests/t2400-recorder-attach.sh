@@ -122,6 +122,20 @@ test_expect_success 'every thread inside malloc at the attach: they come out unh
 	! grep "never allocated" busy-report
 '
 
+test_expect_success 'a thread taking a signal every 100 us inside malloc: unharmed' '
+	start sig signals 2 &&
+	pid=$(cat sig/pid) &&
+	for i in 1 2; do
+		"$MTREC" attach -o "$OUT/sig/t.log" $pid >/dev/null &&
+		sleep 0.2 &&
+		"$MTREC" detach $pid >/dev/null || return 1
+	done &&
+	finish sig &&
+	grep "^handled [1-9]" sig/out &&
+	test_must_be_empty sig/err &&
+	test "$(grep -a -c "^# detached" sig/t.log)" = 2
+'
+
 test_expect_success 'a thread waiting in poll() with a timeout, used again and again (restart_syscall)' '
 	start poll churn 0 -400000 &&
 	pid=$(cat poll/pid) &&
@@ -154,6 +168,115 @@ test_expect_success 'refused: a process another tracer holds' '
 	grep "already traced by process" err &&
 	! test -e traced.log &&
 	kill -9 "$(cat traced/pid)"
+'
+
+# switches TID: how many times the thread has given up the processor.
+switches() { sed -n "s/^voluntary_ctxt_switches:[^0-9]*//p" "/proc/$1/status"; }
+
+test_expect_success 'the thread used is stopped a few times, not at each of its system calls' '
+	start few churn 0 -400000 &&
+	pid=$(cat few/pid) &&
+	a=$(switches $pid) &&
+	"$MTREC" attach -o "$OUT/few/t.log" $pid >few/attach.out &&
+	b=$(switches $pid) &&
+	"$MTREC" detach $pid &&
+	c=$(switches $pid) &&
+	echo "held thread: $((b - a)) switches at the attach, $((c - b)) at the detach" &&
+	grep "thread $pid was held" few/attach.out &&
+	test $((b - a)) -lt 40 &&
+	renice -n 7 -p $pid >/dev/null &&
+	"$MTREC" attach -o "$OUT/few/t.log" $pid >/dev/null &&
+	"$MTREC" detach $pid &&
+	test "$(ps -o ni= -p $pid | tr -d " ")" = 7 &&
+	finish few &&
+	test_must_be_empty few/err
+'
+
+test_expect_success 'a thread that blocks SIGTRAP: its calls return to a system call instead' '
+	mkdir trapblock &&
+	(cd trapblock && REC_BLOCK_SIGTRAP=1 exec "$PROG" churn 1 500 >out 2>err &) &&
+	for i in $(seq 200); do
+		sed -n "s/^ready //p" trapblock/out >trapblock/pid && test -s trapblock/pid && break
+		sleep 0.05
+	done &&
+	pid=$(cat trapblock/pid) &&
+	"$MTREC" attach -o "$OUT/trapblock/t.log" $pid &&
+	"$MTREC" ctl $pid mark blocked &&
+	"$MTREC" detach $pid &&
+	finish trapblock &&
+	test_must_be_empty trapblock/err &&
+	grep -a -x "# mark blocked" trapblock/t.log &&
+	test_must_be_empty churn/err
+'
+
+# touched PID LIB: kB of LIB's mappings in PID touched since the last
+# write to its clear_refs (smaps' Referenced).
+touched() {
+	awk -v lib="$2" '/^[0-9a-f]+-[0-9a-f]+ / { mine = ($NF == lib) }
+		mine && /^Referenced:/ { kb += $2 } END { print kb + 0 }' "/proc/$1/smaps"
+}
+
+# A copy of the library that only this process maps: another one using it
+# would mark its pages referenced.  The calls in flight at the detach (a
+# churning thread is inside the recorder most of the time while attached,
+# and may be waiting for a processor there) end in it: the count starts
+# 0.5 s after.
+test_expect_success 'after the detach, the program never touches the recorder again' '
+	mkdir own && cp "$LIBMTREC" "$OUT/own/libmtrec.so" &&
+	start inert churn 2 &&
+	pid=$(cat inert/pid) &&
+	MTREC_LIB="$OUT/own/libmtrec.so" "$MTREC" attach -o "$OUT/inert/t.log" $pid >/dev/null &&
+	echo 1 >/proc/$pid/clear_refs &&
+	sleep 0.5 &&
+	attached=$(touched $pid "$OUT/own/libmtrec.so") &&
+	"$MTREC" detach $pid >/dev/null &&
+	sleep 0.5 &&
+	echo 1 >/proc/$pid/clear_refs &&
+	sleep 1 &&
+	detached=$(touched $pid "$OUT/own/libmtrec.so") &&
+	echo "recorder pages touched in 0.5 s attached: $attached kB, in 1 s detached: $detached kB" &&
+	test "$attached" -gt 0 &&
+	test "$detached" = 0 &&
+	finish inert
+'
+
+test_expect_success 'a seccomp filter: refused, unless --seccomp; then detach works' '
+	start sec seccomp 1 &&
+	pid=$(cat sec/pid) &&
+	test_expect_code 2 "$MTREC" attach -o "$OUT/sec/t.log" $pid 2>err &&
+	grep "runs under a seccomp filter.*--seccomp to attach all the same" err &&
+	"$MTREC" attach --seccomp -o "$OUT/sec/t.log" $pid &&
+	"$MTREC" detach $pid &&
+	finish sec &&
+	grep -a "^# detached 1" sec/t.log
+'
+
+for kind in sigwait epoll; do
+	test_expect_success "a thread waiting in $kind itself sees no EINTR" '
+		start $kind waiter $kind &&
+		pid=$(cat $kind/pid) &&
+		"$MTREC" attach -o "$OUT/$kind/t.log" $pid >$kind/attach.out &&
+		grep "thread [0-9]* was held" $kind/attach.out &&
+		"$MTREC" ctl $pid mark m >/dev/null &&
+		"$MTREC" detach $pid &&
+		finish $kind &&
+		test_must_be_empty $kind/err
+	'
+done
+
+test_expect_success 'refused: a process of ones own user that is not dumpable' '
+	if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+		mkdir nd && chmod 777 nd &&
+		(cd nd && exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$PROG" nodump 0 >out 2>err &) &&
+		for i in $(seq 200); do
+			sed -n "s/^ready //p" nd/out >nd/pid && test -s nd/pid && break
+			sleep 0.05
+		done &&
+		test_expect_code 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$MTREC" attach -o /tmp/never.log "$(cat nd/pid)" 2>err &&
+		kill "$(cat nd/pid)" &&
+		grep "process $(cat nd/pid) is not dumpable" err
+	fi
 '
 
 test_expect_success 'refused: a static program' '

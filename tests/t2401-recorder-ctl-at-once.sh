@@ -81,6 +81,24 @@ test_expect_success 'the trace: one leak_here in the window, the mark inside it'
 	grep "^ *1 *4242  leak_here" report
 '
 
+test_expect_success 'a daemon that blocks every signal and takes them with sigwait(), idle: on, mark, off within a second' '
+	start sw "$MTREC" --scoped -o "$OUT/sw/t.log" "$HELPER/rec-sigwait-daemon" idle &&
+	pid=$(cat sw/pid) &&
+	for c in on "mark idle" off on off; do
+		ms "$MTREC" ctl --timeout=5 $pid $c >/dev/null &&
+		echo "ctl $c took $(cat ms.out) ms" &&
+		test "$(cat ms.out)" -lt 1000 || return 1
+	done &&
+	kill $pid &&
+	for i in $(seq 200); do
+		grep -q "^bye" sw/out && break
+		sleep 0.05
+	done &&
+	grep -a "^= \|^# mark" sw/t.log >sw/windows &&
+	printf "%s\n" "= Start" "# mark idle" "= End" "= Start" "= End" >expect &&
+	test_cmp expect sw/windows
+'
+
 test_expect_success 'an attached process, then detached, still answers' '
 	start att "$PROG" churn 0 &&
 	pid=$(cat att/pid) &&

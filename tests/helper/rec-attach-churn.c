@@ -14,6 +14,23 @@
  *                              no thread ever waits in a system call
  *   rec-attach-churn traced    a child that another process (this one)
  *                              traces: "ready CHILD"
+ *   rec-attach-churn seccomp N as churn N, under a seccomp filter that
+ *                              allows every call
+ *   rec-attach-churn nodump N  as churn N, after prctl(PR_SET_DUMPABLE, 0)
+ *   rec-attach-churn signals N as churn N, a thread sending SIGUSR1 to the
+ *                              first churning thread every 100 us (its
+ *                              handler checks that errno is kept;
+ *                              "handled N" before "bye")
+ *   rec-attach-churn waiter sigwait|epoll
+ *                              the one thread waiting outside the process
+ *                              waits in rt_sigtimedwait() or epoll_wait()
+ *                              itself (no libc loop that retries) and says
+ *                              "eintr" on stderr each time the call fails
+ *                              with EINTR; the main thread waits for
+ *                              commands in a futex (pthread_cond_timedwait)
+ *
+ * With REC_BLOCK_SIGTRAP set, every thread blocks SIGTRAP; a SIGTRAP
+ * that reaches the program's handler says "sigtrap" on stderr.
  *
  * Commands come in the file "cmd" of the current directory (removed once
  * read): "leak N" allocates N blocks of 4242 bytes in leak_here() and
@@ -23,13 +40,21 @@
  * with libc's strdup and frees them in this program ("strdups N"), "exit"
  * stops the threads, frees their blocks and exits 0 ("bye").  Prints
  * "ready PID" once the threads run. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,21 +153,150 @@ static int traced(void)
 	return 0;
 }
 
+/* waiter: the kernel's own answer is all the program sees. */
+static int waiter_fd = -1;
+
+static void *wait_outside(void *arg)
+{
+	const char *kind = arg;
+	sigset_t set;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = -1;
+	long r;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	if (strcmp(kind, "epoll") == 0) {
+		ep = epoll_create1(EPOLL_CLOEXEC);
+		epoll_ctl(ep, EPOLL_CTL_ADD, waiter_fd, &ev);
+	}
+	for (;;) {
+		if (ep >= 0)
+			r = syscall(SYS_epoll_wait, ep, &ev, 1, -1);
+		else
+			r = syscall(SYS_rt_sigtimedwait, &set, NULL, NULL, 8);
+		if (r < 0 && errno == EINTR)
+			fprintf(stderr, "eintr\n");
+		else if (r >= 0)
+			return NULL;
+	}
+}
+
+static int waiter(const char *kind)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	pthread_t t;
+	sigset_t set;
+	uint64_t one = 1;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	waiter_fd = eventfd(0, EFD_CLOEXEC);
+	pthread_create(&t, NULL, wait_outside, (void *)kind);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	pthread_mutex_lock(&mu);
+	while (!command()) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cv, &mu, &ts);
+	}
+	pthread_mutex_unlock(&mu);
+	if (write(waiter_fd, &one, sizeof(one)) < 0 || pthread_kill(t, SIGUSR2) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	printf("bye\n");
+	return 0;
+}
+
+static void allow_all(void)
+{
+	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { 1, allow };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		perror("seccomp");
+}
+
+/* signals: the handler runs on top of malloc, free, or the recorder. */
+static volatile unsigned long handled;
+static pthread_t victim;
+
+static void on_usr1(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	handled++;
+	for (volatile int i = 0; i < 500; i++)
+		;
+	if (errno != saved && write(2, "errno changed\n", 14) < 0)
+		_exit(3);
+}
+
+static void *kicker(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		pthread_kill(victim, SIGUSR1);
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+	return NULL;
+}
+
+/* A SIGTRAP that reached the program: mtrec attach's own never should. */
+static void on_trap(int sig)
+{
+	(void)sig;
+	if (write(2, "sigtrap\n", 8) < 0)
+		_exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 2, busy;
-	pthread_t t[64];
+	pthread_t t[65];	/* and the kicker */
 
 	if (argc > 1 && strcmp(argv[1], "traced") == 0)
 		return traced();
-	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy")) || n < 0 || n > 64) {
-		fprintf(stderr, "usage: rec-attach-churn churn|busy N | traced\n");
+	if (argc > 2 && strcmp(argv[1], "waiter") == 0)
+		return waiter(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "seccomp") == 0)
+		allow_all();
+	if (argc > 1 && strcmp(argv[1], "nodump") == 0)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (argc < 2 || (strcmp(argv[1], "churn") && strcmp(argv[1], "busy") && strcmp(argv[1], "seccomp") &&
+			  strcmp(argv[1], "nodump") && strcmp(argv[1], "signals")) ||
+	    n < 0 || n > 64) {
+		fprintf(stderr, "usage: rec-attach-churn churn|busy|seccomp|nodump|signals N | traced | waiter sigwait|epoll\n");
 		return 2;
+	}
+	signal(SIGTRAP, on_trap);
+	if (getenv("REC_BLOCK_SIGTRAP")) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
 	busy = strcmp(argv[1], "busy") == 0;
 	pause_us = argc > 3 ? atol(argv[3]) : 0;
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, churn, (void *)(unsigned long)i);
+	if (strcmp(argv[1], "signals") == 0 && n > 0) {
+		signal(SIGUSR1, on_usr1);
+		victim = t[0];
+		pthread_create(&t[n++], NULL, kicker, NULL);
+	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	if (busy) {
@@ -168,6 +322,8 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < nkept; i++)
 		free(kept[i]);
+	if (handled)
+		printf("handled %lu\n", handled);
 	printf("bye\n");
 	return 0;
 }

@@ -34,6 +34,7 @@
 #include "reach-table.h"
 #include "rec.h"
 #include "tables.h"
+#include "track.h"
 #include "unwind.h"
 
 #include <string.h>
@@ -303,6 +304,7 @@ static void describe_event(struct event_ctx *e, const void *caller)
 	void *ips[64];
 	int n;
 
+	caller = mtrec_track_caller(caller);
 	e->c = mtrec_caller_find(caller);
 	if (unlikely(e->c == NULL))
 		e->c = new_caller(caller);

@@ -58,6 +58,13 @@ static struct mtrec_got_func *table;	/* items[i]'s entry is table[i] */
 static __thread uint64_t inside;
 static __thread const void *outer_caller;
 
+/* The program's line the innermost running wrapper returns to (NULL
+ * outside every wrapper): a tracked function that ends in a tail call of
+ * malloc's family (iobuf_unref -> iobuf_put -> ... jmp free) makes that
+ * call return into track_call, and its caller field is this line
+ * (mtrec_track_caller). */
+static __thread const void *wrapper_caller;
+
 typedef uintptr_t (*track_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 
 #include "track-profiles.h"	/* generated from share/track (Makefile) */
@@ -125,14 +132,21 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 	const uintptr_t a[6] = { a1, a2, a3, a4, a5, a6 };
 	uint64_t bit = 1ull << it->fam, was = inside;
 	const void *was_caller = outer_caller;
+	const void *was_wrapper = wrapper_caller;
 	uintptr_t ret, p;
 	int own;
 
 	if ((own = inside && from_recorder(caller)) != 0)
 		caller = outer_caller;	/* a tail call: the outer call's line */
+	else if (was_wrapper && from_recorder(caller))
+		caller = was_wrapper;	/* the same, the outer call not recorded */
+	wrapper_caller = caller;
 	if (((inside & bit) && (own || from_own_library(it, (uintptr_t)real, caller))) ||
-	    !mtrec_wants())
-		return real(a1, a2, a3, a4, a5, a6);
+	    !mtrec_wants()) {
+		ret = real(a1, a2, a3, a4, a5, a6);
+		wrapper_caller = was_wrapper;
+		return ret;
+	}
 	inside |= bit;
 	outer_caller = caller;
 	if (it->op == '-' || it->op == 'u') {
@@ -149,7 +163,15 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 	}
 	inside = was;	/* a call back from the library leaves its caller inside */
 	outer_caller = was_caller;
+	wrapper_caller = was_wrapper;
 	return ret;
+}
+
+const void *mtrec_track_caller(const void *caller)
+{
+	const void *w = wrapper_caller;
+
+	return w && from_recorder(caller) ? w : caller;
 }
 
 #define WRAP(i) \

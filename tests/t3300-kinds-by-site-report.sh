@@ -52,7 +52,7 @@ test_expect_success 'unbalanced references: 1,000 objects leaked one way are one
 '
 
 test_expect_success 'a drop of a reference no tracked call took is reported apart, by its path' '
-	grep -A3 "^Below zero, kind .dict_t.: 1 reference dropped that no tracked call took (taken before the recording began, or by a path not tracked), 1 path$" out >neg &&
+	grep -A3 "^Below zero, kind .dict_t.: 1 reference dropped that no tracked call took (taken before the recording began, or by a path not tracked), 1 path, 1 address$" out >neg &&
 	grep -E "^  dict_t +x1 +dict_unref_extra at $S:$(kinds_line DICT-UNREF-EXTRA) in " neg
 '
 

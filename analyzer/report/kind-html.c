@@ -129,8 +129,10 @@ put_refs (FILE *out, const MtaRun *run, const MtaKind *k, int frames)
 	if (above == k->ref_groups->len)
 		return;
 	fprintf (out, "<h3>Below zero</h3>\n<p>%" PRIu64 " reference%s dropped that no tracked call took "
-		 "(taken before the recording began, or by a path not tracked), %u path%s.</p>\n", below,
-		 plural (below), k->ref_groups->len - above, plural (k->ref_groups->len - above));
+		 "(taken before the recording began, or by a path not tracked), %u path%s, %" PRIu64
+		 " address%s.</p>\n", below, plural (below), k->ref_groups->len - above,
+		 plural (k->ref_groups->len - above), k->ref_below_addresses,
+		 k->ref_below_addresses == 1 ? "" : "es");
 	shown = MIN (k->ref_groups->len - above, MAX_ROWS);
 	put_cut (out, shown, k->ref_groups->len - above, "paths");
 	fputs ("<table class=\"sortable\">\n<thead><tr><th class=\"num\">Drops</th><th class=\"text\">Path"

@@ -107,7 +107,8 @@ put_kind (FILE *out, const MtaRun *run, const MtaKind *k, int frames)
 		 k->allocs, k->frees, k->bytes_allocated, k->leaked_blocks, k->leaked_bytes, k->bad_frees,
 		 k->refs, k->unrefs);
 	if (k->ref_groups != NULL)
-		fprintf (out, ", \"objects\": %" PRIu64, k->ref_objects);
+		fprintf (out, ", \"objects\": %" PRIu64 ", \"below_zero_addresses\": %" PRIu64,
+			 k->ref_objects, k->ref_below_addresses);
 	fputs (",\n      \"leak_sites\": [", out);
 	put_kind_sites (out, run, k, k->leak_sites, TRUE, frames);
 	fputs (",\n      \"bad_free_sites\": [", out);

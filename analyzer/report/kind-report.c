@@ -99,9 +99,11 @@ print_outside (const MtaRun *run, const MtaKind *k, guint first, guint frames, F
 	for (guint i = first; i < k->ref_groups->len; i++)
 		unrefs += ((const MtaRefGroup *) k->ref_groups->pdata[i])->objects;
 	fprintf (out, "\nBelow zero, kind '%s': %" PRIu64 " reference%s dropped that no tracked call took "
-		 "(taken before the recording began, or by a path not tracked), %u path%s\n\n", k->name,
+		 "(taken before the recording began, or by a path not tracked), %u path%s, "
+		 "%" PRIu64 " address%s\n\n", k->name,
 		 unrefs, unrefs == 1 ? "" : "s", k->ref_groups->len - first,
-		 k->ref_groups->len - first == 1 ? "" : "s");
+		 k->ref_groups->len - first == 1 ? "" : "s", k->ref_below_addresses,
+		 k->ref_below_addresses == 1 ? "" : "es");
 	for (guint i = first; i < k->ref_groups->len; i++) {
 		const MtaRefGroup *g = k->ref_groups->pdata[i];
 		g_snprintf (head, sizeof head, "  %-16s x%-8" PRIu64, k->name, g->objects);

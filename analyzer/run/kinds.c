@@ -224,6 +224,7 @@ mta_kinds_finish (MtaKinds *ks, const GPtrArray *paths)
 		if (k->refs != NULL) {
 			k->pub.ref_groups = mta_refs_groups (k->refs);
 			k->pub.ref_objects = mta_refs_lives (k->refs);
+			k->pub.ref_below_addresses = mta_refs_below_addresses (k->refs);
 		}
 	}
 }

@@ -34,6 +34,7 @@ typedef struct {
 	uint64_t leaked_blocks, leaked_bytes;
 	uint64_t refs, unrefs;     /* r and u events */
 	uint64_t ref_objects;      /* the objects they were of (lives) */
+	uint64_t ref_below_addresses; /* the addresses of the drops below zero */
 	/* after mta_kinds_finish: */
 	GArray *leak_sites;        /* MtaKindSite, most bytes first */
 	GArray *bad_free_sites;    /* MtaKindSite, most first */

@@ -29,6 +29,7 @@ typedef struct {
 struct MtaRefTable {
 	GHashTable *objects;       /* address -> RefObject *, the lives going on */
 	GHashTable *outside;       /* path + 1 -> Outside * */
+	GHashTable *outside_at;    /* the addresses of those drops (a set) */
 	uint64_t taken, dropped, lives;
 };
 
@@ -48,6 +49,7 @@ mta_refs_new (void)
 	G_STATIC_ASSERT (sizeof (gpointer) >= sizeof (uint64_t));
 	t->objects = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, object_free);
 	t->outside = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+	t->outside_at = g_hash_table_new (g_direct_hash, g_direct_equal);
 	return t;
 }
 
@@ -58,12 +60,14 @@ mta_refs_free (MtaRefTable *t)
 		return;
 	g_hash_table_destroy (t->objects);
 	g_hash_table_destroy (t->outside);
+	g_hash_table_destroy (t->outside_at);
 	g_free (t);
 }
 
 uint64_t mta_refs_taken (const MtaRefTable *t) { return t->taken; }
 uint64_t mta_refs_dropped (const MtaRefTable *t) { return t->dropped; }
 uint64_t mta_refs_lives (const MtaRefTable *t) { return t->lives; }
+uint64_t mta_refs_below_addresses (const MtaRefTable *t) { return g_hash_table_size (t->outside_at); }
 
 static MtaRefPath *
 object_path (RefObject *o, uint32_t path)
@@ -96,6 +100,10 @@ outside_event (MtaRefTable *t, uint64_t addr, uint32_t path, uint64_t line)
 		g_hash_table_insert (t->outside, key, x);
 	}
 	x->unrefs++;
+	/* how many objects those drops were of: GlusterFS's root inode,
+	 * whose references are never taken where a call is seen, is one
+	 * address however many drops and paths */
+	g_hash_table_add (t->outside_at, (gpointer) (uintptr_t) addr);
 }
 
 void

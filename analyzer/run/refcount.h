@@ -61,5 +61,7 @@ uint64_t mta_refs_taken (const MtaRefTable *t);
 uint64_t mta_refs_dropped (const MtaRefTable *t);
 /* The objects seen: lives begun (share/analyzer.md). */
 uint64_t mta_refs_lives (const MtaRefTable *t);
+/* The addresses the drops below zero were at (each counted once). */
+uint64_t mta_refs_below_addresses (const MtaRefTable *t);
 
 #endif

@@ -10,7 +10,10 @@
  * tracked function (t2647); tobj_dup() calls tobj_new() through the
  * library's own PLT: a nested call of the library itself; tobj_new_tail()
  * ends in a tail call of tobj_new() (a jmp: the inner call returns
- * straight to the outer one's caller). */
+ * straight to the outer one's caller); tpool_get_tail() and
+ * tpool_put_tail() end in a tail call of malloc and free (GlusterFS's
+ * iobuf_unref -> iobuf_put -> ... jmp free): malloc returns into the
+ * recorder's wrapper, and its caller field must be the program's line. */
 #include <stdlib.h>
 
 struct tobj {
@@ -34,6 +37,8 @@ struct tpool {
 
 void *tpool_get(struct tpool *pool);
 void tpool_put(void *p);
+void *tpool_get_tail(struct tpool *pool);
+void tpool_put_tail(void *p);
 
 struct tobj *tobj_new(size_t n)
 {
@@ -85,6 +90,16 @@ void *tpool_get(struct tpool *pool)
 }
 
 void tpool_put(void *p)
+{
+	free(p);
+}
+
+__attribute__((optimize("O2", "optimize-sibling-calls"))) void *tpool_get_tail(struct tpool *pool)
+{
+	return malloc(pool->size);
+}
+
+__attribute__((optimize("O2", "optimize-sibling-calls"))) void tpool_put_tail(void *p)
 {
 	free(p);
 }

@@ -7,7 +7,9 @@
  * parents each hold a reference to a child (CHILD-REF), dropped by the
  * destructor tobj_unref() calls back (DTOR-UNREF): every child balanced;
  * and one copy made by tobj_dup() at DUP, one object by tobj_new_tail()
- * at TAIL, each dropped at once.
+ * at TAIL, each dropped at once.  With "tail" (t2645), the same with
+ * tpool_get_tail/tpool_put_tail (tail calls of malloc and free): one kept
+ * at TAIL-KEPT, two put back at TAIL-PUT.
  *
  *   rec-trkdeep [LEVELS [pool|dtor]] */
 #include <stdio.h>
@@ -29,6 +31,8 @@ struct tpool {
 
 void *tpool_get(struct tpool *pool);
 void tpool_put(void *p);
+void *tpool_get_tail(struct tpool *pool);
+void tpool_put_tail(void *p);
 
 static struct tobj *kept;
 
@@ -87,11 +91,25 @@ static void pool_use(void)
 	tpool_put(b);
 }
 
+static void pool_tail(void)
+{
+	struct tpool pool = { 56, 0 };
+	void *a = tpool_get_tail(&pool), *b = tpool_get_tail(&pool);
+
+	pool_kept = tpool_get_tail(&pool);	/* TAIL-KEPT */
+	tpool_put_tail(a);	/* TAIL-PUT */
+	tpool_put_tail(b);	/* TAIL-PUT2 */
+}
+
 int main(int argc, char **argv)
 {
 	down(argc > 1 ? atoi(argv[1]) : 1);
 	if (argc > 2 && strcmp(argv[2], "dtor") == 0)
 		with_dtor();
+	if (argc > 2 && strcmp(argv[2], "tail") == 0) {
+		pool_tail();
+		printf("%p\n", pool_kept);
+	}
 	if (argc > 2 && strcmp(argv[2], "pool") == 0) {
 		pool_use();
 		printf("%p\n", pool_kept);

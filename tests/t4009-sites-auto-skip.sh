@@ -116,7 +116,7 @@ test_expect_success PYTHON3 'HTML: the same eight sites, and the wrappers found 
 	test "$(cat off.facts)" = "$(printf "4 11 21\n0")"
 '
 
-test_lazy_prereq PPROF 'command -v go && HOME=/tmp GOCACHE=/tmp/go-cache-$$ go tool pprof -h'
+test_lazy_prereq PPROF 'command -v go && HOME="$OUT" GOCACHE="$OUT/go-cache" go tool pprof -h'
 test_expect_success PPROF 'pprof: the leaves are the eight sites, the wrappers found are comments' '
 	export GOCACHE="$OUT/go-cache" HOME="$OUT" &&
 	test_expect_code 1 "$MTANALYZE" --pprof t.pb.gz t.log >/dev/null &&

@@ -54,6 +54,7 @@
 #include <dlfcn.h>
 
 #include "mtrec-attach.h"
+#include "mtrec-ctl.h"
 
 enum { ATTACH_OK = 0, ATTACH_FAILED = 2, ATTACH_USAGE = 125 };
 
@@ -1038,6 +1039,7 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 	 * did not. */
 	q.seccomp_ok = q.detach;
 	optind = 1;
+	opterr = 0;	/* said below, with a suggestion */
 	while ((c = getopt_long(argc, argv, q.detach ? "h" : "+o:d:t:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
@@ -1047,6 +1049,7 @@ int mtrec_attach_main(int argc, char **argv, const char *lib)
 		case 'S': q.seccomp_ok = 1; break;
 		case 'h': attach_usage(stdout); return 0;
 		default:
+			mtrec_bad_option(argv[0], q.detach ? "" : "odt", argv[optind - 1], longopts);
 			fprintf(stderr, "Try '%s %s --help' for more information.\n", progname, argv[0]);
 			return ATTACH_USAGE;
 		}

@@ -459,6 +459,7 @@ int mtrec_ctl_main(int argc, char **argv)
 	double timeout = -1;	/* not given: 2 s, 60 for a scan */
 	int c, fd, ret = 0, want;
 
+	opterr = 0;	/* said below, with a suggestion */
 	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
@@ -476,6 +477,7 @@ int mtrec_ctl_main(int argc, char **argv)
 			ctl_usage(stdout);
 			return 0;
 		default:
+			mtrec_bad_option("ctl", "t", argv[optind - 1], opts);
 			return ctl_try_help();
 		}
 	}
@@ -496,8 +498,15 @@ int mtrec_ctl_main(int argc, char **argv)
 	want = strcmp(cmd, "mark") == 0 ? 3 : 2;
 	if (strcmp(cmd, "on") != 0 && strcmp(cmd, "off") != 0 && strcmp(cmd, "status") != 0 &&
 	    strcmp(cmd, "reach") != 0 && want == 2) {
-		fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status, reach or mark LABEL)\n",
-			progname, cmd);
+		static const char *const requests[] = { "on", "off", "status", "reach", "mark", NULL };
+		const char *near = mtrec_nearest(cmd, requests);
+
+		if (near)
+			fprintf(stderr, "%s: ctl: unknown request '%s': did you mean '%s'?\n", progname,
+				cmd, near);
+		else
+			fprintf(stderr, "%s: ctl: unknown request '%s' (on, off, status, reach or mark "
+				"LABEL)\n", progname, cmd);
 		return ctl_try_help();
 	}
 	if (argc - optind != want) {

@@ -150,7 +150,7 @@ static size_t distance(const char *a, const char *b)
 
 /* The name among NAMES nearest to WORD when it is near enough to be a
  * typo of it (at most a third of its letters off, at least one); or NULL. */
-static const char *nearest(const char *word, const char *const *names)
+const char *mtrec_nearest(const char *word, const char *const *names)
 {
 	const char *best = NULL;
 	size_t best_d = (size_t)-1;
@@ -265,19 +265,21 @@ static int append_env(const char *name, const char *value, const char *sep)
 
 /* An option getopt did not take: unknown (with the nearest known one, as
  * mtanalyze says it), ambiguous, or missing its value. */
-static int bad_option(const char *word, const struct option *opts)
+void mtrec_bad_option(const char *cmd, const char *valued, const char *word,
+		      const struct option *opts)
 {
 	const char *names[32], *near;
 	size_t n = 0;
 	const char *eq;
-	char name[64];
+	char name[64], who[64];
 
+	snprintf(who, sizeof(who), "%s%s%s", progname, cmd ? " " : "", cmd ? cmd : "");
 	if (optopt && strncmp(word, "--", 2) != 0) {
-		if (strchr("odr", optopt))
-			fprintf(stderr, "%s: option '-%c' requires a value\n", progname, optopt);
+		if (strchr(valued, optopt))
+			fprintf(stderr, "%s: option '-%c' requires a value\n", who, optopt);
 		else
-			fprintf(stderr, "%s: unknown option '-%c'\n", progname, optopt);
-		return try_help();
+			fprintf(stderr, "%s: unknown option '-%c'\n", who, optopt);
+		return;
 	}
 	snprintf(name, sizeof(name), "%s", word + 2);
 	if ((eq = strchr(name, '=')) != NULL)
@@ -286,28 +288,33 @@ static int bad_option(const char *word, const struct option *opts)
 		if (*name && strncmp(o->name, name, strlen(name)) == 0 && strcmp(o->name, name) != 0)
 			n++;
 	if (n > 1) {
-		fprintf(stderr, "%s: option '--%s' is ambiguous; possibilities:", progname, name);
+		fprintf(stderr, "%s: option '--%s' is ambiguous; possibilities:", who, name);
 		for (const struct option *o = opts; o->name; o++)
 			if (strncmp(o->name, name, strlen(name)) == 0)
 				fprintf(stderr, " '--%s'", o->name);
 		fputc('\n', stderr);
-		return try_help();
+		return;
 	}
 	n = 0;
 	for (; opts->name && n + 1 < sizeof(names) / sizeof(names[0]); opts++) {
 		if (strcmp(opts->name, name) == 0) {
-			fprintf(stderr, "%s: option '--%s' %s\n", progname, name,
+			fprintf(stderr, "%s: option '--%s' %s\n", who, name,
 				opts->has_arg == no_argument ? "takes no value" : "requires a value");
-			return try_help();
+			return;
 		}
 		names[n++] = opts->name;
 	}
 	names[n] = NULL;
-	near = nearest(name, names);
+	near = mtrec_nearest(name, names);
 	if (near)
-		fprintf(stderr, "%s: unknown option '%s': did you mean '--%s'?\n", progname, word, near);
+		fprintf(stderr, "%s: unknown option '%s': did you mean '--%s'?\n", who, word, near);
 	else
-		fprintf(stderr, "%s: unknown option '%s'\n", progname, word);
+		fprintf(stderr, "%s: unknown option '%s'\n", who, word);
+}
+
+static int bad_option(const char *word, const struct option *opts)
+{
+	mtrec_bad_option(NULL, "odr", word, opts);
 	return try_help();
 }
 
@@ -1148,9 +1155,9 @@ int main(int argc, char **argv)
 		return EXIT_LAUNCHER;
 	}
 	if (exec_err) {
-		static const char *const commands[] = { "ctl", NULL };
+		static const char *const commands[] = { "ctl", "attach", "detach", NULL };
 		const char *near = exec_err == ENOENT && !strchr(argv[optind], '/')
-			? nearest(argv[optind], commands) : NULL;
+			? mtrec_nearest(argv[optind], commands) : NULL;
 
 		if (near)
 			fprintf(stderr, "%s: cannot run '%s': %s (did you mean '%s %s'?)\n", progname,

@@ -126,7 +126,13 @@ test_expect_success 'bash completion: subcommands, options from --help, values' 
 	complete mtrec ctl $$ o >c && printf "%s\n" off on >e && test_cmp e c &&
 	complete mtrec ctl --time >c && test "$(cat c)" = --timeout &&
 	complete mtrec-service re >c && test "$(cat c)" = remove &&
-	complete mtrec-service install nginx --no-r >c && test "$(cat c)" = --no-reload
+	complete mtrec-service install nginx --no-r >c && test "$(cat c)" = --no-reload &&
+	complete mtrec ctl $$ re >c && test "$(cat c)" = reach &&
+	complete mtrec-service install nginx --re >c && printf "%s\n" --reach >e && test_cmp e c &&
+	complete mtrec-service install nginx --co >c && test "$(cat c)" = --compact &&
+	complete mtrec-service install nginx --tr >c && test "$(cat c)" = --track &&
+	complete mtrec-service fi >c && test "$(cat c)" = files &&
+	complete mtrec-service follow nginx --p >c && test "$(cat c)" = --pid
 '
 
 test_expect_success 'make uninstall removes the pages, mtrec.pc and the completions' '

@@ -55,9 +55,37 @@ test_expect_success 'a misspelt subcommand: the program is not found, and ctl is
 	grep "did you mean .mtrec ctl.?" err
 '
 
-test_expect_success '--help lists ctl reach' '
+test_expect_success 'attach and detach misspelt are suggested too' '
+	test_expect_code 127 "$MTREC" atach 1 2>err &&
+	grep "did you mean .mtrec attach.?" err &&
+	test_expect_code 127 "$MTREC" detatch 1 2>err &&
+	grep "did you mean .mtrec detach.?" err
+'
+
+# ctl's requests and the options of ctl and attach: the nearest one, as
+# for mtrec's own options (getopt's "unrecognized option" alone before)
+test_expect_success 'ctl and attach: a misspelt request or option gets the one meant' '
+	test_expect_code 125 "$MTREC" ctl 1 rech 2>err &&
+	cat err &&
+	grep "^mtrec: ctl: unknown request .rech.: did you mean .reach.?" err &&
+	test_expect_code 125 "$MTREC" ctl 1 stauts 2>err &&
+	grep "did you mean .status.?" err &&
+	test_expect_code 125 "$MTREC" ctl 1 xyzzy 2>err &&
+	grep "unknown request .xyzzy. (on, off, status, reach or mark LABEL)" err &&
+	test_expect_code 125 "$MTREC" ctl --timout=1 1 on 2>err &&
+	grep "^mtrec ctl: unknown option .--timout=1.: did you mean .--timeout.?" err &&
+	test_expect_code 125 "$MTREC" attach --dpeth 3 1 2>err &&
+	grep "^mtrec attach: unknown option .--dpeth.: did you mean .--depth.?" err &&
+	test_expect_code 125 "$MTREC" attach -d 2>err &&
+	grep "^mtrec attach: option .-d. requires a value" err &&
+	grep "^Try .mtrec attach --help." err
+'
+
+test_expect_success '--help and mtrec(1) list ctl reach' '
 	"$MTREC" --help >out &&
-	grep -e "ctl .*reach" out
+	grep -e "ctl .*reach" out &&
+	sed -n "/^\.SH SYNOPSIS/,/^\.SH/p" "$TOP/share/man/mtrec.1" >synopsis &&
+	grep "^\.B mtrec ctl\$" -A1 synopsis | grep -F "\fBreach\fR"
 '
 
 test_expect_success '--rotate is rounded up to 4 MiB and says so' '

@@ -40,6 +40,22 @@ test_skip 'systemd-analyze verify reads the drop-in with its ExecStartPost' \
 	'needs systemd-analyze and systemd-run'
 fi
 
+# the recorder grows parts in steps of 4 MiB: install says what a size
+# between them gives, as mtrec does, and refuses what MTREC_ROTATE is not
+test_expect_success 'install --rotate: a size between 4 MiB steps is said, a bad one refused' '
+	! grep -q "steps of 4 MiB" out &&
+	"$SVC" install rot --force --unit-dir "$OUT/units" --dir "$OUT/traces" --rotate 1M --no-reload >r1 &&
+	grep -q "^mtrec-service: --rotate 1M: parts are made in steps of 4 MiB; each will be 4 MiB\$" r1 &&
+	"$SVC" install rot --force --unit-dir "$OUT/units" --dir "$OUT/traces" --rotate 9M --no-reload >r9 &&
+	grep -q "each will be 12 MiB\$" r9 &&
+	for bad in 0M 1.5M 1MM abc 1048577G; do
+		test_must_fail "$SVC" install rot --force --unit-dir "$OUT/units" --dir "$OUT/traces" \
+			--rotate $bad --no-reload 2>err &&
+		grep -q "^mtrec-service: --rotate" err || exit 1
+	done &&
+	grep -q "^Environment=\"MTREC_ROTATE=9M\"\$" units/rot.service.d/50-mtrec.conf
+'
+
 test_expect_success '--compact without --rotate is refused, with the reason' '
 	test_must_fail "$SVC" install demo --unit-dir "$OUT/units" --dir "$OUT/traces" --compact \
 		--no-reload 2>err &&

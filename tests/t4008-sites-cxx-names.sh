@@ -44,6 +44,16 @@ test_expect_success PYTHON3 '--json, --html and diff: demangled too' '
 	! grep -q "_ZN" c.json d
 '
 
+test_expect_success SQLITE3 '--db and --folded: demangled too' '
+	test_expect_code 1 "$MTANALYZE" --db c.db c.log >/dev/null &&
+	sqlite3 c.db "SELECT function FROM sites" >db.functions &&
+	grep -qxF "shop::Cart::add(int)" db.functions &&
+	! grep -q "^_Z" db.functions &&
+	test_expect_code 1 "$MTANALYZE" --folded c.log >c.folded &&
+	grep -qF ";shop::Cart::add(int) (ana-cxx-cart.cpp:$(line_of LEAK-ADD)) 48" c.folded &&
+	! grep -q "_ZN" c.folded
+'
+
 test_expect_success 'the plain report is what the script prints: no names added' '
 	test_expect_code 1 "$MTANALYZE" c.log >plain &&
 	! grep -q "shop::" plain

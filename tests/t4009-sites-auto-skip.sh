@@ -77,12 +77,55 @@ test_expect_success PYTHON3 'JSON and diff see the same sites' '
 	test_expect_code 1 "$MTANALYZE" --json t.log >t.json &&
 	test "$(py "sorted(s[\"leaked_blocks\"] for s in d[\"leak_sites\"])" t.json)" = "[1, 2, 3, 4, 5, 6, 7, 8]" &&
 	test "$(py "sorted(a[\"callers\"] for a in d[\"run\"][\"auto_skipped\"])" t.json)" = "[1, 3, 4]" &&
+	test "$(py "sorted(a[\"callers_via\"] for a in d[\"run\"][\"auto_skipped\"])" t.json)" = "[3, 3, 4]" &&
 	test_expect_code 1 "$MTANALYZE" --json --no-auto-skip t.log >off.json &&
 	test "$(py "d[\"run\"][\"auto_skipped\"]" off.json)" = "[]" &&
 	printf "= Start\n= End\n" >empty.log &&
 	test_expect_code 1 "$MTANALYZE" diff empty.log t.log >d &&
 	cat d &&
 	test "$(grep -c "^  new " d)" = 8
+'
+
+# xre__ has one caller, xre: found through it (a thin one, called from
+# three functions), which the line says -- "called from 1 functions" alone
+# read as the rule's own exception.
+test_expect_success 'a wrapper found through a thin one says so' '
+	test "$(grep -c "^  - 0x[0-9a-f]* in $OUT/app: [0-9]* bytes of code, called from 1 function, and through that thin one from 3\$" auto)" = 1 &&
+	! grep -q "called from 1 functions" auto
+'
+
+# the leak table's sites (the text of each row's last cell), and the list
+# of wrappers found, from the page
+test_expect_success PYTHON3 'HTML: the same eight sites, and the wrappers found named' '
+	test_expect_code 1 "$MTANALYZE" --html t.html --frames 0 t.log >/dev/null &&
+	cat >sites.py <<-\EOS &&
+	import re, sys
+	page = open(sys.argv[1]).read()
+	table = re.search(r"<table[^>]*id=\"leak-sites\".*?</table>", page, re.S).group(0)
+	rows = re.findall(r"<tr><td class=\"num\">\d+</td><td class=\"num\">(\d+)</td>", table)
+	print(" ".join(sorted(rows, key=int)))
+	sec = re.search(r"<section id=\"auto-skipped\">.*?</section>", page, re.S)
+	print(len(re.findall(r"<li>0x[0-9a-f]+ in [^<]*bytes of code, called from", sec.group(0))) if sec else 0)
+	EOS
+	python3 sites.py t.html >html.facts &&
+	cat html.facts &&
+	test "$(sed -n 1p html.facts)" = "1 2 3 4 5 6 7 8" &&
+	test "$(sed -n 2p html.facts)" = 3 &&
+	test_expect_code 1 "$MTANALYZE" --html off.html --no-auto-skip --frames 0 t.log >/dev/null &&
+	python3 sites.py off.html >off.facts &&
+	test "$(cat off.facts)" = "$(printf "4 11 21\n0")"
+'
+
+test_lazy_prereq PPROF 'command -v go && HOME="$OUT" GOCACHE="$OUT/go-cache" go tool pprof -h'
+test_expect_success PPROF 'pprof: the leaves are the eight sites, the wrappers found are comments' '
+	export GOCACHE="$OUT/go-cache" HOME="$OUT" &&
+	test_expect_code 1 "$MTANALYZE" --pprof t.pb.gz t.log >/dev/null &&
+	go tool pprof -sample_index=inuse_objects -top t.pb.gz >top 2>&1 &&
+	cat top &&
+	test "$(grep -E "^ +[0-9]+ +[0-9.]+% .*app\+0x" top | awk "\$1 > 0 {print \$1}" | sort -n | tr "\n" " ")" = "1 2 3 4 5 6 7 8 " &&
+	go tool pprof -comments t.pb.gz >comments 2>&1 &&
+	cat comments &&
+	test "$(grep -c "^allocation wrapper found without symbols, skipped: 0x[0-9a-f]* in $OUT/app: " comments)" = 3
 '
 
 test_expect_success 'a trace without stacks: nothing is found (no callers to count)' '

@@ -684,6 +684,32 @@ put_flame (FILE *out, const Report *r)
 	free (json);
 }
 
+/* The wrappers found in code without symbols, skipped: --by-site's list,
+ * so that the page says why their callers are the sites. */
+static void
+put_auto_skipped (FILE *out, const Report *r)
+{
+	GPtrArray *sites = mta_run_sites (r->run);
+	gboolean first = TRUE;
+
+	for (guint k = 0; k < sites->len; k++) {
+		const MtaSite *s = sites->pdata[k];
+		if (!s->auto_wrapper)
+			continue;
+		if (first)
+			fputs ("<section id=\"auto-skipped\">\n<h2>Allocation wrappers found</h2>\n<p>In code "
+			       "without symbols, skipped: their blocks are charged to their callers "
+			       "(--no-auto-skip keeps them).</p>\n<ul>\n", out);
+		g_autofree char *text = mta_auto_wrapper_text (s);
+		fputs ("<li>", out);
+		mta_html_text (out, text);
+		fputs ("</li>\n", out);
+		first = FALSE;
+	}
+	if (!first)
+		fputs ("</ul>\n</section>\n", out);
+}
+
 /* ------------------------------------------------------------ page */
 
 static void
@@ -702,6 +728,7 @@ write_report (FILE *out, gconstpointer data)
 	put_reach (out, i);
 	put_timeline (out, r);
 	put_leak_table (out, r);
+	put_auto_skipped (out, r);
 	put_flame (out, r);
 	put_bad_frees (out, r);
 	put_peak (out, r);

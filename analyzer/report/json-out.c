@@ -309,6 +309,8 @@ put_auto_skipped (MtaJsonOut *o, const MtaRun *run)
 		mta_json_string (o, s->object);
 		mta_json_lit (o, ", \"callers\": ");
 		mta_json_u64 (o, s->auto_callers);
+		mta_json_lit (o, ", \"callers_via\": ");
+		mta_json_u64 (o, MAX (s->auto_callers, s->auto_callers_via));
 		mta_json_lit (o, ", \"code_bytes\": ");
 		mta_json_u64 (o, s->code_size);
 		mta_json_lit (o, "}");

@@ -19,6 +19,7 @@
  */
 #include "pprof-out.h"
 #include "kinds.h"
+#include "site-report.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -379,6 +380,18 @@ encode (const MtaRun *run)
 						 info->exe ? " " : "",
 						 info->traces->len ? (char *) info->traces->pdata[0] : "");
 	put_uint (p.out, PROFILE_COMMENT, string_index (&p, what));
+	/* the wrappers found without symbols, which no leaf shows: said where
+	 * pprof -comments and the web view's header show it */
+	GPtrArray *sites = mta_run_sites (run);
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (!s->auto_wrapper)
+			continue;
+		g_autofree char *text = mta_auto_wrapper_text (s);
+		g_autofree char *c = g_strdup_printf ("allocation wrapper found without symbols, skipped: %s",
+						      text);
+		put_uint (p.out, PROFILE_COMMENT, string_index (&p, c));
+	}
 	put_uint (p.out, PROFILE_DEFAULT_SAMPLE_TYPE, string_index (&p, "inuse_space"));
 
 	GByteArray *all = g_byte_array_new ();

@@ -458,6 +458,22 @@ print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad
 	}
 }
 
+char *
+mta_auto_wrapper_text (const MtaSite *s)
+{
+	g_autofree char *label = mta_site_label (s);
+	uint32_t n = s->auto_callers;
+	/* found through thin callers (xre__ called by xre alone): those are
+	 * what made it a wrapper, said beside its own few */
+	g_autofree char *via = n < MTA_AUTO_WRAPPER_CALLERS && s->auto_callers_via > n
+		? g_strdup_printf (", and through %s from %u", n == 1 ? "that thin one" :
+				   "the thin ones among them", s->auto_callers_via)
+		: NULL;
+
+	return g_strdup_printf ("%s: %" PRIu64 " bytes of code, called from %u function%s%s", label,
+				(uint64_t) s->code_size, n, n == 1 ? "" : "s", via ? via : "");
+}
+
 /* The wrappers found without symbols (run.h), one line each, once. */
 static void
 print_auto_skipped (const MtaRun *run, FILE *out)
@@ -472,9 +488,8 @@ print_auto_skipped (const MtaRun *run, FILE *out)
 		if (first)
 			fputs ("\nAllocation wrappers found in code without symbols, skipped (--no-auto-skip keeps"
 			       " them; --skip names more):\n", out);
-		g_autofree char *label = mta_site_label (s);
-		fprintf (out, "  - %s: %" PRIu64 " bytes of code, called from %u functions\n", label,
-			 (uint64_t) s->code_size, s->auto_callers);
+		g_autofree char *text = mta_auto_wrapper_text (s);
+		fprintf (out, "  - %s\n", text);
 		first = FALSE;
 	}
 }

@@ -85,7 +85,10 @@ mta_run_charge_path (MtaRun *r, MtaPath *p)
 }
 
 /* At the end: each found wrapper's callers, all of them (it was found at
- * the MTA_AUTO_WRAPPER_CALLERS-th). */
+ * the MTA_AUTO_WRAPPER_CALLERS-th): those one frame up, and those counted
+ * as it was found, through thin ones -- a wrapper called by one thin
+ * wrapper alone would otherwise be said to have one caller, which the
+ * rule keeps as a leak site. */
 void
 mta_run_count_auto_callers (MtaRun *r)
 {
@@ -95,20 +98,24 @@ mta_run_count_auto_callers (MtaRun *r)
 		for (uint32_t k = 0; k < p->site_frame; k++) {
 			if (!site_at (r, p->frames[k])->auto_wrapper)
 				continue;
-			gpointer key = GUINT_TO_POINTER (p->frames[k] + 1);
-			GHashTable *set = g_hash_table_lookup (r->callers_of, key);
-			if (set == NULL) {
-				set = g_hash_table_new (NULL, NULL);
-				g_hash_table_insert (r->callers_of, key, set);
-			}
-			g_hash_table_add (set, GUINT_TO_POINTER (site_at (r, p->frames[k + 1])->func_id + 1));
+			const MtaSite *c = site_at (r, p->frames[k + 1]);
+			(void) add_caller (r, p->frames[k] + 1, c->func_id);
+			if (c->code_size > 0 && c->code_size <= MTA_AUTO_WRAPPER_THIN_CODE && k + 2 < p->nframes)
+				c = site_at (r, p->frames[k + 2]);
+			(void) add_caller (r, (p->frames[k] + 1) | 0x80000000u, c->func_id);
 		}
 	}
 	GHashTableIter it;
 	gpointer key, set;
 	g_hash_table_iter_init (&it, r->callers_of);
-	while (g_hash_table_iter_next (&it, &key, &set))
-		site_at (r, GPOINTER_TO_UINT (key) - 1)->auto_callers = g_hash_table_size (set);
+	while (g_hash_table_iter_next (&it, &key, &set)) {
+		guint k = GPOINTER_TO_UINT (key), n = g_hash_table_size (set);
+		MtaSite *s = site_at (r, (k & ~0x80000000u) - 1);
+		if (k & 0x80000000u)
+			s->auto_callers_via = (uint16_t) MIN (n, G_MAXUINT16);
+		else
+			s->auto_callers = n;
+	}
 }
 
 static void

@@ -93,6 +93,10 @@ typedef struct {
 	uint8_t charged;           /* any block was charged here */
 	uint8_t named;             /* the function has a name (FUNCTION is no offset) */
 	uint8_t growth;            /* MtaGrowth of its leaks (after finish) */
+	/* an auto_wrapper's callers counted through thin ones, as it was
+	 * found (xre__, called by xre alone, reaches xre's callers);
+	 * saturating, in the padding after growth */
+	uint16_t auto_callers_via;
 } MtaSite;
 
 typedef struct {

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -355,6 +356,22 @@ owning_package (const char *path)
 	return NULL;
 }
 
+/* The number in environment variable NAME, as libdebuginfod reads it
+ * (strtol, negative taken as 0), or DEFAULT when unset or not a number. */
+static long
+env_long (const char *name, long dflt)
+{
+	const char *v = g_getenv (name);
+	char *end;
+
+	if (v == NULL)
+		return dflt;
+	long n = strtol (v, &end, 10);
+	if (end == v)
+		return dflt;
+	return n < 0 ? 0 : n;
+}
+
 /* What debuginfod did for M, when $DEBUGINFOD_URLS is set: the server
  * had nothing, or could not be reached. */
 static char *
@@ -367,9 +384,13 @@ debuginfod_note (const MtaModule *m, const char *urls)
 					"for another object", urls);
 	if (m->fetch_result == -ENOENT)
 		return g_strdup_printf ("debuginfod at %s has no debug file for it", urls);
+	/* libdebuginfod tries 1 + DEBUGINFOD_RETRY_LIMIT times, each attempt
+	 * given DEBUGINFOD_TIMEOUT: 3 s and the default limit waited 9.6 s */
+	long timeout = env_long ("DEBUGINFOD_TIMEOUT", 90), retries = env_long ("DEBUGINFOD_RETRY_LIMIT", 2);
 	return g_strdup_printf ("debuginfod at %s could not be reached: %s after %.0f s, "
-				"DEBUGINFOD_TIMEOUT bounds the wait", urls,
-				g_strerror (-m->fetch_result), m->fetch_seconds);
+				"DEBUGINFOD_TIMEOUT (%ld s) bounding each of 1 + DEBUGINFOD_RETRY_LIMIT (%ld) "
+				"attempts", urls, g_strerror (-m->fetch_result), m->fetch_seconds, timeout,
+				retries);
 }
 
 /* When OBJECT is a file that is not here (deleted or moved since the

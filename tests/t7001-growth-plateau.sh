@@ -10,7 +10,8 @@
 # 80% of the run (io-stats), a cache that saturates at 1,024 (fuse.so's),
 # per-client state arriving at random moments -- and beside all but the
 # LRU cache a steady leak, which
-# must be linear every time.  Healthy runs (no steady leak) pass the
+# must be linear every time; and a leak per request whose requests come
+# ever slower, linear too.  Healthy runs (no steady leak) pass the
 # --growth linear,exponential gate.
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +62,10 @@ steady_leak linear"
 test_expect_success 'a cache that saturates at 1,024 entries: bounded, beside a linear leak (3 runs)' '
 	runs saturate "saturate_entry bounded
 steady_leak linear"
+'
+
+test_expect_success 'a leak per request, the requests ever slower: linear (3 runs)' '
+	runs slowing "request_leak linear"
 '
 
 test_expect_success 'per-client state arriving at random moments: bounded, beside a linear leak (3 runs)' '

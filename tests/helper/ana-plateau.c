@@ -21,6 +21,9 @@
  *             request at random: it fills ever more slowly and is full
  *             from about a third of a 2 s run on (a fuse.so cache that
  *             saturates at 1,024)
+ *   slowing   a leak of one block per request, the requests ever slower
+ *             (the k-th of 300 at 1.2 s * (k/300)^2: a script on a machine
+ *             ever busier), each with 20 temporary allocations
  *   clients   per-client state: 12 clients, each arriving at a random
  *             moment of the first 55% of a 1.2 s run with 3 to 10 blocks
  *             of state, then making requests (each with a block of state
@@ -282,6 +285,31 @@ saturate (void)
 	}
 }
 
+/* ---- slowing ---- */
+
+__attribute__((noinline)) static void
+request_leak (long k)
+{
+	char *b = malloc (80);             /* SLOWING */
+	b[0] = (char) k;
+	sink = b;
+}
+
+static void
+slowing (void)
+{
+	double t0 = now_ms ();
+
+	for (long k = 1; k <= 300; k++) {
+		double due = 1200.0 * ((double) k / 300) * ((double) k / 300);
+		while (now_ms () - t0 < due)
+			usleep (200);
+		for (long i = 0; i < 20; i++)
+			temporary (k * 20 + i);
+		request_leak (k);
+	}
+}
+
 /* ---- clients ---- */
 
 #define CLIENTS 12
@@ -339,6 +367,8 @@ main (int argc, char **argv)
 		flat ();
 	else if (strcmp (argv[1], "saturate") == 0)
 		saturate ();
+	else if (strcmp (argv[1], "slowing") == 0)
+		slowing ();
 	else if (strcmp (argv[1], "clients") == 0)
 		clients ();
 	else

@@ -221,17 +221,20 @@ best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
 static double
 events_power (const MtaGrowthPoint *pts, size_t m, uint64_t kept, uint64_t cut_line)
 {
-	if (cut_line == 0 || pts[0].line == 0 || pts[0].line >= cut_line)
+	if (m == 0 || cut_line == 0 || pts[0].line == 0 || pts[0].line >= cut_line)
 		return 0;
-	g_autofree MtaGrowthPoint *by_line = g_new (MtaGrowthPoint, m);
-	for (size_t i = 0; i < m; i++) {
+	for (size_t i = 0; i < m; i++)
 		if (pts[i].line == 0)
 			return 0;
+	MtaGrowthPoint *by_line = g_new (MtaGrowthPoint, m);
+	for (size_t i = 0; i < m; i++) {
 		by_line[i] = pts[i];
 		by_line[i].pos = (double) pts[i].line;
 	}
 	/* lines follow time on a time axis: they are in order already */
-	return best_power (by_line, m, kept, (double) cut_line);
+	double p = best_power (by_line, m, kept, (double) cut_line);
+	g_free (by_line);
+	return p;
 }
 
 /* Rule 5: the bursts the M blocks PTS (sorted) were made in. */

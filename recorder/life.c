@@ -929,6 +929,9 @@ int mtrec_exec_begin(const char *what)
 	if (mtrec_recording && !mtrec_failed) {
 		if (!what || !*what)
 			what = "-";
+		/* The clock, since no exit of ours comes: a forked child that
+		 * execs within 100 ms of its start has a time axis too. */
+		mtrec_chunk_time();
 		mtrec_new_epoch();
 		mtrec_chunk_keyed(MTREC_W_EXEC, what, strlen(what));
 	}

@@ -5,13 +5,25 @@
 # (issue 26; share/growth.md) -- in a program whose only allocating
 # thread is not its first, in one that blocks every signal, and in one
 # whose allocations come slowly after a quick burst (a daemon's start-up,
-# then its idle loop).  tests/helper/rec-clock.c makes them: a malloc of
-# 41 bytes and a free every 20 ms for 2 s.
+# then its idle loop), and in a forked child that execs at once (no exit
+# of ours).  tests/helper/rec-clock.c makes them: a malloc of 41 bytes
+# every 20 ms for 2 s, or the child's 10.
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -f "$LIBMTREC" ]; then
 	test_skip 'recorder clock' 'needs the recorder'
-	test_done; exit
+	# A forked child that execs at once ends without our exit code: the
+# clock is written before its "# exec" line, so its trace has two.
+test_expect_success 'a forked child that execs within 100 ms: a "# time" at its start and before its exec' '
+	"$MTREC" -o fe.%p.log "$APP" forkexec 2>/dev/null &&
+	child=$(grep -l "^# exec /bin/true" fe.*.log) &&
+	test "$(echo "$child" | wc -l)" = 1 &&
+	test "$(grep -c "^# time" $child)" -ge 2 &&
+	grep -B1 "^# exec /bin/true" $child | head -1 | grep -q "^# time " &&
+	grep -A1 "^# time" $child | grep -q "^= Start"
+'
+
+test_done; exit
 fi
 APP="$HELPER/rec-clock"
 
@@ -43,5 +55,16 @@ for mode in burst thread sigblock; do
 		test "$n" -ge "$((last / 250000000))"
 	'
 done
+
+# A forked child that execs at once ends without our exit code: the
+# clock is written before its "# exec" line, so its trace has two.
+test_expect_success 'a forked child that execs within 100 ms: a "# time" at its start and before its exec' '
+	"$MTREC" -o fe.%p.log "$APP" forkexec 2>/dev/null &&
+	child=$(grep -l "^# exec /bin/true" fe.*.log) &&
+	test "$(echo "$child" | wc -l)" = 1 &&
+	test "$(grep -c "^# time" $child)" -ge 2 &&
+	grep -B1 "^# exec /bin/true" $child | head -1 | grep -q "^# time " &&
+	grep -A1 "^# time" $child | grep -q "^= Start"
+'
 
 test_done

@@ -13,6 +13,8 @@
  *             first waits in pthread_join, allocating nothing
  *   sigblock  nothing: every signal blocked first (no timer signal could
  *             make the clock's lines)
+ *   forkexec  no slow phase: a forked child allocates 10 blocks and execs
+ *             /bin/true at once, the parent waits for it
  *
  * The phase is paced by nanosleep: the lines of the slow phase come 20 ms
  * apart or more (a loaded machine only stretches the sleeps).
@@ -24,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static void *volatile sink;
 
@@ -74,8 +78,19 @@ main (int argc, char **argv)
 		sigfillset (&all);
 		sigprocmask (SIG_BLOCK, &all, NULL);
 		slow ();
+	} else if (strcmp (mode, "forkexec") == 0) {
+		pid_t child = fork ();
+
+		if (child == 0) {
+			for (int i = 0; i < 10; i++)
+				sink = malloc (41);
+			execl ("/bin/true", "true", (char *) NULL);
+			_exit (127);
+		}
+		if (child < 0 || waitpid (child, NULL, 0) != child)
+			return 1;
 	} else {
-		fprintf (stderr, "usage: rec-clock burst|thread|sigblock\n");
+		fprintf (stderr, "usage: rec-clock burst|thread|sigblock|forkexec\n");
 		return 2;
 	}
 	return 0;

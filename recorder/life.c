@@ -549,6 +549,7 @@ static void act(struct mtrec_ctl_req *r)
 __thread int mtrec_ctl_countdown;
 
 #define STRIDE_MAX 1024			/* calls between two looks at the clock */
+#define STRIDE_MAX_RECORDING 16		/* the same while recording */
 #define STRIDE_QUICK_NS 1000000ull	/* a thread that made them quicker doubles it */
 #define STRIDE_SLOW_NS 10000000ull	/* one that made them slower starts again at 1 */
 
@@ -581,9 +582,17 @@ static void take_request(void)
 /* Each thread looks at the clock every stride calls: a stride that doubles
  * while its calls come quicker than STRIDE_QUICK_NS apart, so that a busy
  * thread pays for the clock once in up to STRIDE_MAX calls, and a thread
- * that is active at all looks at least every few milliseconds.  The same
+ * that is active at all looks at least every few milliseconds -- but only
+ * as long as its calls come as quick as they did: a stride learnt in a
+ * burst is counted out in the calls after it, however slow.  The same
  * look says when the trace's next "# time" line is due (chunk.c), in a
- * process that takes no requests too.  When a look for a request is due,
+ * process that takes no requests too, so while recording the stride stops
+ * at STRIDE_MAX_RECORDING: after a start-up's burst, a daemon's idle loop
+ * (a call every 10 ms) would count out 1,024 calls between looks, and its
+ * trace have a "# time" line only when a chunk fills, seconds apart.  A
+ * recorded call costs about four looks (35 ns of CPU, a look 8), so a look
+ * in 16 is lost in the noise (a look in 8 was 4%: 10 million malloc/free
+ * pairs), and the first look after a burst comes at most 16 calls late.  When a look for a request is due,
  * one thread looks (the one that moves the due time), the others go on.
  * Not from a signal handler that interrupted the recorder, nor in a child
  * made without fork handlers that is not yet a child of its own. */
@@ -592,12 +601,15 @@ void mtrec_control_poll(void)
 	static __thread uint64_t last;
 	static __thread int stride = 1;
 	uint64_t due = __atomic_load_n(&mtrec_ctl_due, __ATOMIC_RELAXED), now;
+	int max = mtrec_recording ? STRIDE_MAX_RECORDING : STRIDE_MAX;
 
 	now = coarse_ns();
-	if (now - last < STRIDE_QUICK_NS && stride < STRIDE_MAX)
+	if (now - last < STRIDE_QUICK_NS && stride < max)
 		stride *= 2;
 	else if (now - last > STRIDE_SLOW_NS)
 		stride = 1;
+	if (stride > max)
+		stride = max;
 	last = now;
 	mtrec_ctl_countdown = stride - 1;
 	if (mtrec_recording)
@@ -917,6 +929,9 @@ int mtrec_exec_begin(const char *what)
 	if (mtrec_recording && !mtrec_failed) {
 		if (!what || !*what)
 			what = "-";
+		/* The clock, since no exit of ours comes: a forked child that
+		 * execs within 100 ms of its start has a time axis too. */
+		mtrec_chunk_time();
 		mtrec_new_epoch();
 		mtrec_chunk_keyed(MTREC_W_EXEC, what, strlen(what));
 	}

@@ -6,9 +6,12 @@
 # share/growth.md).  tests/helper/ana-plateau.c makes, three runs each
 # under the real recorder: a capped cache that goes on replacing entries
 # at random once full (GlusterFS's io-stats), a 64-entry LRU cache over an
-# 80 ms run, a 1.5 s run with a shutdown burst, per-client state arriving
-# at random moments -- and beside the first three a steady leak, which
-# must be linear every time.  Healthy runs (no steady leak) pass the
+# 80 ms run, a 1.5 s run with a shutdown burst, 500 blocks flat for over
+# 80% of the run (io-stats), a cache that saturates at 1,024 (fuse.so's),
+# per-client state arriving at random moments -- and beside all but the
+# LRU cache a steady leak, which
+# must be linear every time; and a leak per request whose requests come
+# ever slower, linear too.  Healthy runs (no steady leak) pass the
 # --growth linear,exponential gate.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +54,20 @@ test_expect_success 'a 1.5 s run with a shutdown burst: constant, beside a linea
 steady_leak linear"
 '
 
+test_expect_success '500 blocks flat for over 80% of the run: bounded, beside a linear leak (3 runs)' '
+	runs flat "flat_block bounded
+steady_leak linear"
+'
+
+test_expect_success 'a cache that saturates at 1,024 entries: bounded, beside a linear leak (3 runs)' '
+	runs saturate "saturate_entry bounded
+steady_leak linear"
+'
+
+test_expect_success 'a leak per request, the requests ever slower: linear (3 runs)' '
+	runs slowing "request_leak linear"
+'
+
 test_expect_success 'per-client state arriving at random moments: bounded, beside a linear leak (3 runs)' '
 	runs clients "client_state bounded
 steady_leak linear"
@@ -73,7 +90,7 @@ test_expect_success 'the recorder writes its clock at start, at exit, and while 
 '
 
 test_expect_success 'healthy runs pass the linear,exponential gate; the steady leak alone fails it' '
-	for s in capped lru shutdown clients; do
+	for s in capped lru shutdown flat saturate clients; do
 		"$MTREC" -o healthy-$s.log --depth 8 "$APP" $s no-steady 2>/dev/null &&
 		"$MTANALYZE" --growth linear,exponential healthy-$s.log >gate.$s &&
 		grep -q "^No leaks that grow as linear, exponential" gate.$s || exit 1

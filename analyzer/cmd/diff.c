@@ -37,6 +37,8 @@
  * them (most - least) -- at least twice the square root of the most where
  * they differ at all (noise_room) --, smaller only below the least minus
  * that; in between it is noise, listed apart with the baselines' counts.
+ * So are the two ends of a leak that moved to its caller or its callee
+ * (match_moved).
  */
 #include "diff.h"
 #include "options.h"
@@ -134,7 +136,9 @@ const char mta_diff_description[] =
 	"site is new or grown only when FEATURE leaks there more than the most any\n"
 	"baseline does plus the spread among them (most - least), and where they\n"
 	"differ at all, plus at least twice the square root of that most; the sites\n"
-	"within that are listed apart as noise, with the baselines' counts.\n"
+	"within that are listed apart as noise, with the baselines' counts, as are\n"
+	"a new or grown site and a smaller or gone one, the caller of the other,\n"
+	"whose changes cancel exactly (a leak that moved).\n"
 	"\n"
 	"Exit status: 0 no new or grown leak, 1 FEATURE has one, 2 trouble\n"
 	"(unusable input, a usage error, an I/O error).";
@@ -486,11 +490,13 @@ typedef struct {
 	GHashTable **pairs;        /* [n - 1]: FEATURE site -> that baseline's paired site */
 } Baselines;
 
-/* A FEATURE site whose change from BASE is within what the baselines show. */
+/* A FEATURE site whose change from BASE is within what the baselines show,
+ * or one of a leak that moved (moved: the site at the other end). */
 typedef struct {
 	Change c;
 	uint64_t lo_blocks, hi_blocks, lo_bytes, hi_bytes;   /* least and most over the baselines */
 	uint64_t room_blocks, room_bytes;                    /* what FEATURE may differ beyond them */
+	const MtaLeakSite *moved;
 } Noise;
 
 typedef void (*PairFunc) (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data);
@@ -551,7 +557,7 @@ static void
 judge_change (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data)
 {
 	CompareData *d = data;
-	Noise n = { { b, f, 0, 0 }, 0, 0, 0, 0, 0, 0 };
+	Noise n = { { b, f, 0, 0 }, 0, 0, 0, 0, 0, 0, NULL };
 
 	if (d->bl == NULL || d->bl->n <= 1 || f == NULL) {
 		add_change (d->r, b, f);
@@ -575,6 +581,58 @@ judge_change (const MtaLeakSite *b, const MtaLeakSite *f, gpointer data)
 	}
 }
 
+static const MtaLeakSite *
+change_site (const Change *c)
+{
+	return c->feature ? c->feature : c->base;
+}
+
+/* Is A's caller B (the same kind of blocks, in the same object)? */
+static gboolean
+called_by (const MtaLeakSite *a, const MtaLeakSite *b)
+{
+	return a->caller[0] != '\0' && strcmp (a->caller, b->function) == 0 &&
+		strcmp (a->kind, b->kind) == 0 && strcmp (base_name (a->object), base_name (b->object)) == 0;
+}
+
+/* With baselines: a leak that moved one frame along its stack is noise
+ * at both ends.  A block left in flight at exit is charged to the frame
+ * that called malloc, and the same request can reach it by another path
+ * through the same caller: one healthy ovs-vswitchd run in nine under the
+ * same script had its 48-byte block of the others' site (a function
+ * offset, the binary stripped) at the callee the others pass through --
+ * a site no baseline had, so new.  So a new or grown site and a smaller
+ * or gone one, either the caller of the other, whose changes from BASE
+ * cancel exactly (blocks and bytes) are listed as noise, each naming the
+ * other: the caller's leak is as it was.  A real leak added in a callee
+ * is found still, unless FEATURE lost exactly as much at its caller. */
+static void
+match_moved (DiffResult *r, const Baselines *bl)
+{
+	for (guint i = 0; i < r->grown->len; i++) {
+		const Change *g = &g_array_index (r->grown, Change, i);
+		const MtaLeakSite *gs = change_site (g);
+		for (guint j = 0; j < r->shrunk->len; j++) {
+			const Change *k = &g_array_index (r->shrunk, Change, j);
+			const MtaLeakSite *ks = change_site (k);
+			if (g->dblocks != -k->dblocks || g->dbytes != -k->dbytes ||
+			    !(called_by (gs, ks) || called_by (ks, gs)))
+				continue;
+			Noise a = { *g, 0, 0, 0, 0, 0, 0, ks }, b = { *k, 0, 0, 0, 0, 0, 0, gs };
+			if (g->feature)
+				baseline_range (bl, g->base, g->feature, &a);
+			if (k->feature)
+				baseline_range (bl, k->base, k->feature, &b);
+			g_array_append_val (r->noise, a);
+			g_array_append_val (r->noise, b);
+			g_array_remove_index (r->shrunk, j);
+			g_array_remove_index (r->grown, i);
+			i--;
+			break;
+		}
+	}
+}
+
 static void
 compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppressions *supp,
 	 const Baselines *bl, DiffResult *r)
@@ -582,6 +640,8 @@ compare (const MtaLeakSet *base, const MtaLeakSet *feature, const MtaSuppression
 	CompareData d = { r, bl };
 
 	pair_sets (base, feature, supp, &r->suppressed, judge_change, &d);
+	if (bl != NULL && bl->n > 1)
+		match_moved (r, bl);
 	g_array_sort (r->grown, change_cmp);
 	g_array_sort (r->shrunk, change_cmp);
 	g_array_sort (r->noise, change_cmp);
@@ -705,6 +765,12 @@ sum_changes (const GArray *a, int64_t *blocks, int64_t *bytes)
 static char *
 noise_why (const Noise *n)
 {
+	if (n->moved != NULL) {
+		g_autofree char *other = site_label (n->moved);
+		return g_strdup_printf ("moved %s %s %s: the same blocks and bytes",
+					n->c.dblocks > 0 ? "from" : "to",
+					called_by (change_site (&n->c), n->moved) ? "its caller" : "its callee", other);
+	}
 	return g_strdup_printf ("baselines %" PRIu64 "..%" PRIu64 " blocks, %" PRIu64 "..%" PRIu64
 				" bytes: new or grown above %" PRIu64 " blocks or %" PRIu64 " bytes",
 				n->lo_blocks, n->hi_blocks, n->lo_bytes, n->hi_bytes,
@@ -799,7 +865,8 @@ print_text (const MtaLeakSet *base, const GPtrArray *others, const MtaLeakSet *f
 		print_changes (r->shrunk, NULL, out);
 	}
 	if (r->noise->len > 0) {
-		fprintf (out, "\nNoise: %u site%s whose change from BASE is within what the baselines show\n\n",
+		fprintf (out, "\nNoise: %u site%s whose change from BASE is within what the baselines show,\n"
+			 "or a leak that moved to its caller or callee\n\n",
 			 r->noise->len, r->noise->len == 1 ? "" : "s");
 		print_changes (NULL, r->noise, out);
 	}
@@ -859,7 +926,7 @@ put_noise (FILE *out, const GArray *noise)
 	fputs ("  \"noise\": [", out);
 	for (guint i = 0; i < noise->len; i++) {
 		const Noise *n = &g_array_index (noise, Noise, i);
-		const MtaLeakSite *s = n->c.feature;
+		const MtaLeakSite *s = change_site (&n->c);
 		fprintf (out, "%s\n    {", i ? "," : "");
 		if (s->kind[0] != '\0') {
 			fputs ("\"kind\": ", out);
@@ -869,14 +936,22 @@ put_noise (FILE *out, const GArray *noise)
 		mta_json_put_location (out, s->function, s->file, s->line, s->object);
 		fprintf (out, ", \"base_blocks\": %" PRIu64 ", \"feature_blocks\": %" PRIu64
 			 ", \"delta_blocks\": %" PRId64 ", \"base_bytes\": %" PRIu64
-			 ", \"feature_bytes\": %" PRIu64 ", \"delta_bytes\": %" PRId64
-			 ", \"baselines_blocks\": [%" PRIu64 ", %" PRIu64 "], \"baselines_bytes\": [%"
-			 PRIu64 ", %" PRIu64 "], \"grown_above_blocks\": %" PRIu64
-			 ", \"grown_above_bytes\": %" PRIu64 "}",
-			 n->c.base ? n->c.base->blocks : 0, s->blocks, n->c.dblocks,
-			 n->c.base ? n->c.base->bytes : 0, s->bytes, n->c.dbytes,
-			 n->lo_blocks, n->hi_blocks, n->lo_bytes, n->hi_bytes,
-			 n->hi_blocks + n->room_blocks, n->hi_bytes + n->room_bytes);
+			 ", \"feature_bytes\": %" PRIu64 ", \"delta_bytes\": %" PRId64,
+			 n->c.base ? n->c.base->blocks : 0, n->c.feature ? s->blocks : 0, n->c.dblocks,
+			 n->c.base ? n->c.base->bytes : 0, n->c.feature ? s->bytes : 0, n->c.dbytes);
+		if (n->moved == NULL || n->c.feature != NULL)
+			fprintf (out, ", \"baselines_blocks\": [%" PRIu64 ", %" PRIu64 "], \"baselines_bytes\": [%"
+				 PRIu64 ", %" PRIu64 "]", n->lo_blocks, n->hi_blocks, n->lo_bytes, n->hi_bytes);
+		if (n->moved == NULL)
+			fprintf (out, ", \"grown_above_blocks\": %" PRIu64 ", \"grown_above_bytes\": %" PRIu64,
+				 n->hi_blocks + n->room_blocks, n->hi_bytes + n->room_bytes);
+		else {
+			fprintf (out, ", \"moved_%s\": {", n->c.dblocks > 0 ? "from" : "to");
+			mta_json_put_location (out, n->moved->function, n->moved->file, n->moved->line,
+					       n->moved->object);
+			fputc ('}', out);
+		}
+		fputc ('}', out);
 	}
 	fprintf (out, "%s]\n", noise->len ? "\n  " : "");
 }

@@ -34,6 +34,7 @@ gboolean mta_growth_parse (const char *list, guint *mask, GError **error);
 typedef struct {
 	double pos;                /* when the leaked block was allocated, on the run's axis */
 	uint64_t bytes;
+	uint64_t line;             /* its trace line (event order), 0 not known */
 } MtaGrowthPoint;
 
 /* The site's live blocks over the run: the timeline's samples (timeline.h),

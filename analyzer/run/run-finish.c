@@ -57,6 +57,7 @@ classify_growth (MtaRun *r)
 		sp[k].site = (uint32_t) p->site;
 		sp[k].pt.pos = mta_run_position (r, rec->line);
 		sp[k].pt.bytes = rec->size;
+		sp[k].pt.line = rec->line;
 	}
 	qsort (sp, n, sizeof *sp, site_point_cmp);
 	for (guint k = 0; k < n;) {

@@ -14,12 +14,23 @@
  *             in the run's last millisecond but a quarter of its events
  *             (Open vSwitch's cmap_rehash); a recorder that writes its
  *             clock only when a thread fills its chunk wrote it 7 times
+ *   flat      500 blocks made over the first 15% of a 1 s run, kept to
+ *             the end while requests go on (GlusterFS's io-stats: 500
+ *             blocks flat for over 80% of a brick's run)
+ *   saturate  a cache of up to 1,024 entries, one per key, the keys of a
+ *             request at random: it fills ever more slowly and is full
+ *             from about a third of a 2 s run on (a fuse.so cache that
+ *             saturates at 1,024)
+ *   slowing   a leak of one block per request, the requests ever slower
+ *             (the k-th of 300 at 1.2 s * (k/300)^2: a script on a machine
+ *             ever busier), each with 20 temporary allocations
  *   clients   per-client state: 12 clients, each arriving at a random
  *             moment of the first 55% of a 1.2 s run with 3 to 10 blocks
  *             of state, then making requests (each with a block of state
  *             that lives while the request does) until the end
  *
- * capped, shutdown and clients also have a steady leak beside them, one
+ * capped, shutdown, flat, saturate and clients also have a steady leak
+ * beside them, one
  * block every 2 ms of the run: the control that must stay linear.  The
  * phases are paced by the clock (CLOCK_MONOTONIC), so that the shapes are
  * the same in time whatever the machine's load; the random choices are
@@ -213,6 +224,92 @@ shutdown_run (void)
 	rehash (14, 2);
 }
 
+/* ---- flat ---- */
+
+#define FLAT 500
+
+__attribute__((noinline)) static void *
+flat_block (long i)
+{
+	char *b = malloc (200);            /* FLAT */
+	b[0] = (char) i;
+	return b;
+}
+
+static void
+flat (void)
+{
+	double t0 = now_ms (), steady = 0;
+	long n = 0;
+
+	for (long i = 0; now_ms () - t0 < 1000; i++) {
+		double t = now_ms () - t0;
+		while (n < FLAT && n < t * FLAT / 150)
+			sink = flat_block (n++);
+		temporary (i);
+		steady_until (t0, &steady);
+		usleep (200);
+	}
+}
+
+/* ---- saturate ---- */
+
+#define SATURATE 1024
+
+__attribute__((noinline)) static void *
+saturate_entry (long key)
+{
+	char *e = malloc (28);             /* SATURATE */
+	e[0] = (char) key;
+	return e;
+}
+
+static void
+saturate (void)
+{
+	static void *cache[SATURATE];
+	double t0 = now_ms (), steady = 0, next = 0;
+
+	for (long i = 0; now_ms () - t0 < 2000; i++) {
+		/* 12 requests a millisecond, those of a stall made up at once:
+		 * 1,024 keys are all seen after about 7,000 requests, in 0.6 s */
+		while (next <= now_ms () - t0) {
+			long key = random () % SATURATE;
+			if (cache[key] == NULL)
+				cache[key] = saturate_entry (key);
+			next += 1.0 / 12;
+		}
+		temporary (i);
+		steady_until (t0, &steady);
+		usleep (200);
+	}
+}
+
+/* ---- slowing ---- */
+
+__attribute__((noinline)) static void
+request_leak (long k)
+{
+	char *b = malloc (80);             /* SLOWING */
+	b[0] = (char) k;
+	sink = b;
+}
+
+static void
+slowing (void)
+{
+	double t0 = now_ms ();
+
+	for (long k = 1; k <= 300; k++) {
+		double due = 1200.0 * ((double) k / 300) * ((double) k / 300);
+		while (now_ms () - t0 < due)
+			usleep (200);
+		for (long i = 0; i < 20; i++)
+			temporary (k * 20 + i);
+		request_leak (k);
+	}
+}
+
 /* ---- clients ---- */
 
 #define CLIENTS 12
@@ -266,6 +363,12 @@ main (int argc, char **argv)
 		lru ();
 	else if (strcmp (argv[1], "shutdown") == 0)
 		shutdown_run ();
+	else if (strcmp (argv[1], "flat") == 0)
+		flat ();
+	else if (strcmp (argv[1], "saturate") == 0)
+		saturate ();
+	else if (strcmp (argv[1], "slowing") == 0)
+		slowing ();
 	else if (strcmp (argv[1], "clients") == 0)
 		clients ();
 	else

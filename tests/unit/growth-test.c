@@ -24,6 +24,7 @@ shape (MtaGrowthPoint *pts, size_t n, double from, double to, double p)
 	for (size_t i = 0; i < n; i++) {
 		pts[i].pos = from + (to - from) * pow ((double) (i + 1) / (double) n, 1.0 / p);
 		pts[i].bytes = 100;
+		pts[i].line = 0;
 	}
 	return n;
 }
@@ -153,6 +154,52 @@ check_shared_cache (void)
 		0.6, 1.6);
 }
 
+/* Rule 8 on a run whose events came ever slower (a loaded machine, a
+ * script that slowed down): the clock runs as the cube of the events.
+ * A leak of one block every so many events is then logarithmic in time,
+ * and steady in events: linear.  A cache that fills ever more slowly in
+ * its events too stays logarithmic; so does a leak that grows as the
+ * events to the power 1.55 (glusterd's _gf_msg: the second look, which
+ * overrides the clock, wants a leak steady in events, 0.8 to 1.25); and
+ * with the lines not known the clock alone decides. */
+static void
+check_slowing_run (void)
+{
+	MtaGrowthPoint pts[NPTS];
+	double pos[64];
+	uint64_t lines[64];
+	uint32_t blocks[64] = { 0 };
+	MtaGrowthLive live = { 64, pos, lines, blocks };
+	MtaGrowthFrees none = { FALSE, 0, 0, &live };
+	const size_t n = 40;
+
+	for (guint i = 0; i < 64; i++) {
+		lines[i] = 1000 * (uint64_t) (i + 1);
+		pos[i] = pow ((double) lines[i] / 64000.0, 3);
+	}
+	for (int k = 0; k < 3; k++) {
+		static const double power[] = { 1.0, 0.3, 1.55 };   /* in events */
+		static const char *const what[] = {
+			"rule 8: a steady leak, events ever slower",
+			"rule 8: a filling cache, events ever slower",
+			"rule 8: events^1.55, events ever slower",
+		};
+		for (size_t i = 0; i < n; i++) {
+			double x = pow ((double) (i + 1) / (double) n, 1.0 / power[k]);
+			pts[i].line = (uint64_t) (2000 + 60000 * x);
+			pts[i].pos = pow ((double) pts[i].line / 64000.0, 3);
+			pts[i].bytes = 100;
+		}
+		if (k == 0)
+			expect (what[k], pts, n, &none, MTA_GROWTH_LINEAR, 0.8, 1.25);
+		else
+			expect (what[k], pts, n, &none, MTA_GROWTH_LOGARITHMIC, 0, 0.6);
+	}
+	shape (pts, n, 0.05, 0.95, 0.5);   /* lines 0: not known */
+	expect ("rule 8: lines not known: the clock decides", pts, n, &none, MTA_GROWTH_LOGARITHMIC,
+		0, 0.6);
+}
+
 static void
 check_names (void)
 {
@@ -185,6 +232,7 @@ main (void)
 {
 	check_rules ();
 	check_shared_cache ();
+	check_slowing_run ();
 	check_names ();
 	return verdict ();
 }

@@ -123,4 +123,14 @@ test_expect_success 'MTREC_REACH=2: the toggle signal, which cannot scan, says s
 	grep "did not make the scan asked for (asked by the toggle signal" err
 '
 
+test_expect_success PYTHON3 'a process that left by _exit has no scan, and the gate says why (not "record with --reach")' '
+	MTREC_REACH=1 LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/x.log" python3 -c "import os; os._exit(0)" &&
+	! grep -a "^# reach \|^# freeres" x.log &&
+	test_expect_code 2 "$MTANALYZE" --leaks definite,indirect x.log 2>err &&
+	grep "^mtanalyze: --leaks: .x.log. has no reachability verdicts: its process did not go through exit() while recording (it left by _exit" err &&
+	! grep "record with" err &&
+	test_expect_code 2 "$MTANALYZE" diff --leaks definite,indirect x.log x.log 2>err &&
+	grep "did not go through exit() while recording" err
+'
+
 test_done

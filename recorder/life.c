@@ -402,12 +402,30 @@ void mtrec_loader_moved(void)
 /* Each delivery starts or stops recording.  A signal that interrupts the
  * recorder itself (its locks or a half-written line) is acted on when the
  * recorder is next left (mtrec_defer). */
+#define TOGGLE_REFUSED "refused asked by the toggle signal (MTREC_SIGNAL), whose handler " \
+	"may have interrupted the dynamic linker; mtrec ctl PID off scans"
+
 static void toggle(void)
 {
-	if (__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE))
-		mtrec_stop();
-	else
+	if (!__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE)) {
 		mtrec_start();
+		return;
+	}
+	mtrec_enter();
+	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		/* MTREC_REACH=2 asked for a scan at every stop; this one cannot
+		 * be made (the scan takes the dynamic linker's lock to list the
+		 * objects, and the handler may have interrupted it): without a
+		 * word the trace would end on the latest scan's verdicts, or on
+		 * none, as if nothing had been asked. */
+		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended) {
+			mtrec_new_epoch();
+			mtrec_chunk_keyed(MTREC_W_REACH, TOGGLE_REFUSED, sizeof(TOGGLE_REFUSED) - 1);
+		}
+		stop_locked();
+		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
+	}
+	mtrec_leave();
 }
 
 static void on_toggle_signal(int sig)

@@ -108,4 +108,29 @@ test_expect_success 'MTREC_REACH=2: mtrec ctl PID off scans before its "= End"' 
 	grep -q "^bye\$" b/out
 '
 
+test_expect_success 'MTREC_REACH=2: the toggle signal, which cannot scan, says so before its "= End"' '
+	(MTREC_SIGNAL=SIGUSR2 && export MTREC_SIGNAL && REACH=2 start c "$HELPER/rec-reach-live") &&
+	pid=$(cat c/pid) &&
+	kill -USR2 $pid &&
+	for i in $(seq 600); do grep -aq "^= End" c/t.log && break; sleep 0.1; done &&
+	grep -a "^= \|^# reach " c/t.log >seq &&
+	printf "= Start\n# reach refused asked by the toggle signal (MTREC_SIGNAL), %s\n= End\n" \
+		"whose handler may have interrupted the dynamic linker; mtrec ctl PID off scans" >expect &&
+	test_cmp expect seq &&
+	kill $pid &&
+	for i in $(seq 100); do grep -q "^bye\$" c/out && break; sleep 0.1; done &&
+	test_expect_code 2 "$MTANALYZE" --leaks definite,indirect "$HELPER/rec-reach-live" c/t.log 2>err &&
+	grep "did not make the scan asked for (asked by the toggle signal" err
+'
+
+test_expect_success PYTHON3 'a process that left by _exit has no scan, and the gate says why (not "record with --reach")' '
+	MTREC_REACH=1 LD_PRELOAD="$LIBMTREC" MALLOC_TRACE="$OUT/x.log" python3 -c "import os; os._exit(0)" &&
+	! grep -a "^# reach \|^# freeres" x.log &&
+	test_expect_code 2 "$MTANALYZE" --leaks definite,indirect x.log 2>err &&
+	grep "^mtanalyze: --leaks: .x.log. has no reachability verdicts: its process did not go through exit() while recording (it left by _exit" err &&
+	! grep "record with" err &&
+	test_expect_code 2 "$MTANALYZE" diff --leaks definite,indirect x.log x.log 2>err &&
+	grep "did not go through exit() while recording" err
+'
+
 test_done

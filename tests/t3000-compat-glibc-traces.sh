@@ -136,4 +136,23 @@ test_expect_success 'separate debug info through .gnu_debuglink' '
 	grep -q "ana-leaks.c:" actual
 '
 
+# A DWARF 5 unit whose primary file only #includes another (as glibc's
+# sysdeps/x86_64/l10nflist.c includes intl/l10nflist.c): its file table's
+# entries 0 and 1 differ, and addr2line (binutils 2.40) names a row no
+# DW_LNS_set_file came before by entry 0, the primary file; the plain
+# report prints what the script prints, the sites the file the code is in.
+test_expect_success 'DWARF 5, the primary file including the code: the file mtrace prints' '
+	mkdir -p dw5/a dw5/b &&
+	printf "#include <stdlib.h>\nvoid *volatile keep;\nvoid make(int n) { keep = malloc((size_t)n * 3); }\n" >dw5/b/w.c &&
+	printf "#include \"../b/w.c\"\n" >dw5/a/w.c &&
+	printf "#include <mcheck.h>\nvoid make(int n);\nint main(int c, char **v) { (void)v; mtrace(); make(c + 10); return 0; }\n" >dw5/main.c &&
+	(cd dw5/a && $CC -g -O2 -gdwarf-5 -c w.c -o ../w.o) &&
+	$CC -g -O2 -gdwarf-5 -o dw5/prog dw5/main.c dw5/w.o &&
+	glibc_trace dw5.log ./dw5/prog &&
+	same_as_mtrace ./dw5/prog dw5.log -- ./dw5/prog dw5.log &&
+	grep -q " at $OUT/dw5/a/w.c:3\$" actual &&
+	test_expect_code 1 "$MTANALYZE" --by-site ./dw5/prog dw5.log >sites 2>/dev/null &&
+	grep -q "make at $OUT/dw5/a/../b/w.c:3 in " sites
+'
+
 test_done

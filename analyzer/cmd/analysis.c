@@ -184,6 +184,10 @@ mta_analysis_finish (MtaAnalysis *a, uint64_t lines, uint64_t unreadable_lines, 
 				     "make the scan asked for (%s)", traces->str,
 				     info->traces->len == 1 ? "has" : "have",
 				     (const char *) info->reach_refused->pdata[info->reach_refused->len - 1]);
+		else if (mta_run_left_before_exit (info))
+			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				     "--leaks: %s %s no reachability verdicts: %s", traces->str,
+				     info->traces->len == 1 ? "has" : "have", MTA_RUN_LEFT_BEFORE_EXIT);
 		else
 			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 				     "--leaks: %s %s no reachability verdicts ('# reach' lines): record "

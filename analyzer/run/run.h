@@ -209,6 +209,20 @@ typedef struct {
 	uint64_t all_leaked_blocks, all_leaked_bytes;
 } MtaRunInfo;
 
+/* A trace of ours without its "# freeres" line: the process never went
+ * through the recorder's exit while recording -- it left by _exit (as a
+ * daemonizing parent does), a signal or an exec, or recording was off --
+ * and the scan of MTREC_REACH is made there, so a trace recorded with
+ * --reach has no verdicts either.  Said so, not "record with --reach". */
+#define MTA_RUN_LEFT_BEFORE_EXIT \
+	"its process did not go through exit() while recording (it left by _exit, a signal " \
+	"or an exec, or recording was off then), where 'mtrec --reach' scans"
+static inline gboolean
+mta_run_left_before_exit (const MtaRunInfo *info)
+{
+	return info->pid >= 0 && info->incomplete.freeres == NULL && info->reach_refused->len == 0;
+}
+
 typedef struct {
 	uint64_t line;
 	char op;

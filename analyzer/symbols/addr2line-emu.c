@@ -6,7 +6,9 @@
  * binutils' rules: an address outside every SHF_ALLOC section is "??:0";
  * else the DWARF line table row (file name built like bfd/dwarf2.c
  * concat_filename: a relative name is prefixed with DW_AT_comp_dir, and
- * " (discriminator N)" follows the line); else the nearest function symbol
+ * " (discriminator N)" follows the line; in DWARF 5, a row before any
+ * DW_LNS_set_file named by file entry 0, where the standard says 1:
+ * elf-module.c's bfd_initial_file); else the nearest function symbol
  * of that section (bfd/elf.c _bfd_elf_find_function, symbols from
  * .symtab, or .dynsym when there is none) printed as "FILE:?" with the
  * STT_FILE symbol before it, or "??:?". */
@@ -127,7 +129,7 @@ mta_addr2line_emulate (MtaModule *m, uint64_t addr)
 
 	if (!m->ok || (sec = mta_module_section (m, addr)) == NULL)
 		return NULL;
-	if ((r = mta_module_file_line (m, addr)) != NULL)
+	if ((r = mta_module_file_line_bfd (m, addr)) != NULL)
 		return r;
 	if (symtab_function (m, sec, addr, &filename))
 		return g_strdup_printf ("%s:?", filename ? filename : "??");

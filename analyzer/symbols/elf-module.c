@@ -253,10 +253,51 @@ mta_module_section (const MtaModule *m, uint64_t addr)
 	return NULL;
 }
 
+/* bfd (binutils 2.40) starts a DWARF 5 line program's file register at
+ * entry 0 of the file table, where the standard says 1, so addr2line
+ * names a row no DW_LNS_set_file came before by entry 0.  GCC gives the
+ * two entries the same name and directory unless the primary file only
+ * #includes another one (glibc's sysdeps/x86_64/l10nflist.c, of
+ * intl/l10nflist.c): then /usr/bin/mtrace names the primary file.  FILE
+ * is libdw's name of DL's file; entry 0's when bfd would use it.  A row
+ * of file 1 counts as the register's first value when every row before
+ * it in its sequence has file 1 too (an explicit DW_LNS_set_file 1 at the
+ * start of a sequence cannot be told apart). */
+static const char *
+bfd_initial_file (Dwarf_Die *cu, Dwarf_Line *dl, const char *file)
+{
+	Dwarf_Files *files, *pf;
+	Dwarf_Lines *lines;
+	Dwarf_Half version;
+	size_t idx, n, i, pi;
+	const char *f0;
+
+	if (cu == NULL || dl == NULL ||
+	    dwarf_cu_info (cu->cu, &version, NULL, NULL, NULL, NULL, NULL, NULL) != 0 || version < 5 ||
+	    dwarf_line_file (dl, &files, &idx) != 0 || idx != 1 ||
+	    (f0 = dwarf_filesrc (files, 0, NULL, NULL)) == NULL || strcmp (f0, file) == 0 ||
+	    dwarf_getsrclines (cu, &lines, &n) != 0)
+		return file;
+	for (i = 0; i < n && dwarf_onesrcline (lines, i) != dl; i++)
+		;
+	if (i == n)
+		return file;
+	while (i-- > 0) {
+		Dwarf_Line *p = dwarf_onesrcline (lines, i);
+		bool end = false;
+		if (p == NULL || (dwarf_lineendsequence (p, &end) == 0 && end))
+			break;
+		if (dwarf_line_file (p, &pf, &pi) != 0 || pi != 1)
+			return file;
+	}
+	return f0;
+}
+
 /* The DWARF line row for ADDR (a file address): the file name built the
- * way addr2line builds it, the line and the discriminator. */
-gboolean
-mta_module_dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, unsigned *disc)
+ * way addr2line builds it (with bfd's first file when BFD), the line and
+ * the discriminator. */
+static gboolean
+dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, unsigned *disc, gboolean bfd)
 {
 	Dwarf_Addr a, cubias;
 	int col = 0;
@@ -277,6 +318,8 @@ mta_module_dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, uns
 		file = unit_row (m, addr + m->bias, &cu, lineno, &dl);
 	if (file == NULL)
 		return FALSE;
+	if (bfd)
+		file = bfd_initial_file (cu, dl, file);
 	if (cu != NULL) {
 		Dwarf_Attribute attr;
 		if (dwarf_attr (cu, DW_AT_comp_dir, &attr) != NULL)
@@ -293,16 +336,20 @@ mta_module_dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, uns
 	return TRUE;
 }
 
-/* "file:line" of the DWARF line row for ADDR (a file address), in
- * addr2line's spelling, or NULL. */
-char *
-mta_module_file_line (MtaModule *m, uint64_t addr)
+gboolean
+mta_module_dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, unsigned *disc)
+{
+	return dwarf_row (m, addr, name, lineno, disc, FALSE);
+}
+
+static char *
+file_line (MtaModule *m, uint64_t addr, gboolean bfd)
 {
 	char *name = NULL, *res;
 	int lineno;
 	unsigned disc;
 
-	if (!mta_module_dwarf_row (m, addr, &name, &lineno, &disc))
+	if (!dwarf_row (m, addr, &name, &lineno, &disc, bfd))
 		return NULL;
 	if (lineno == 0)
 		res = g_strdup_printf ("%s:?", name);
@@ -312,6 +359,22 @@ mta_module_file_line (MtaModule *m, uint64_t addr)
 		res = g_strdup_printf ("%s:%d", name, lineno);
 	g_free (name);
 	return res;
+}
+
+/* "file:line" of the DWARF line row for ADDR (a file address), in
+ * addr2line's spelling, or NULL. */
+char *
+mta_module_file_line (MtaModule *m, uint64_t addr)
+{
+	return file_line (m, addr, FALSE);
+}
+
+/* The same, with addr2line's own file for a DWARF 5 row (bfd_initial_file):
+ * what /usr/bin/mtrace prints. */
+char *
+mta_module_file_line_bfd (MtaModule *m, uint64_t addr)
+{
+	return file_line (m, addr, TRUE);
 }
 
 static int

@@ -79,6 +79,9 @@ const MtaSection *mta_module_section (const MtaModule *m, uint64_t addr);
 gboolean mta_module_dwarf_row (MtaModule *m, uint64_t addr, char **name, int *lineno, unsigned *disc);
 /* "file:line" of that row in addr2line's spelling, or NULL.  Free it. */
 char *mta_module_file_line (MtaModule *m, uint64_t addr);
+/* The same as addr2line (binutils 2.40) prints it, whose DWARF 5 rows
+ * before any DW_LNS_set_file name file entry 0 (elf-module.c). */
+char *mta_module_file_line_bfd (MtaModule *m, uint64_t addr);
 /* The symbol at ADDR (a module address: file address plus m->bias) and
  * the offset into it, as dwfl_module_addrinfo would choose it; NULL when
  * none.  Owned by the module. */

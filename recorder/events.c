@@ -34,10 +34,11 @@
 #include "reach-table.h"
 #include "rec.h"
 #include "tables.h"
-#include "track.h"
 #include "unwind.h"
 
 #include <string.h>
+
+__thread const void *mtrec_wrapper_caller;
 #include <sys/mman.h>
 
 #define NBUCKETS (1u << 16)	/* last_addr_event[] entries, one per page (hashed) */
@@ -304,7 +305,11 @@ static void describe_event(struct event_ctx *e, const void *caller)
 	void *ips[64];
 	int n;
 
-	caller = mtrec_track_caller(caller);
+	/* a tracked function that ended in a tail call of malloc's family
+	 * returns into the recorder's wrapper: the program's line instead
+	 * (no frame of the recorder is recorded: SPEC) */
+	if (unlikely(mtrec_wrapper_caller != NULL) && prim_in_recorder(caller))
+		caller = mtrec_wrapper_caller;
 	e->c = mtrec_caller_find(caller);
 	if (unlikely(e->c == NULL))
 		e->c = new_caller(caller);

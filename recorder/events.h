@@ -22,4 +22,11 @@ void mtrec_events_fence(void) MTREC_HIDDEN;
 /* Fork child: the parent's lines are not in the child's file. */
 void mtrec_events_fork_child(void) MTREC_HIDDEN;
 
+/* The program's line the innermost running tracked-function wrapper
+ * returns to, NULL outside every wrapper (recorder/track.c sets it): a
+ * tracked function that ends in a tail call of malloc's family
+ * (iobuf_unref -> iobuf_put -> ... jmp free) makes that call return into
+ * the wrapper, and its caller field is then this line. */
+extern __thread const void *mtrec_wrapper_caller MTREC_HIDDEN;
+
 #endif

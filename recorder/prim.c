@@ -5,6 +5,7 @@
 #include "prim.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
@@ -298,4 +299,21 @@ void prim_say_error(const char *first, ...)
 	va_start(ap, first);
 	say_pieces(first, ap);
 	va_end(ap);
+}
+
+int prim_in_recorder(const void *addr)
+{
+	static uintptr_t lo, hi;
+	uintptr_t l = __atomic_load_n(&lo, __ATOMIC_ACQUIRE), h = __atomic_load_n(&hi, __ATOMIC_ACQUIRE);
+
+	if (h == 0) {
+		struct dl_find_object fo;
+
+		if (_dl_find_object((void *)&prim_in_recorder, &fo) != 0)
+			return 0;
+		l = (uintptr_t)fo.dlfo_map_start, h = (uintptr_t)fo.dlfo_map_end;
+		__atomic_store_n(&lo, l, __ATOMIC_RELEASE);
+		__atomic_store_n(&hi, h, __ATOMIC_RELEASE);
+	}
+	return (uintptr_t)addr - l < h - l;
 }

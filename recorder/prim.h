@@ -16,6 +16,8 @@
 
 /* The kernel thread id of the calling thread. */
 pid_t prim_gettid(void) MTREC_HIDDEN;
+/* Whether ADDR lies in libmtrec.so's own mapping. */
+int prim_in_recorder(const void *addr) MTREC_HIDDEN;
 /* Write all of buf to fd, retrying on EINTR and short writes; 0 or -errno. */
 int prim_write_all(int fd, const void *buf, size_t len) MTREC_HIDDEN;
 

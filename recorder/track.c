@@ -28,6 +28,8 @@
 #include "got.h"
 #include "rec.h"
 #include "shim.h"
+#include "events.h"
+#include "prim.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -57,13 +59,6 @@ static struct mtrec_got_func *table;	/* items[i]'s entry is table[i] */
  * and the program's line that made the innermost of those calls. */
 static __thread uint64_t inside;
 static __thread const void *outer_caller;
-
-/* The program's line the innermost running wrapper returns to (NULL
- * outside every wrapper): a tracked function that ends in a tail call of
- * malloc's family (iobuf_unref -> iobuf_put -> ... jmp free) makes that
- * call return into track_call, and its caller field is this line
- * (mtrec_track_caller). */
-static __thread const void *wrapper_caller;
 
 typedef uintptr_t (*track_fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 
@@ -104,26 +99,10 @@ static int from_own_library(struct item *it, uintptr_t real, const void *caller)
 	return (uintptr_t)caller - lo < hi - lo;
 }
 
-/* Whether CALLER lies in this library: a tracked function that ends in a
- * tail call of another (fd_anonymous jumping to fd_anonymous_with_flags)
- * returns into our wrapper, so the inner one's caller is ours. */
-static int from_recorder(const void *caller)
-{
-	static uintptr_t lo, hi;
-	uintptr_t l = __atomic_load_n(&lo, __ATOMIC_ACQUIRE), h = __atomic_load_n(&hi, __ATOMIC_ACQUIRE);
-
-	if (h == 0) {
-		struct dl_find_object fo;
-
-		if (_dl_find_object((void *)&from_recorder, &fo) != 0)
-			return 0;
-		l = (uintptr_t)fo.dlfo_map_start, h = (uintptr_t)fo.dlfo_map_end;
-		__atomic_store_n(&lo, l, __ATOMIC_RELEASE);
-		__atomic_store_n(&hi, h, __ATOMIC_RELEASE);
-	}
-	return (uintptr_t)caller - l < h - l;
-}
-
+/* A caller in this library (prim_in_recorder): a tracked function that
+ * ends in a tail call of another (fd_anonymous jumping to
+ * fd_anonymous_with_flags) returns into our wrapper, so the inner one's
+ * caller is ours and the outer call's line stands for it. */
 static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a2, uintptr_t a3,
 			    uintptr_t a4, uintptr_t a5, uintptr_t a6)
 {
@@ -132,19 +111,19 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 	const uintptr_t a[6] = { a1, a2, a3, a4, a5, a6 };
 	uint64_t bit = 1ull << it->fam, was = inside;
 	const void *was_caller = outer_caller;
-	const void *was_wrapper = wrapper_caller;
+	const void *was_wrapper = mtrec_wrapper_caller;
 	uintptr_t ret, p;
 	int own;
 
-	if ((own = inside && from_recorder(caller)) != 0)
+	if ((own = inside && prim_in_recorder(caller)) != 0)
 		caller = outer_caller;	/* a tail call: the outer call's line */
-	else if (was_wrapper && from_recorder(caller))
+	else if (was_wrapper && prim_in_recorder(caller))
 		caller = was_wrapper;	/* the same, the outer call not recorded */
-	wrapper_caller = caller;
+	mtrec_wrapper_caller = caller;
 	if (((inside & bit) && (own || from_own_library(it, (uintptr_t)real, caller))) ||
 	    !mtrec_wants()) {
 		ret = real(a1, a2, a3, a4, a5, a6);
-		wrapper_caller = was_wrapper;
+		mtrec_wrapper_caller = was_wrapper;
 		return ret;
 	}
 	inside |= bit;
@@ -163,15 +142,8 @@ static uintptr_t track_call(int i, const void *caller, uintptr_t a1, uintptr_t a
 	}
 	inside = was;	/* a call back from the library leaves its caller inside */
 	outer_caller = was_caller;
-	wrapper_caller = was_wrapper;
+	mtrec_wrapper_caller = was_wrapper;
 	return ret;
-}
-
-const void *mtrec_track_caller(const void *caller)
-{
-	const void *w = wrapper_caller;
-
-	return w && from_recorder(caller) ? w : caller;
 }
 
 #define WRAP(i) \

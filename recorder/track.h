@@ -25,10 +25,4 @@ int mtrec_track_init(const char *spec, struct mtrec_got_func *funcs, int max) MT
  * each function whose first slots appeared (an object loaded later). */
 void mtrec_track_coverage(int first) MTREC_HIDDEN;
 
-/* CALLER, the return address of a malloc-family call, or the program's
- * line of the tracked call running when CALLER lies in the recorder (the
- * tracked function ended in a tail call of malloc, free...: it returns
- * into the wrapper).  No frame of the recorder is recorded: SPEC. */
-const void *mtrec_track_caller(const void *caller) MTREC_HIDDEN;
-
 #endif

@@ -171,8 +171,11 @@ static void *stdio_user(void *arg)
 			fclose(f);
 		}
 		snprintf(buf, sizeof(buf), "%u %f", i, i * 0.5);
-		sink = strdup(buf);
-		free(sink);
+		/* its own copy freed: through the shared sink, another thread's
+		 * store between the two lines made this one free that block */
+		char *copy = strdup(buf);
+		sink = copy;
+		free(copy);
 	}
 	return NULL;
 }

@@ -108,8 +108,11 @@ static int churn(double seconds, int paced)
 static void few(void)
 {
 	for (int i = 0; i < 10; i++) {
-		sink = malloc(32);
-		free(sink);
+		{
+			void *own = malloc(32);
+			sink = own;	/* another thread may store here too */
+			free(own);
+		}
 	}
 }
 
@@ -127,8 +130,11 @@ int main(int argc, char **argv)
 		ret = churn(seconds, 0);
 	} else if (argc > 2 && strcmp(argv[1], "slow") == 0) {
 		for (double until = now() + seconds; now() < until;) {
-			sink = malloc(24);
-			free(sink);
+			{
+				void *own = malloc(24);
+				sink = own;	/* another thread may store here too */
+				free(own);
+			}
 			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
 		}
 		ret = 0;

@@ -87,8 +87,11 @@ static void *busy(void *arg)
 	(void)arg;
 	while (now() < end && access(path("stop"), F_OK) != 0) {
 		for (long i = 0; i < rate; i++) {
-			sink = malloc(16 + (n++ % 64));
-			free(sink);
+			{
+				void *own = malloc(16 + (n++ % 64));
+				sink = own;	/* another thread may store here too */
+				free(own);
+			}
 		}
 		nap(1000000);
 	}

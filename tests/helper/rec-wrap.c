@@ -106,8 +106,11 @@ static void *consumer(void *arg)
 				nap();	/* the producer naps too */
 		free(ring[tail % RING]);
 		__atomic_store_n(&tail, tail + 1, __ATOMIC_RELEASE);
-		sink = malloc(16 + (size_t)(i % 300));
-		free(sink);
+		{
+			void *own = malloc(16 + (size_t)(i % 300));
+			sink = own;	/* another thread may store here too */
+			free(own);
+		}
 	}
 	return NULL;
 }

@@ -37,9 +37,9 @@
 #include "unwind.h"
 
 #include <string.h>
-
-__thread const void *mtrec_wrapper_caller;
 #include <sys/mman.h>
+
+__thread const void *mtrec_wrapper_caller;	/* events.h */
 
 #define NBUCKETS (1u << 16)	/* last_addr_event[] entries, one per page (hashed) */
 

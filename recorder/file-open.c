@@ -184,7 +184,8 @@ void say_planted(const char *path, int why, uid_t owner, const char *then)
 	char uid[24];
 
 	if (why == -5) {
-		prim_say("refusing trace file '", path, "': ", MTREC_LINKED_WHY, "; ", then, SAY_END);
+		prim_say("refusing trace file '", path, "': it " MTREC_LINKED_WHY " (" MTREC_LINKED_HARM "); ",
+			 then, SAY_END);
 		return;
 	}
 	*prim_putu(uid, uid + sizeof(uid) - 1, (unsigned long)owner) = '\0';

@@ -18,9 +18,6 @@ int move_high(int fd) MTREC_HIDDEN;
 int open_checked(const char *path, uid_t *owner) MTREC_HIDDEN;
 /* The session's own name: checked, then locked before it is truncated. */
 int open_first(const char *path, uid_t *owner) MTREC_HIDDEN;
-/* Why a file with other names in a sticky directory is refused (owner.h). */
-#define MTREC_LINKED_WHY "it has other names (a hard link), in a sticky directory others may " \
-	"write in (writing would empty the file they name)"
 /* "refusing trace file 'PATH': ..." for a file open_checked found planted
  * (why: its -4 or -5). */
 void say_planted(const char *path, int why, uid_t owner, const char *then) MTREC_HIDDEN;

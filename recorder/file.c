@@ -615,9 +615,8 @@ static int next_part(struct mtrec_file_err *e)
 	}
 	if (fd == -5) {
 		memcpy(mtrec_file.path, name, sizeof(name));
-		return fail(e, "the file has other names (a hard link), in a sticky directory "
-			    "others may write in (writing would empty the file they name); not "
-			    "writing into it", 0);
+		return fail(e, "the file " MTREC_LINKED_WHY " (" MTREC_LINKED_HARM "); not writing "
+			    "into it", 0);
 	}
 	fd = move_high(fd);
 	if (fd < 0 || ftruncate(fd, 0) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||

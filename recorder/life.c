@@ -250,33 +250,37 @@ void mtrec_start(void)
 	mtrec_leave();
 }
 
-void mtrec_stop(void)
+/* Where a scan's lines go: one piece of the file (reach.h). */
+static const struct mtrec_reach_out reach_out = {
+	mtrec_chunk_region, mtrec_events_fence, mtrec_chunk_region_end, mtrec_chunk_text,
+};
+
+/* A stop that MTREC_REACH=2 wants a scan at: the scan first, in the
+ * thread that stops recording, or, when REFUSED says why it cannot be
+ * made, that reason in its place -- without a word the trace would end
+ * on the latest scan's verdicts, or on none, as if nothing was asked. */
+static void stop_scanned(const char *refused, size_t len)
 {
 	mtrec_enter();
 	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
+		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended) {
+			if (refused == NULL) {
+				mtrec_reach_scan(&reach_out, 1);
+			} else {
+				mtrec_new_epoch();
+				mtrec_chunk_keyed(MTREC_W_REACH, refused, len);
+			}
+		}
 		stop_locked();
 		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
 	}
 	mtrec_leave();
 }
 
-/* Where a scan's lines go: one piece of the file (reach.h). */
-static const struct mtrec_reach_out reach_out = {
-	mtrec_chunk_region, mtrec_events_fence, mtrec_chunk_region_end, mtrec_chunk_text,
-};
-
-/* trace_off(), muntrace(), mtrec ctl PID off: with MTREC_REACH=2, the
- * scan first, in the thread that stops recording. */
+/* trace_off(), muntrace(), mtrec ctl PID off. */
 void mtrec_stop_asked(void)
 {
-	mtrec_enter();
-	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
-		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended)
-			mtrec_reach_scan(&reach_out, 1);
-		stop_locked();
-		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
-	}
-	mtrec_leave();
+	stop_scanned(NULL, 0);
 }
 
 void mtrec_mark(const char *label)
@@ -402,30 +406,17 @@ void mtrec_loader_moved(void)
 /* Each delivery starts or stops recording.  A signal that interrupts the
  * recorder itself (its locks or a half-written line) is acted on when the
  * recorder is next left (mtrec_defer). */
+/* The toggle's stop makes no scan: the scan takes the dynamic linker's
+ * lock to list the objects, and the handler may have interrupted it. */
 #define TOGGLE_REFUSED "refused asked by the toggle signal (MTREC_SIGNAL), whose handler " \
 	"may have interrupted the dynamic linker; mtrec ctl PID off scans"
 
 static void toggle(void)
 {
-	if (!__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&mtrec_recording, __ATOMIC_ACQUIRE))
+		stop_scanned(TOGGLE_REFUSED, sizeof(TOGGLE_REFUSED) - 1);
+	else
 		mtrec_start();
-		return;
-	}
-	mtrec_enter();
-	if (mtrec_lock(&g.lock, MTREC_LOCK_LIFE) == 0) {
-		/* MTREC_REACH=2 asked for a scan at every stop; this one cannot
-		 * be made (the scan takes the dynamic linker's lock to list the
-		 * objects, and the handler may have interrupted it): without a
-		 * word the trace would end on the latest scan's verdicts, or on
-		 * none, as if nothing had been asked. */
-		if (settings.reach > 1 && mtrec_recording && !mtrec_failed && !g.ended) {
-			mtrec_new_epoch();
-			mtrec_chunk_keyed(MTREC_W_REACH, TOGGLE_REFUSED, sizeof(TOGGLE_REFUSED) - 1);
-		}
-		stop_locked();
-		mtrec_unlock(&g.lock, MTREC_LOCK_LIFE);
-	}
-	mtrec_leave();
 }
 
 static void on_toggle_signal(int sig)
@@ -610,8 +601,8 @@ static void take_request(void)
  * trace have a "# time" line only when a chunk fills, seconds apart.  A
  * recorded call costs about four looks (35 ns of CPU, a look 8), so a look
  * in 16 is lost in the noise (a look in 8 was 4%: 10 million malloc/free
- * pairs), and the first look after a burst comes at most 16 calls late.  When a look for a request is due,
- * one thread looks (the one that moves the due time), the others go on.
+ * pairs), and the first look after a burst comes at most 16 calls late.
+ * When a look for a request is due, one thread looks (the one that moves the due time), the others go on.
  * Not from a signal handler that interrupted the recorder, nor in a child
  * made without fork handlers that is not yet a child of its own. */
 void mtrec_control_poll(void)

@@ -568,18 +568,35 @@ static int hold_thread(pid_t tid, long nr, const struct ranges *r, struct held *
 	return 0;
 }
 
+/* Thread TID's /proc status into BUF; -1 when it cannot be read. */
+static int task_status(pid_t pid, pid_t tid, char *buf, size_t cap)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	return read_small(path, buf, cap) < 0 ? -1 : 0;
+}
+
+/* The signal set FIELD (SigPnd, ShdPnd, SigBlk, SigIgn) of such a status
+ * in *SET; 0 when it has none. */
+static int status_sigset(const char *status, const char *field, unsigned long long *set)
+{
+	char key[16];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s:", field);
+	return (p = strstr(status, key)) != NULL && sscanf(p + strlen(key), " %llx", set) == 1;
+}
+
 /* A signal that the thread would take, pending for it or for the
  * process: 1 when there is one (or it cannot be told). */
 static int signal_waiting(pid_t pid, pid_t tid)
 {
-	char path[96], buf[8192], *p;
-	unsigned long long pnd = 0, shd = 0, blk = 0;
+	char buf[8192];
+	unsigned long long pnd, shd, blk;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (read_small(path, buf, sizeof(buf)) < 0 ||
-	    (p = strstr(buf, "\nSigPnd:")) == NULL || sscanf(p, "\nSigPnd: %llx", &pnd) != 1 ||
-	    (p = strstr(buf, "\nShdPnd:")) == NULL || sscanf(p, "\nShdPnd: %llx", &shd) != 1 ||
-	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1)
+	if (task_status(pid, tid, buf, sizeof(buf)) < 0 || !status_sigset(buf, "SigPnd", &pnd) ||
+	    !status_sigset(buf, "ShdPnd", &shd) || !status_sigset(buf, "SigBlk", &blk))
 		return 1;
 	return ((pnd | shd) & ~blk) != 0;
 }
@@ -597,7 +614,7 @@ static int signal_waiting(pid_t pid, pid_t tid)
  * each system call (call()). */
 static int may_trap(pid_t pid, const struct held *h)
 {
-	char path[96], buf[8192], *p;
+	char buf[8192];
 	unsigned long long blk, ign, bit = 1ULL << (SIGTRAP - 1);
 	long nr = (long)h->saved.orig_rax;
 
@@ -607,10 +624,8 @@ static int may_trap(pid_t pid, const struct held *h)
 #endif
 	    h->pending_sig)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)h->tid);
-	if (read_small(path, buf, sizeof(buf)) < 0 ||
-	    (p = strstr(buf, "\nSigBlk:")) == NULL || sscanf(p, "\nSigBlk: %llx", &blk) != 1 ||
-	    (p = strstr(buf, "\nSigIgn:")) == NULL || sscanf(p, "\nSigIgn: %llx", &ign) != 1)
+	if (task_status(pid, h->tid, buf, sizeof(buf)) < 0 || !status_sigset(buf, "SigBlk", &blk) ||
+	    !status_sigset(buf, "SigIgn", &ign))
 		return 0;
 	return !((blk | ign) & bit);
 }

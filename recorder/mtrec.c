@@ -571,9 +571,8 @@ static int check_output(const char *pattern, char *why, size_t cap)
 			 "write in (whoever made it could read the trace; the recorder refuses it)",
 			 pattern, (unsigned)st.st_uid);
 	else if (stat(dir, &dst) == 0 && mtrec_linked(&dst, &st))
-		snprintf(why, cap, "'%.3900s' has other names (a hard link), in a sticky directory others "
-			 "may write in (writing would empty the file they name; the recorder refuses "
-			 "it)", pattern);
+		snprintf(why, cap, "'%.3900s' " MTREC_LINKED_WHY " (" MTREC_LINKED_HARM "; the "
+			 "recorder refuses it)", pattern);
 	else
 		return 0;
 	return -1;

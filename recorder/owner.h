@@ -29,6 +29,8 @@ static inline int mtrec_planted(const struct stat *dir, const struct stat *file,
  * kernel's default, lets a user link any file it can see: /etc/shadow
  * for root), and opening it as a trace would empty that file.  The
  * kernel's protected_regular does not look at links. */
+#define MTREC_LINKED_WHY "has other names (a hard link), in a sticky directory others may write in"
+#define MTREC_LINKED_HARM "writing would empty the file they name"
 static inline int mtrec_linked(const struct stat *dir, const struct stat *file)
 {
 	return S_ISREG(file->st_mode) && file->st_nlink > 1 && (dir->st_mode & S_ISVTX) &&

@@ -75,9 +75,8 @@ const char *mtrec_attached_path(void) MTREC_HIDDEN;
 
 /* Scoping (trace_on/trace_off/trace_mark, mtrace/muntrace). */
 void mtrec_start(void) MTREC_HIDDEN;
-void mtrec_stop(void) MTREC_HIDDEN;
-/* trace_off() and muntrace(): mtrec_stop, after a scan of the live blocks
- * with MTREC_REACH=2. */
+/* trace_off() and muntrace(): stop recording, after a scan of the live
+ * blocks with MTREC_REACH=2. */
 void mtrec_stop_asked(void) MTREC_HIDDEN;
 void mtrec_mark(const char *label) MTREC_HIDDEN;
 /* A module was unloaded: cached caller strings may be stale. */

@@ -66,23 +66,33 @@ mta_conn_is_uri (const char *name)
 	return g_str_has_prefix (name, "postgresql://") || g_str_has_prefix (name, "postgres://");
 }
 
+/* The user information of URI: it starts at *AUTH, after "://", and ends
+ * at the '@' returned (NULL: none), *COLON before its password (NULL:
+ * none).  It ends at the last '@' before the parameters, not only before
+ * the first '/': a password with a '/' of its own, not percent-encoded,
+ * is a URI libpq misreads (a port "pa" and a database "ss@host/db"), and
+ * its message must not show it either. */
+static const char *
+uri_userinfo (const char *uri, const char **auth, const char **colon)
+{
+	const char *at;
+
+	*auth = strstr (uri, "://") + 3;
+	at = g_strrstr_len (*auth, (gssize) strcspn (*auth, "?#"), "@");
+	*colon = at ? memchr (*auth, ':', (size_t) (at - *auth)) : NULL;
+	return at;
+}
+
 char *
 mta_conn_redact (const char *name)
 {
 	if (!mta_conn_is_uri (name))
 		return g_strdup (name);
 	GString *out = g_string_new (NULL);
-	const char *auth = strstr (name, "://") + 3;
-	/* The user information ends at the last '@' before the parameters,
-	 * not only before the first '/': a password with a '/' of its own,
-	 * not percent-encoded, is a URI libpq misreads (a port "pa" and a
-	 * database "ss@host/db"), and its message must not show it either. */
-	size_t alen = strcspn (auth, "?#");
-	const char *at = g_strrstr_len (auth, (gssize) alen, "@");
+	const char *auth, *colon, *at = uri_userinfo (name, &auth, &colon);
 
 	g_string_append_len (out, name, auth - name);
 	if (at != NULL) {
-		const char *colon = memchr (auth, ':', (size_t) (at - auth));
 		if (colon != NULL) {
 			g_string_append_len (out, auth, colon - auth);
 			g_string_append (out, ":***");
@@ -136,10 +146,7 @@ static GPtrArray *
 uri_secrets (const char *uri)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-	const char *auth = strstr (uri, "://") + 3;
-	size_t alen = strcspn (auth, "?#");
-	const char *at = g_strrstr_len (auth, (gssize) alen, "@");
-	const char *colon = at ? memchr (auth, ':', (size_t) (at - auth)) : NULL;
+	const char *auth, *colon, *at = uri_userinfo (uri, &auth, &colon);
 
 	if (colon != NULL && at > colon + 1)
 		g_ptr_array_add (out, g_strndup (colon + 1, (gsize) (at - colon - 1)));

@@ -266,19 +266,19 @@ put_timeline (FILE *out, const Report *r)
 	double *run_x = g_new (double, i->tl_len + 1);
 	uint64_t *run_y = g_new (uint64_t, i->tl_len + 1);
 	guint run_n = 0;
-	for (guint t = 0; t < i->tl_len; t++) {
-		if (i->peak_line != 0 && run_n == t && x[t] > peak_x) {
+	gboolean placed = i->peak_line == 0;
+	for (guint t = 0; t <= i->tl_len; t++) {
+		if (!placed && (t == i->tl_len || x[t] > peak_x)) {
 			run_x[run_n] = peak_x;
 			run_y[run_n++] = i->peak_live_bytes;
+			placed = TRUE;
 		}
-		run_x[run_n] = x[t];
-		run_y[run_n++] = total[t];
+		if (t < i->tl_len) {
+			run_x[run_n] = x[t];
+			run_y[run_n++] = total[t];
+		}
 	}
-	if (i->peak_line != 0 && run_n == i->tl_len) {
-		run_x[run_n] = peak_x;
-		run_y[run_n++] = i->peak_live_bytes;
-	}
-	if (run_n > i->tl_len)
+	if (i->peak_line != 0)
 		series[0] = (MtaChartSeries) { "all sites", run_y, run_x, run_n };
 	g_autofree char *peak_label = i->time_axis
 		? g_strdup_printf ("peak: %" PRIu64 " bytes at %.3f s", i->peak_live_bytes, peak / 1e9)
@@ -689,25 +689,19 @@ put_flame (FILE *out, const Report *r)
 static void
 put_auto_skipped (FILE *out, const Report *r)
 {
-	GPtrArray *sites = mta_run_sites (r->run);
-	gboolean first = TRUE;
+	g_autoptr (GPtrArray) wrappers = mta_auto_wrappers (r->run);
 
-	for (guint k = 0; k < sites->len; k++) {
-		const MtaSite *s = sites->pdata[k];
-		if (!s->auto_wrapper)
-			continue;
-		if (first)
-			fputs ("<section id=\"auto-skipped\">\n<h2>Allocation wrappers found</h2>\n<p>In code "
-			       "without symbols, skipped: their blocks are charged to their callers "
-			       "(--no-auto-skip keeps them).</p>\n<ul>\n", out);
-		g_autofree char *text = mta_auto_wrapper_text (s);
+	if (wrappers->len == 0)
+		return;
+	fputs ("<section id=\"auto-skipped\">\n<h2>Allocation wrappers found</h2>\n<p>In code "
+	       "without symbols, skipped: their blocks are charged to their callers "
+	       "(--no-auto-skip keeps them).</p>\n<ul>\n", out);
+	for (guint k = 0; k < wrappers->len; k++) {
 		fputs ("<li>", out);
-		mta_html_text (out, text);
+		mta_html_text (out, wrappers->pdata[k]);
 		fputs ("</li>\n", out);
-		first = FALSE;
 	}
-	if (!first)
-		fputs ("</ul>\n</section>\n", out);
+	fputs ("</ul>\n</section>\n", out);
 }
 
 /* ------------------------------------------------------------ page */

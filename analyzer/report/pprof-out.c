@@ -382,14 +382,10 @@ encode (const MtaRun *run)
 	put_uint (p.out, PROFILE_COMMENT, string_index (&p, what));
 	/* the wrappers found without symbols, which no leaf shows: said where
 	 * pprof -comments and the web view's header show it */
-	GPtrArray *sites = mta_run_sites (run);
-	for (guint i = 0; i < sites->len; i++) {
-		const MtaSite *s = sites->pdata[i];
-		if (!s->auto_wrapper)
-			continue;
-		g_autofree char *text = mta_auto_wrapper_text (s);
+	g_autoptr (GPtrArray) wrappers = mta_auto_wrappers (run);
+	for (guint i = 0; i < wrappers->len; i++) {
 		g_autofree char *c = g_strdup_printf ("allocation wrapper found without symbols, skipped: %s",
-						      text);
+						      (const char *) wrappers->pdata[i]);
 		put_uint (p.out, PROFILE_COMMENT, string_index (&p, c));
 	}
 	put_uint (p.out, PROFILE_DEFAULT_SAMPLE_TYPE, string_index (&p, "inuse_space"));

@@ -458,8 +458,8 @@ print_no_symbols (const MtaRun *run, const GArray *leak_sites, const GArray *bad
 	}
 }
 
-char *
-mta_auto_wrapper_text (const MtaSite *s)
+static char *
+auto_wrapper_text (const MtaSite *s)
 {
 	g_autofree char *label = mta_site_label (s);
 	uint32_t n = s->auto_callers;
@@ -474,24 +474,30 @@ mta_auto_wrapper_text (const MtaSite *s)
 				(uint64_t) s->code_size, n, n == 1 ? "" : "s", via ? via : "");
 }
 
+GPtrArray *
+mta_auto_wrappers (const MtaRun *run)
+{
+	GPtrArray *sites = mta_run_sites (run), *out = g_ptr_array_new_with_free_func (g_free);
+
+	for (guint i = 0; i < sites->len; i++) {
+		const MtaSite *s = sites->pdata[i];
+		if (s->auto_wrapper)
+			g_ptr_array_add (out, auto_wrapper_text (s));
+	}
+	return out;
+}
+
 /* The wrappers found without symbols (run.h), one line each, once. */
 static void
 print_auto_skipped (const MtaRun *run, FILE *out)
 {
-	GPtrArray *sites = mta_run_sites (run);
-	gboolean first = TRUE;
+	g_autoptr (GPtrArray) wrappers = mta_auto_wrappers (run);
 
-	for (guint i = 0; i < sites->len; i++) {
-		const MtaSite *s = sites->pdata[i];
-		if (!s->auto_wrapper)
-			continue;
-		if (first)
-			fputs ("\nAllocation wrappers found in code without symbols, skipped (--no-auto-skip keeps"
-			       " them; --skip names more):\n", out);
-		g_autofree char *text = mta_auto_wrapper_text (s);
-		fprintf (out, "  - %s\n", text);
-		first = FALSE;
-	}
+	if (wrappers->len > 0)
+		fputs ("\nAllocation wrappers found in code without symbols, skipped (--no-auto-skip keeps"
+		       " them; --skip names more):\n", out);
+	for (guint i = 0; i < wrappers->len; i++)
+		fprintf (out, "  - %s\n", (const char *) wrappers->pdata[i]);
 }
 
 static void

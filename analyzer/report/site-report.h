@@ -38,10 +38,10 @@ uint64_t mta_depth_hint (const MtaRun *run, char **names);
  * name) when it has no symbol.  Free it. */
 char *mta_skip_argument (const MtaSite *s);
 
-/* "0x16d4c5 in OBJECT: 26 bytes of code, called from 137 functions" for
- * an allocation wrapper found without symbols (MtaSite.auto_wrapper), as
- * every output that names them says it.  Free it. */
-char *mta_auto_wrapper_text (const MtaSite *s);
+/* The allocation wrappers found without symbols (MtaSite.auto_wrapper),
+ * each as every output that names them says it: "0x16d4c5 in OBJECT: 26
+ * bytes of code, called from 137 functions".  Free it. */
+GPtrArray *mta_auto_wrappers (const MtaRun *run);
 
 /* TRUE, with *HINT filled (free HINT->skip), when RUN has such a function. */
 gboolean mta_skip_hint (const MtaRun *run, MtaSkipHint *hint);

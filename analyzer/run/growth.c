@@ -227,13 +227,14 @@ best_power (const MtaGrowthPoint *pts, size_t n, uint64_t total, double cut)
 static double
 events_power (const MtaGrowthPoint *pts, size_t m, uint64_t kept, uint64_t cut_line)
 {
-	if (m == 0 || cut_line == 0 || pts[0].line == 0 || pts[0].line >= cut_line)
+	if (m == 0 || cut_line == 0 || pts[0].line >= cut_line)
 		return 0;
-	for (size_t i = 0; i < m; i++)
-		if (pts[i].line == 0)
-			return 0;
 	MtaGrowthPoint *by_line = g_new (MtaGrowthPoint, m);
 	for (size_t i = 0; i < m; i++) {
+		if (pts[i].line == 0) {
+			g_free (by_line);
+			return 0;
+		}
 		by_line[i] = pts[i];
 		by_line[i].pos = (double) pts[i].line;
 	}

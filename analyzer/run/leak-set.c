@@ -217,14 +217,13 @@ mta_leak_set_from_traces (const char *name, char **traces, guint ntraces,
 		}
 
 		const MtaRunInfo *info = mta_run_info (run);
-		if (opts->leak_kinds != 0 && !info->reach && info->all_leaked_blocks > 0 &&
-		    mta_run_left_before_exit (info)) {
-			g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-				     "--leaks: '%s' has no reachability verdicts: %s", name,
-				     MTA_RUN_LEFT_BEFORE_EXIT);
-			ok = FALSE;
-		} else if (opts->leak_kinds != 0 && !info->reach && info->all_leaked_blocks > 0) {
-			mta_leak_set_no_verdicts (name, error);
+		if (opts->leak_kinds != 0 && !info->reach && info->all_leaked_blocks > 0) {
+			if (mta_run_left_before_exit (info))
+				g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+					     "--leaks: '%s' has no reachability verdicts: %s", name,
+					     MTA_RUN_LEFT_BEFORE_EXIT);
+			else
+				mta_leak_set_no_verdicts (name, error);
 			ok = FALSE;
 		}
 	}

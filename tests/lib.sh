@@ -346,12 +346,7 @@ need_analyzer() {
 # gen_callers N: N leaked blocks from N distinct callers, each with a stack of its
 # own whose outer frames 1000 callers share (t4070, t4071)
 gen_callers() {
-	awk -v N="$1" 'BEGIN { print "= Start"
-		for (i = 0; i < N; i++) {
-			printf "# stack %d 0x%x 0x%x 0x%x\n", i + 1, 4096 + i * 16, 5242880 + (i % 1000) * 16, 6291456
-			printf "@ [0x%x] + 0x%x 0x10 s=%d\n", 4096 + i * 16, 16777216 + i * 32, i + 1
-		}
-		print "= End" }'
+	awk -v N="$1" -f "$TOP/tests/bench/gen-callers.awk"
 }
 
 # need_libglusterfs: true when Debian's libglusterfs0 and libgfapi0 are

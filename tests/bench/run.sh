@@ -156,8 +156,10 @@ rm -rf "$DIR"
 echo
 sh "$TOP/tests/bench/dlopen.sh"
 sh "$TOP/tests/bench/track.sh"
+echo
+sh "$TOP/tests/bench/reach.sh"
 
-for part in analyzer db; do
+for part in analyzer db sites; do
 	if [ -f "$TOP/tests/bench/$part.sh" ] && [ -x "$TOP/analyzer/mtanalyze" ]; then
 		echo
 		sh "$TOP/tests/bench/$part.sh"

@@ -24,7 +24,7 @@
 -- the lines of the trace from 1, across all its parts, as mtrace does.
 
 PRAGMA application_id = 1836348003;   -- 0x6d747263, "mtrc"
-PRAGMA user_version = 7;              -- this schema's version
+PRAGMA user_version = 8;              -- this schema's version
 -- Version 2 (issue 7) added the columns marked "v2" and the tables
 -- timeline and site_timeline; mtanalyze adds them to a version 1 database
 -- (ALTER TABLE) at its next load.  Runs loaded before have NULL there.
@@ -40,7 +40,13 @@ PRAGMA user_version = 7;              -- this schema's version
 -- made again to show them.  Runs loaded before have NULL there.  Version
 -- 7 (issue 31) added the columns marked "v7" (frames by build-id and
 -- offset, a run's host and build) and made leaks_by_reach and
--- stack_frames again (the same in PostgreSQL).
+-- stack_frames again (the same in PostgreSQL).  Version 8 (issue 30)
+-- keeps a site's timeline as the ranges of samples over which it stays
+-- the same (site_timeline_ranges: a site that leaks one block has two,
+-- where it had a row at each of up to 64 samples); site_timeline is the
+-- view of them a sample a row, with the columns of the table it was.  An
+-- older database's table becomes ranges of one sample each at its next
+-- load (SQLite and PostgreSQL alike), and leak_growth is made again.
 
 -- One load of a trace.
 CREATE TABLE IF NOT EXISTS runs (
@@ -179,11 +185,14 @@ CREATE TABLE IF NOT EXISTS timeline (
 	PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 
--- v2: live blocks and bytes of each leaking site at each sample.
-CREATE TABLE IF NOT EXISTS site_timeline (
+-- v8: live blocks and bytes of each leaking site over the samples SEQ to
+-- UNTIL_SEQ - 1, in which they stay the same (every sample of the run is
+-- in one range of each leaking site: the ones where it held nothing too).
+CREATE TABLE IF NOT EXISTS site_timeline_ranges (
 	run_id INTEGER NOT NULL REFERENCES runs (id),
 	site_id INTEGER NOT NULL REFERENCES sites (id),
-	seq INTEGER NOT NULL,             -- timeline.seq
+	seq INTEGER NOT NULL,             -- timeline.seq of the range's first sample
+	until_seq INTEGER NOT NULL,       -- one past its last
 	live_blocks INTEGER NOT NULL,
 	live_bytes INTEGER NOT NULL,
 	PRIMARY KEY (run_id, site_id, seq)
@@ -344,12 +353,20 @@ SELECT run_id, site_id, function, location, object, leaked_blocks, leaked_bytes,
        allocations, frees, peak_live_bytes, first_line, file, line, growth
 FROM site_summary WHERE leaked_blocks > 0;
 
+-- v2: live blocks and bytes of each leaking site at each sample (a table
+-- until v8).
+CREATE VIEW IF NOT EXISTS site_timeline AS
+SELECT r.run_id, r.site_id, t.seq, r.live_blocks, r.live_bytes
+FROM site_timeline_ranges r JOIN timeline t
+  ON t.run_id = r.run_id AND t.seq >= r.seq AND t.seq < r.until_seq;
+
 -- v2: each leaking site's live blocks and bytes over the run.
 CREATE VIEW IF NOT EXISTS leak_growth AS
 SELECT g.run_id, g.site_id, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
-       st.growth, g.seq, t.line, t.time_ns, g.live_blocks, g.live_bytes
-FROM site_timeline g JOIN timeline t ON t.run_id = g.run_id AND t.seq = g.seq
+       st.growth, t.seq, t.line, t.time_ns, g.live_blocks, g.live_bytes
+FROM site_timeline_ranges g JOIN timeline t
+  ON t.run_id = g.run_id AND t.seq >= g.seq AND t.seq < g.until_seq
 JOIN sites s ON s.id = g.site_id
 JOIN site_stats st ON st.run_id = g.run_id AND st.site_id = g.site_id;
 

@@ -117,7 +117,7 @@ test_expect_success 'freeres skipped: libc-internal sites are expected' '
 test_expect_success 'the database: v3 columns on the run' '
 	test_expect_code 1 "$MTANALYZE" --db r.db stopped.log >/dev/null 2>&1 &&
 	test_expect_code 1 "$MTANALYZE" --db r.db fr.log >/dev/null 2>&1 &&
-	test "$(sqlite3 r.db "PRAGMA user_version")" = 7 &&
+	test "$(sqlite3 r.db "PRAGMA user_version")" = 8 &&
 	sqlite3 r.db "SELECT id, stopped_line, stop_reason, lost_events, lost_reason, freeres FROM runs ORDER BY id" >rows &&
 	printf "1|%s|the disk is full: No space left on device|2000000|after the stop|\n2|||||skipped: 3 other threads running\n" $n >expect.rows &&
 	test_cmp expect.rows rows
@@ -130,7 +130,7 @@ test_expect_success 'a version 2 database is migrated in the load transaction' '
 		ALTER TABLE runs DROP COLUMN freeres; PRAGMA user_version = 2" &&
 	test_expect_code 1 "$MTANALYZE" --db v2.db stopped.log >out 2>/dev/null &&
 	grep -q "^run 2 loaded" out &&
-	test "$(sqlite3 v2.db "PRAGMA user_version")" = 7 &&
+	test "$(sqlite3 v2.db "PRAGMA user_version")" = 8 &&
 	test "$(sqlite3 v2.db "SELECT id, stopped_line IS NULL FROM runs ORDER BY id" | tr "\n" " ")" = "1|1 2|0 "
 '
 

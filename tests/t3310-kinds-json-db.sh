@@ -50,7 +50,7 @@ test_expect_success 'JSON: refcounts, one entry for the 100 objects and one belo
 
 test_expect_success 'DB: schema 5, the kinds and their sites' '
 	test_expect_code 1 "$MTANALYZE" --db runs.db run.log >/dev/null &&
-	test "$(q runs.db "PRAGMA user_version")" = 7 &&
+	test "$(q runs.db "PRAGMA user_version")" = 8 &&
 	q runs.db "SELECT kind, allocations, releases, leaked_blocks, leaked_bytes, bad_frees,
 		references_taken, references_dropped FROM kinds WHERE run_id = 1 ORDER BY kind" >actual &&
 	printf "%s\n" "dict_t|0|0|0|0|0|201|102" "pool|5|2|3|192|1|0|0" "rte|2|1|1|256|0|0|0" >expect &&
@@ -85,7 +85,7 @@ test_expect_success 'a version 4 database (made before the kinds) is migrated at
 	old=$(q v4.db "SELECT id, leaked_blocks, leaked_bytes FROM runs") &&
 	test_expect_code 1 "$MTANALYZE" --db v4.db run.log >out &&
 	grep -q "^run 2 loaded" out &&
-	test "$(q v4.db "PRAGMA user_version")" = 7 &&
+	test "$(q v4.db "PRAGMA user_version")" = 8 &&
 	test "$(q v4.db "SELECT id, leaked_blocks, leaked_bytes FROM runs WHERE id = 1")" = "$old" &&
 	test "$(q v4.db "SELECT count(*) FROM kinds WHERE run_id = 1")" = 0 &&
 	test "$(q v4.db "SELECT group_concat (kind) FROM (SELECT kind FROM kinds WHERE run_id = 2 ORDER BY kind)")" = "dict_t,pool,rte" &&

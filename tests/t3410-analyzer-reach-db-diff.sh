@@ -30,7 +30,7 @@ grep -v "^# reach" r.log >plain.log
 
 test_expect_success SQLITE3 'each leaked block with its kind, the run with its scan' '
 	test_expect_code 1 "$MTANALYZE" --db r.db r.log >out &&
-	test "$(q r.db "PRAGMA user_version")" = 7 &&
+	test "$(q r.db "PRAGMA user_version")" = 8 &&
 	q r.db "SELECT printf (\"0x%x\", address), reach FROM leaks ORDER BY address" >actual &&
 	printf "0x1000|definite\n0x1040|indirect\n0x2000|reachable\n0x3000|unknown\n" >expect &&
 	test_cmp expect actual &&
@@ -69,7 +69,7 @@ test_expect_success SQLITE3 'a version 5 database is migrated at its next load, 
 	old=$(q v5.db "SELECT id, leaked_blocks, leaked_bytes FROM runs") &&
 	test_expect_code 1 "$MTANALYZE" --db v5.db r.log >out &&
 	grep -q "^run 2 loaded" out &&
-	test "$(q v5.db "PRAGMA user_version")" = 7 &&
+	test "$(q v5.db "PRAGMA user_version")" = 8 &&
 	test "$(q v5.db "SELECT id, leaked_blocks, leaked_bytes FROM runs WHERE id = 1")" = "$old" &&
 	test "$(q v5.db "SELECT count(*) FROM leaks WHERE run_id = 1 AND reach IS NULL")" = 2 &&
 	test "$(q v5.db "SELECT count(*) FROM leak_list WHERE run_id = 2 AND reach = \"definite\"")" = 1

@@ -162,7 +162,7 @@ test_expect_success SQLITE3 'a version 3 database gets frames.inlined at its nex
 		CREATE VIEW stack_frames AS SELECT stack_id FROM frames; PRAGMA user_version = 3" &&
 	test_expect_code 1 "$MTANALYZE" --db v3.db $log >out 2>/dev/null &&
 	grep -q "^run 2 loaded" out &&
-	test "$(sqlite3 v3.db "PRAGMA user_version")" = 7 &&
+	test "$(sqlite3 v3.db "PRAGMA user_version")" = 8 &&
 	q v3.db "SELECT DISTINCT st.run_id, f.inlined IS NULL FROM stack_frames f
 		JOIN stacks st ON st.id = f.stack_id ORDER BY 1" | tr "\n" " " >actual &&
 	test "$(cat actual)" = "1|1 2|0 "

@@ -81,7 +81,7 @@ test_expect_success 'a database of schema version 1 is migrated at the next load
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);" &&
 	"$MTANALYZE" --db v1.db pk.log >out &&
 	grep -q "^run 2 loaded" out &&
-	test "$(sqlite3 v1.db "PRAGMA user_version")" = 7 &&
+	test "$(sqlite3 v1.db "PRAGMA user_version")" = 8 &&
 	test "$(sqlite3 v1.db "SELECT id, peak_line IS NULL FROM runs ORDER BY id" | tr "\n" " ")" = "1|1 2|0 " &&
 	sqlite3 v1.db "SELECT count(*) FROM site_summary WHERE temporary_allocations > 0" | grep -q "^[1-9]"
 '

@@ -246,6 +246,30 @@ test_expect_success 'the fleet queries: the site on every host, the site build 2
 	grep "^config|[^|]*app.c:4|" first | grep -v "|$b2|"
 '
 
+# A version 7 database on the server, as that version made it:
+# site_timeline a table of a row a sample.  Its next load makes it ranges
+# (schema v8) in the statement that brings the schema up to date.
+test_expect_success 'a version 7 database: site_timeline becomes ranges, the runs read back the same' '
+	pq -c "SELECT * FROM leak_growth ORDER BY run_id, site_id, seq" >growth.before &&
+	test -s growth.before &&
+	pq -c "CREATE TABLE t7 AS SELECT * FROM site_timeline; DROP VIEW leak_growth;
+		DROP VIEW site_timeline; DROP TABLE site_timeline_ranges; ALTER TABLE t7 RENAME TO site_timeline;
+		UPDATE mta_pragma SET value = 7 WHERE name = '"'"'user_version'"'"'" &&
+	test "$(pq -c "SELECT table_type FROM information_schema.tables
+		WHERE table_name = '"'"'site_timeline'"'"'")" = "BASE TABLE" &&
+	test_expect_code 1 "$MTANALYZE" --db "$URI" --host host1 grow.log >out &&
+	test "$(pq -c "SELECT value FROM mta_pragma WHERE name = '"'"'user_version'"'"'")" = 8 &&
+	test "$(pq -c "SELECT table_type FROM information_schema.tables
+		WHERE table_name = '"'"'site_timeline'"'"'")" = VIEW &&
+	pq -c "SELECT * FROM leak_growth WHERE run_id <= 7 ORDER BY run_id, site_id, seq" >growth.after &&
+	test_cmp growth.before growth.after &&
+	pq -c "SELECT function, seq, line, live_blocks, live_bytes FROM leak_growth WHERE run_id = 7
+		ORDER BY 1, 2" >r7 &&
+	pq -c "SELECT function, seq, line, live_blocks, live_bytes FROM leak_growth
+		WHERE run_id = (SELECT max (id) FROM runs) ORDER BY 1, 2" >rnew &&
+	test -s r7 && test_cmp r7 rnew
+'
+
 # Last: the run's id the killed load took is not given again (a sequence
 # is outside transactions), and the runs' ids above would not be SQLite's.
 # kill_in_transaction: the load of big.log started, killed (SIGKILL) once

@@ -364,9 +364,8 @@ FROM site_timeline_ranges r JOIN timeline t
 CREATE VIEW IF NOT EXISTS leak_growth AS
 SELECT g.run_id, g.site_id, s.function,
        CASE WHEN s.file = '' THEN '' ELSE s.file || ':' || s.line END AS location,
-       st.growth, t.seq, t.line, t.time_ns, g.live_blocks, g.live_bytes
-FROM site_timeline_ranges g JOIN timeline t
-  ON t.run_id = g.run_id AND t.seq >= g.seq AND t.seq < g.until_seq
+       st.growth, g.seq, t.line, t.time_ns, g.live_blocks, g.live_bytes
+FROM site_timeline g JOIN timeline t ON t.run_id = g.run_id AND t.seq = g.seq
 JOIN sites s ON s.id = g.site_id
 JOIN site_stats st ON st.run_id = g.run_id AND st.site_id = g.site_id;
 

@@ -466,10 +466,11 @@ migrate (MtaDb *d, GError **error)
 	return TRUE;
 }
 
-/* v8: site_timeline, a table of a row a sample, becomes the view of
- * site_timeline_ranges; its rows are kept as ranges of one sample each.
- * leak_growth goes first: renaming a table takes the views that read it
- * along (SQLite since 3.26, PostgreSQL always). */
+/* v8: site_timeline, a table of a row a sample (versions 2 to 7),
+ * becomes the view of site_timeline_ranges; its rows are kept as ranges
+ * of one sample each.  leak_growth goes first: renaming a table takes
+ * the views that read it along (SQLite since 3.26, PostgreSQL always),
+ * and the schema makes it again on the view. */
 static const char sql_migrate_v7_pre[] =
 	"DROP VIEW IF EXISTS leak_growth;\n"
 	"ALTER TABLE site_timeline RENAME TO site_timeline_v7;\n";
@@ -516,11 +517,10 @@ setup_schema (MtaDb *d, GError **error)
 		return db_fail (d, error, "advisory lock");
 	gboolean ok = check_schema (d, error);
 	int64_t version = ok ? checked (d, mta_conn_pragma (d->c, "user_version"), error) : -1;
-	if (version >= 0 && version != MTA_SCHEMA_VERSION) {
+	ok = version >= 0;
+	if (ok && version != MTA_SCHEMA_VERSION) {
 		g_autofree char *sql = schema_sql (d, schema, error);
 		ok = sql != NULL && exec (d, sql, error);
-	} else {
-		ok = version >= 0;
 	}
 	mta_conn_lock (d->c, FALSE);
 	return ok;

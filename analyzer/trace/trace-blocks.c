@@ -497,13 +497,12 @@ runnable_now (void)
 
 	for (int look = 0; look < 3; look++) {
 		gchar *text = NULL;
-		double avg[3];
-		int running, total;
+		int running;
 
 		if (look > 0)
 			g_usleep (1000);
 		if (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL) &&
-		    sscanf (text, "%lf %lf %lf %d/%d", &avg[0], &avg[1], &avg[2], &running, &total) == 5 &&
+		    sscanf (text, "%*f %*f %*f %d/", &running) == 1 &&
 		    (fewest < 0 || running < fewest))
 			fewest = running;
 		g_free (text);
